@@ -1,0 +1,99 @@
+// Command ptybridge opens the shared terminal: it creates the user's
+// bridge session in tmux, or joins it, and attaches this terminal to it.
+// The session lives while at least one ptybridge terminal is attached.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/alecthomas/kong"
+	"golang.org/x/term"
+
+	"github.com/ptybridge/ptybridge/internal/session"
+)
+
+var version = "dev"
+
+const description = `Open the terminal you share with your AI agent.
+
+Run it in a terminal and keep the terminal open: it is an ordinary shell
+(in tmux) in which the agent runs commands with ptysend. You see every
+command the agent runs and can answer its prompts (sudo passwords, ssh,
+confirmations). Several terminals may run ptybridge at once; closing the
+last one ends the shared shell.`
+
+type cli struct {
+	Session string           `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to open (default ptybridge-<user>)."`
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	Relay     string `hidden:"" help:"Internal: serve the pane's output stream on this socket."`
+	RelayPane string `hidden:""`
+	RelayPID  int    `hidden:""`
+}
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func run(args []string) int {
+	var c cli
+	parser, err := kong.New(&c, kong.Name("ptybridge"), kong.Description(description), kong.Vars{"version": version})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := parser.Parse(args); err != nil {
+		fmt.Fprintf(os.Stderr, "ptybridge: error: %s\nhint: see ptybridge --help\n", err)
+		return 2
+	}
+	if c.Relay != "" {
+		if err := session.RunRelay(c.Relay, c.RelayPane, c.RelayPID, os.Stdin); err != nil {
+			return report(err)
+		}
+		return 0
+	}
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return report(&session.Error{
+			Msg:  "standard input is not a terminal: ptybridge opens an interactive terminal for a human",
+			Hint: "run ptybridge yourself in a terminal window; an agent should ask the user to do it",
+		})
+	}
+	name := c.Session
+	if name == "" {
+		name = session.DefaultSessionName()
+	}
+	if err := session.ValidateName(name); err != nil {
+		return report(err)
+	}
+	if err := open(name); err != nil {
+		return report(err)
+	}
+	return 0
+}
+
+func open(name string) error {
+	dir := session.RuntimeDirPath()
+	if err := session.EnsureRuntimeDir(dir); err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	width, height, err := term.GetSize(int(os.Stdin.Fd()))
+	if err != nil || width <= 0 || height <= 0 {
+		width, height = 80, 24
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = "/"
+	}
+	b := session.Bridge{Name: name, RuntimeDir: dir, Exe: exe}
+	if err := b.Open(width, height, session.LoginShell(), cwd); err != nil {
+		return err
+	}
+	return b.Attach()
+}
+
+func report(err error) int {
+	session.Report(os.Stderr, "ptybridge", err)
+	return 1
+}

@@ -1,0 +1,50 @@
+// Package markers frames one agent command inside the raw output stream of
+// the shared pane.
+//
+// The command runs from a small script that prints a START marker before it
+// and an END marker (with the exit status) after it. Both markers are OSC
+// escape sequences with a number no terminal uses, so tmux swallows them and
+// the human never sees them, while the raw stream that pipe-pane hands us
+// still carries them byte for byte. Each call has its own random id, so
+// output that merely looks like a marker cannot end a call early, and the
+// line typed into the shell never contains a marker at all (it only sources
+// the script), so the echo of the typed line cannot match either.
+package markers
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+)
+
+// osc is the private OSC number that introduces every marker.
+const osc = "6973;ptybridge"
+
+// ID identifies one call. It is 16 lowercase hex digits.
+type ID string
+
+var idPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
+// NewID returns a fresh random id from crypto/rand.
+func NewID() (ID, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("reading random bytes: %w", err)
+	}
+	return ID(hex.EncodeToString(b[:])), nil
+}
+
+// Valid reports whether id has the shape NewID produces.
+func (id ID) Valid() bool { return idPattern.MatchString(string(id)) }
+
+// Start is the exact byte sequence printed before the command's output.
+func Start(id ID) string { return "\x1b]" + osc + ";S;" + string(id) + "\a" }
+
+// endPrefix is what the END marker starts with; the decimal exit status and
+// a BEL follow it.
+func endPrefix(id ID) string { return "\x1b]" + osc + ";E;" + string(id) + ";" }
+
+// End is the exact byte sequence printed after a command that exited with
+// status.
+func End(id ID, status int) string { return fmt.Sprintf("%s%d\a", endPrefix(id), status) }

@@ -1,0 +1,53 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Duration is a flag value: a Go duration ("90s", "2m") or a bare number
+// of seconds ("10", "0.5"). Zero disables the limit.
+type Duration time.Duration
+
+// UnmarshalText parses a flag value.
+func (d *Duration) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		if secs < 0 {
+			return fmt.Errorf("%q is negative", s)
+		}
+		*d = Duration(secs * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration: use seconds (10) or a unit (90s, 2m)", s)
+	}
+	if v < 0 {
+		return fmt.Errorf("%q is negative", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Report prints err for the tool in the project's style ("tool: error:
+// what happened", then "hint: what to do") and returns the exit code.
+func Report(w io.Writer, tool string, err error) int {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = asError(err).(*Error)
+	}
+	if e.Verbatim != "" {
+		fmt.Fprint(w, e.Verbatim)
+		return e.ExitCode()
+	}
+	fmt.Fprintf(w, "%s: error: %s\n", tool, e.Msg)
+	if e.Hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", e.Hint)
+	}
+	return e.ExitCode()
+}

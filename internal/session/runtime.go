@@ -1,0 +1,132 @@
+package session
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// UserName is $USER, or the name of the current user from the OS.
+func UserName() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return strconv.Itoa(os.Getuid())
+}
+
+// DefaultSessionName is the per-user bridge session.
+func DefaultSessionName() string { return "ptybridge-" + UserName() }
+
+// RuntimeDirPath is where private runtime files live: PTYBRIDGE_RUNTIME_DIR,
+// else $XDG_RUNTIME_DIR/ptybridge, else /tmp/ptybridge-<user>.
+func RuntimeDirPath() string {
+	if d := os.Getenv("PTYBRIDGE_RUNTIME_DIR"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "ptybridge")
+	}
+	return filepath.Join(os.TempDir(), "ptybridge-"+UserName())
+}
+
+// EnsureRuntimeDir creates the runtime directory with mode 0700 when it is
+// missing, and refuses one that another user could have planted or can
+// read: it must be a real directory (not a symlink), owned by us, with no
+// permissions for group or others.
+func EnsureRuntimeDir(dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(dir), err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("creating the runtime directory %s: %w", dir, err)
+	}
+	return checkPrivateDir(dir)
+}
+
+// UnsafeDirError is a runtime directory that is not private to us.
+type UnsafeDirError struct {
+	Path   string
+	Reason string
+}
+
+func (e *UnsafeDirError) Error() string {
+	return fmt.Sprintf("the runtime directory %s is not private: %s", e.Path, e.Reason)
+}
+
+// Hint says what to do about it.
+func (e *UnsafeDirError) Hint() string {
+	return fmt.Sprintf("it must be a directory owned by you with mode 0700; if you did not create it, someone else may have: remove it (rm -r %s) or set PTYBRIDGE_RUNTIME_DIR to a private directory", e.Path)
+}
+
+func checkPrivateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("checking the runtime directory: %w", err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return &UnsafeDirError{dir, "it is a symbolic link"}
+	}
+	if !fi.IsDir() {
+		return &UnsafeDirError{dir, "it is not a directory"}
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if ok && int(st.Uid) != os.Geteuid() {
+		return &UnsafeDirError{dir, fmt.Sprintf("it is owned by uid %d, not by you (uid %d)", st.Uid, os.Geteuid())}
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return &UnsafeDirError{dir, fmt.Sprintf("its mode is %04o, so other users can reach it", perm)}
+	}
+	return nil
+}
+
+// relaySocketPath is the relay's socket for a session. Characters outside
+// a safe set are encoded so that any session name is one file name.
+func relaySocketPath(dir, sessionName string) string {
+	var b strings.Builder
+	for _, c := range []byte(sessionName) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return filepath.Join(dir, b.String()+".sock")
+}
+
+// LoginShell is $SHELL, else the user's shell from the user database,
+// else /bin/sh.
+func LoginShell() string {
+	if s := os.Getenv("SHELL"); s != "" {
+		return s
+	}
+	if s := passwdShell(os.Getuid()); s != "" {
+		return s
+	}
+	return "/bin/sh"
+}
+
+func passwdShell(uid int) string {
+	f, err := os.Open("/etc/passwd")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), ":")
+		if len(fields) >= 7 && fields[2] == strconv.Itoa(uid) {
+			return fields[6]
+		}
+	}
+	return ""
+}

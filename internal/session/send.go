@@ -1,0 +1,414 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
+)
+
+// NoBridgeMessage is what ptysend prints when no bridge is running.
+const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
+	"\n" +
+	"You have used `ptysend`, but it currently has nowhere to send to.\n" +
+	"\n" +
+	"The user needs to start the interactive backing terminal using `ptybridge`.\n" +
+	"Do not try this yourself - instead, ask the user to do it for you.\n" +
+	"\n" +
+	"This is necessary for *interactive* commands - for example, sudo (requiring\n" +
+	"a password prompt). If you can avoid interactive tools, then prefer that.\n" +
+	"Otherwise, please ask the user now.\n"
+
+// KillGrace is how long each phase of the two-phase kill waits for the
+// command to stop: Ctrl-C, then Ctrl-\.
+const KillGrace = 3 * time.Second
+
+// queueNotice is how long a call waits for its turn before it says so.
+const queueNotice = time.Second
+
+// Request is one ptysend call.
+type Request struct {
+	Bridge  Bridge
+	Command string
+	// Timeout is the no-output timeout; MaxTime the overall one. Zero
+	// disables either.
+	Timeout, MaxTime time.Duration
+	Stdin            *os.File
+	Stdout, Stderr   io.Writer
+}
+
+// Send runs the request's command in the shared pane and returns its exit
+// status, or an *Error.
+func Send(req Request) (int, error) {
+	start := time.Now()
+	if err := EnsureRuntimeDir(req.Bridge.RuntimeDir); err != nil {
+		return 0, asError(err)
+	}
+	rc, err := connect(req.Bridge)
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	if err := waitForTurn(rc, req, start); err != nil {
+		return 0, err
+	}
+	shellPID, shell, err := idleShell(rc.PanePID)
+	if err != nil {
+		return 0, err
+	}
+	c := &call{req: req, rc: rc, shellPID: shellPID, start: start}
+	if err := c.prepare(shell); err != nil {
+		return 0, asError(err)
+	}
+	defer c.cleanup()
+	if err := c.typeLine(); err != nil {
+		return 0, asError(err)
+	}
+	return c.wait()
+}
+
+// connect reaches the bridge's relay, repairing it when it died.
+func connect(b Bridge) (*relayClient, error) {
+	rc, err := dialRelay(b.socketPath())
+	if err == nil {
+		return rc, nil
+	}
+	path, err := b.ensureRelay()
+	if errors.Is(err, errNoSession) || errors.Is(err, ErrNoTmux) {
+		return nil, &Error{Verbatim: NoBridgeMessage}
+	}
+	if err != nil {
+		return nil, asError(err)
+	}
+	rc, err = dialRelay(path)
+	if err != nil {
+		return nil, asError(err)
+	}
+	return rc, nil
+}
+
+// waitForTurn waits while earlier calls use the pane, within --max-time.
+func waitForTurn(rc *relayClient, req Request, start time.Time) error {
+	deadline := time.Time{}
+	if req.MaxTime > 0 {
+		deadline = start.Add(req.MaxTime)
+	}
+	notice := time.AfterFunc(queueNotice, func() {
+		fmt.Fprintln(req.Stderr, "ptysend: waiting for another ptysend call to finish in the shared terminal")
+	})
+	err := rc.waitTurn(deadline)
+	notice.Stop()
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return &Error{
+			Code: ExitTimeout,
+			Msg:  fmt.Sprintf("--max-time %v passed while another ptysend call was using the shared terminal; nothing was run", req.MaxTime),
+			Hint: "wait for the other call to finish, or retry with a larger --max-time",
+		}
+	}
+	return bridgeClosed(req.Bridge, false)
+}
+
+// bridgeClosed explains a relay that hung up.
+func bridgeClosed(b Bridge, running bool) error {
+	what := "the bridge terminal was closed"
+	if running {
+		what += " while the command was running"
+	}
+	if _, err := tmux("has-session", "-t", b.target()); err == nil {
+		return &Error{
+			Msg:  "lost the output stream of the shared terminal (its relay stopped)",
+			Hint: "retry the command; if it happens again, ask the user to restart ptybridge",
+		}
+	}
+	return &Error{
+		Msg:  what,
+		Hint: "ask the user to restart ptybridge in a terminal, then rerun the command (the shell's state, such as cd and variables, is gone)",
+	}
+}
+
+// asError turns any error into an *Error that says what to do.
+func asError(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var u *UnsafeDirError
+	if errors.As(err, &u) {
+		return &Error{Msg: u.Error(), Hint: u.Hint()}
+	}
+	if errors.Is(err, ErrNoTmux) {
+		return &Error{Msg: err.Error(), Hint: "install tmux (e.g. sudo apt-get install tmux, or brew install tmux)"}
+	}
+	return &Error{Msg: err.Error(), Hint: "this is unexpected: please report it with the command you ran"}
+}
+
+// call is one command's run in the pane.
+type call struct {
+	req      Request
+	rc       *relayClient
+	shellPID int
+	start    time.Time
+	id       markers.ID
+	script   string
+	errPath  string
+	inPath   string
+	out      *gate
+}
+
+func (c *call) path(ext string) string {
+	return filepath.Join(c.req.Bridge.RuntimeDir, string(c.id)+ext)
+}
+
+// prepare writes the wrapper script and the per-command files.
+func (c *call) prepare(shell markers.Shell) error {
+	id, err := markers.NewID()
+	if err != nil {
+		return err
+	}
+	c.id = id
+	c.script, c.errPath = c.path(".sh"), c.path(".err")
+	if err := os.WriteFile(c.errPath, nil, 0o600); err != nil {
+		return err
+	}
+	job := markers.Job{ID: id, Command: c.req.Command, StderrPath: c.errPath}
+	if forwardsStdin(c.req.Stdin) {
+		c.inPath = c.path(".in")
+		if err := syscall.Mkfifo(c.inPath, 0o600); err != nil {
+			return fmt.Errorf("creating the stdin pipe: %w", err)
+		}
+		job.StdinPath = c.inPath
+		go feedStdin(c.inPath, c.req.Stdin)
+	}
+	return os.WriteFile(c.script, []byte(markers.Script(shell, job)), 0o600)
+}
+
+// forwardsStdin: a terminal on stdin means nothing to forward (the command
+// reads the shared terminal, like a typed one); anything else is data.
+func forwardsStdin(f *os.File) bool {
+	return f != nil && !term.IsTerminal(int(f.Fd()))
+}
+
+// feedStdin copies our stdin into the pipe the command reads. Opening the
+// pipe waits for the shell to open its end; a command that never reads
+// just leaves this goroutine behind when ptysend exits.
+func feedStdin(fifo string, in io.Reader) {
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	io.Copy(w, in)
+	w.Close()
+}
+
+func (c *call) cleanup() {
+	for _, p := range []string{c.script, c.errPath, c.inPath} {
+		if p != "" {
+			os.Remove(p)
+		}
+	}
+}
+
+// typeLine types the short line that sources the script, then Enter.
+func (c *call) typeLine() error {
+	sh, _ := markers.ShellFor(processName(c.shellPID))
+	pane := c.rc.PaneID
+	_, err := tmux("send-keys", "-t", pane, "-l", markers.SourceLine(sh, c.script),
+		";", "send-keys", "-t", pane, "Enter")
+	return err
+}
+
+func (c *call) sendKey(key string) {
+	tmux("send-keys", "-t", c.rc.PaneID, key)
+}
+
+// streamResult is how the relay stream ended.
+type streamResult struct {
+	err error // nil: the END marker was seen
+}
+
+// wait streams the output until the END marker, a timeout or a hang-up.
+func (c *call) wait() (int, error) {
+	c.out = &gate{w: c.req.Stdout}
+	ext := markers.NewExtractor(c.id, c.out)
+	activity := make(chan struct{}, 1)
+	done := make(chan streamResult, 1)
+	go c.pump(ext, activity, done)
+
+	noOutput := newTimer(c.req.Timeout)
+	overall := newTimer(remaining(c.start, c.req.MaxTime))
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	errSize := int64(0)
+
+	for {
+		select {
+		case <-activity:
+			noOutput.reset(c.req.Timeout)
+		case r := <-done:
+			return c.finish(ext, r)
+		case <-noOutput.C():
+			// Output on stderr goes to a file, not the stream: count it too.
+			if size := fileSize(c.errPath); size > errSize {
+				errSize = size
+				noOutput.reset(c.req.Timeout)
+				continue
+			}
+			return c.interrupt(ext, done, fmt.Sprintf("no output for %v (--timeout)", c.req.Timeout),
+				"if the command is slow but quiet, rerun it with a larger --timeout, e.g. --timeout 60")
+		case <-overall.C():
+			return c.interrupt(ext, done, fmt.Sprintf("the command ran longer than %v (--max-time)", c.req.MaxTime),
+				"if it needs longer, rerun it with a larger --max-time, or run it in the background and poll")
+		case s := <-signals:
+			status, _ := c.interrupt(ext, done, "ptysend was stopped by "+s.String(), "")
+			if status == ExitTimeout {
+				status = 128 + int(s.(syscall.Signal))
+			}
+			return status, &Error{Code: status, Msg: "stopped by " + s.String() + "; the command was interrupted"}
+		}
+	}
+}
+
+// pump feeds the relay stream into the extractor until END or a hang-up.
+func (c *call) pump(ext *markers.Extractor, activity chan<- struct{}, done chan<- streamResult) {
+	buf := make([]byte, 64*1024)
+	for {
+		n, err := c.rc.Read(buf)
+		if n > 0 {
+			if _, werr := ext.Write(buf[:n]); werr != nil {
+				done <- streamResult{err: werr}
+				return
+			}
+			select {
+			case activity <- struct{}{}:
+			default:
+			}
+			if ext.Done() {
+				done <- streamResult{}
+				return
+			}
+		}
+		if err != nil {
+			done <- streamResult{err: io.ErrUnexpectedEOF}
+			return
+		}
+	}
+}
+
+// finish reports the end of the stream: the command's status, with its
+// stderr, or why the stream broke.
+func (c *call) finish(ext *markers.Extractor, r streamResult) (int, error) {
+	c.copyStderr()
+	if r.err == io.ErrUnexpectedEOF {
+		return 0, bridgeClosed(c.req.Bridge, true)
+	}
+	if r.err != nil {
+		return 0, &Error{Msg: "writing the output: " + r.err.Error(), Hint: "make sure ptysend's standard output can be written"}
+	}
+	return ext.Status(), nil
+}
+
+func (c *call) copyStderr() {
+	if f, err := os.Open(c.errPath); err == nil {
+		io.Copy(c.req.Stderr, f)
+		f.Close()
+	}
+}
+
+// interrupt runs the two-phase kill: Ctrl-C, and Ctrl-\ if the command is
+// still running KillGrace later. The output so far has been streamed
+// already; the call ends with ExitTimeout and says what happened.
+func (c *call) interrupt(ext *markers.Extractor, done <-chan streamResult, why, hint string) (int, error) {
+	how := "interrupted it with Ctrl-C"
+	c.out.hold()
+	c.sendKey("C-c")
+	stopped, r := c.waitStopped(done)
+	if !stopped {
+		how = "it ignored Ctrl-C, so it was sent Ctrl-\\ (SIGQUIT)"
+		c.sendKey(`C-\`)
+		stopped, r = c.waitStopped(done)
+	}
+	c.out.release(r != nil && r.err == nil)
+	if r != nil && r.err == io.ErrUnexpectedEOF {
+		return 0, bridgeClosed(c.req.Bridge, true)
+	}
+	c.copyStderr()
+	if !stopped {
+		how += "; it is still running in the shared terminal"
+		hint = "ask the user to stop the command in the ptybridge terminal before you run anything else"
+	}
+	return ExitTimeout, &Error{Code: ExitTimeout, Msg: why + ": " + how, Hint: hint}
+}
+
+// waitStopped waits up to KillGrace for the command to end: its END
+// marker, or (as an interrupted shell drops the rest of the line) the
+// shell back in the foreground of the terminal.
+func (c *call) waitStopped(done <-chan streamResult) (bool, *streamResult) {
+	deadline := time.After(KillGrace)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case r := <-done:
+			return true, &r
+		case <-tick.C:
+			if fg, err := foregroundPID(c.rc.PanePID); err == nil && fg == c.shellPID {
+				return true, nil
+			}
+		case <-deadline:
+			return false, nil
+		}
+	}
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+func remaining(start time.Time, limit time.Duration) time.Duration {
+	if limit <= 0 {
+		return 0
+	}
+	if left := time.Until(start.Add(limit)); left > 0 {
+		return left
+	}
+	return time.Nanosecond
+}
+
+// optTimer is a timer that never fires when its duration is zero.
+type optTimer struct{ t *time.Timer }
+
+func newTimer(d time.Duration) *optTimer {
+	if d <= 0 {
+		return &optTimer{}
+	}
+	return &optTimer{time.NewTimer(d)}
+}
+
+func (o *optTimer) C() <-chan time.Time {
+	if o.t == nil {
+		return nil
+	}
+	return o.t.C
+}
+
+func (o *optTimer) reset(d time.Duration) {
+	if o.t != nil {
+		o.t.Reset(d)
+	}
+}
