@@ -81,6 +81,10 @@ func run(args []string) int {
 	words := c.Words
 	if len(words) > 0 && words[0] == "--" {
 		words = words[1:]
+	} else if len(words) > 0 && strings.HasPrefix(words[0], "-") {
+		// The words pass through unparsed from the first one on, so an
+		// unknown flag lands here.
+		return usageError("unknown flag " + words[0] + " (to run a command that starts with '-', put it after --)")
 	}
 	if len(words) == 0 {
 		return usageError("no command given")

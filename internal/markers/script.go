@@ -42,6 +42,10 @@ type Job struct {
 	StdinPath string
 }
 
+// evalText is what eval gets: a leading space keeps a command that starts
+// with '-' from being read as an option of eval itself.
+func evalText(command string) string { return " " + command }
+
 // Script returns the wrapper that runs job in the pane's shell when
 // sourced there. It runs the command with eval in the shell itself, so cd,
 // exports and functions persist, and a syntax error in the command is an
@@ -63,7 +67,7 @@ func posixScript(job Job) string {
 	return fmt.Sprintf("command printf '\\033]%s;S;%%s\\007' %s\n"+
 		"eval %s%s\n"+
 		"command printf '\\033]%s;E;%%s;%%d\\007' %s \"$?\"\n",
-		osc, job.ID, QuotePOSIX(job.Command), redirects, osc, job.ID)
+		osc, job.ID, QuotePOSIX(evalText(job.Command)), redirects, osc, job.ID)
 }
 
 func fishScript(job Job) string {
@@ -74,7 +78,7 @@ func fishScript(job Job) string {
 	return fmt.Sprintf("command printf '\\033]%s;S;%%s\\007' %s\n"+
 		"eval %s%s\n"+
 		"command printf '\\033]%s;E;%%s;%%d\\007' %s $status\n",
-		osc, job.ID, fishQuote(job.Command), redirects, osc, job.ID)
+		osc, job.ID, fishQuote(evalText(job.Command)), redirects, osc, job.ID)
 }
 
 // QuotePOSIX quotes s as one word for any POSIX shell.

@@ -92,15 +92,17 @@ func (b Bridge) ensureRelay() (string, error) {
 	if relayAlive(mine) {
 		return mine, nil
 	}
-	out, err := tmux("display-message", "-p", "-t", b.target(), "#{@ptybridge_pane}\t#{@ptybridge_relay}\t#{pane_id}")
+	// display-message falls back to another session when the target does
+	// not exist (tmux 3.3a), so the answer must name ours.
+	out, err := tmux("display-message", "-p", "-t", b.target(), "#{session_name}\t#{@ptybridge_pane}\t#{@ptybridge_relay}\t#{pane_id}")
+	fields := strings.Split(strings.TrimRight(out, "\n"), "\t")
+	if isMissingSession(err) || err == nil && (len(fields) != 4 || fields[0] != b.Name) {
+		return "", errNoSession
+	}
 	if err != nil {
-		if isMissingSession(err) {
-			return "", errNoSession
-		}
 		return "", err
 	}
-	fields := strings.Split(strings.TrimRight(out, "\n"), "\t")
-	pane, recorded, active := fields[0], fields[1], fields[2]
+	pane, recorded, active := fields[1], fields[2], fields[3]
 	// The bridge may have been opened with another runtime directory
 	// (another environment): its relay is as good as ours.
 	if recorded != "" && recorded != mine && relayAlive(recorded) {

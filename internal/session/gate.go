@@ -34,9 +34,10 @@ func (g *gate) hold() {
 	}
 }
 
-// release passes on what was held: all of it when the command reached its
-// END marker (it handled the interrupt and finished), else only what came
-// before the first interrupt echo.
+// release passes on what was held: when the command reached its END marker
+// (it handled the interrupt and finished), all of it but the terminal's
+// echoes of the interrupt keys; else only what came before that echo, and nothing
+// when there was no echo (the program had turned echo off).
 func (g *gate) release(finished bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -44,23 +45,21 @@ func (g *gate) release(finished bool) {
 		return
 	}
 	b := g.held.Bytes()
-	if !finished {
-		b = b[:cutAtInterruptEcho(b)]
-	}
-	g.w.Write(b)
 	g.held = nil
+	if finished {
+		b = bytes.ReplaceAll(b, []byte("^C"), nil)
+		g.w.Write(bytes.ReplaceAll(b, []byte(`^\`), nil))
+	} else if i := interruptEcho(b); i >= 0 {
+		g.w.Write(b[:i])
+	}
 }
 
-// cutAtInterruptEcho is where the terminal echoed Ctrl-C or Ctrl-\, or 0
-// when it did not (the program turned echo off): then nothing held is known
-// to be output.
-func cutAtInterruptEcho(b []byte) int {
+// interruptEcho is where the terminal echoed Ctrl-C ("^C") or Ctrl-\
+// ("^\\"), or -1.
+func interruptEcho(b []byte) int {
 	i := bytes.Index(b, []byte("^C"))
 	if j := bytes.Index(b, []byte(`^\`)); j >= 0 && (i < 0 || j < i) {
 		i = j
-	}
-	if i < 0 {
-		return 0
 	}
 	return i
 }

@@ -84,7 +84,7 @@ func checkPrivateDir(dir string) error {
 		return &UnsafeDirError{dir, fmt.Sprintf("it is owned by uid %d, not by you (uid %d)", st.Uid, os.Geteuid())}
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return &UnsafeDirError{dir, fmt.Sprintf("its mode is %04o, so other users can reach it", perm)}
+		return &UnsafeDirError{dir, fmt.Sprintf("it has mode %04o, so other users can reach it", perm)}
 	}
 	return nil
 }

@@ -46,7 +46,9 @@ func tmux(args ...string) (string, error) {
 	if ctx.Err() != nil {
 		return "", fmt.Errorf("tmux %s: no answer from the tmux server within %v", args[0], tmuxTimeout)
 	}
-	if err != nil {
+	// Some tmux commands report a missing target on stderr yet exit 0
+	// (display-message in 3.3a), so any complaint counts as a failure.
+	if err != nil || stderr.Len() > 0 {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = err.Error()

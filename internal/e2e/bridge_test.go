@@ -1,0 +1,208 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestBridgeCreatesThePerUserSession(t *testing.T) {
+	b := startBridge(t, withShell("/usr/bin/dash"))
+	got := b.mustTmux("display-message", "-p", "-t", "="+b.name+":",
+		"#{session_name} #{destroy-unattached} #{history_limit} #{pane_current_command}")
+	want := b.name + " 1 100000 dash"
+	if got != want {
+		t.Fatalf("session, destroy-unattached, history-limit of the first pane, shell:\nwant %q\n got %q", want, got)
+	}
+	if b.name != "ptybridge-"+currentUser() {
+		t.Fatalf("default name %q", b.name)
+	}
+}
+
+func TestBridgeFallsBackToTheOSForUserAndShell(t *testing.T) {
+	b := newWorld(t)
+	b.env = without(b.env, "USER", "SHELL")
+	b.openTerminal()
+	b.waitReady()
+	loginShell := filepath.Base(passwdField(t, 6))
+	got := b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_current_command}")
+	if got != loginShell {
+		t.Fatalf("want the login shell %q from the user database, got %q", loginShell, got)
+	}
+}
+
+func without(env []string, keys ...string) []string {
+	var out []string
+	for _, kv := range env {
+		keep := true
+		for _, k := range keys {
+			if strings.HasPrefix(kv, k+"=") {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// passwdField is a field of the current user's entry in the user database.
+func passwdField(t *testing.T, i int) string {
+	out, err := exec.Command("getent", "passwd", strconv.Itoa(os.Getuid())).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), ":")[i]
+}
+
+func TestSecondTerminalJoinsAndTheLastOneToCloseEndsTheSession(t *testing.T) {
+	b := startBridge(t)
+	first := b.terms[0]
+	second := b.openTerminal()
+	b.waitFor("two attached terminals", func() bool {
+		out, _ := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{session_attached}")
+		return strings.TrimSpace(out) == "2"
+	})
+	b.run("--", "export SHARED=yes")
+
+	first.close()
+	b.waitFor("one attached terminal", func() bool {
+		out, _ := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{session_attached}")
+		return strings.TrimSpace(out) == "1"
+	})
+	if got := b.run("--", `echo "$SHARED"`); got != "yes\n" {
+		t.Fatalf("the session must outlive the first terminal with its state; got %q", got)
+	}
+
+	second.close()
+	b.waitFor("the session to end", func() bool {
+		_, err := b.tmux("has-session", "-t", "="+b.name)
+		return err != nil
+	})
+	if r := b.send("--", "true"); r.code != 125 || !strings.Contains(r.stderr, "No PTY bridge session is running") {
+		t.Fatalf("after the last terminal closed:\n%v", r)
+	}
+}
+
+func TestBridgeNeedsATerminal(t *testing.T) {
+	b := newWorld(t)
+	cmd := exec.Command(filepath.Join(bin, "ptybridge"))
+	cmd.Env = b.env
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("ptybridge without a terminal must fail; printed %q", out)
+	}
+	if !strings.HasPrefix(string(out), "ptybridge: error: ") || !strings.Contains(string(out), "terminal") {
+		t.Fatalf("want a clear error about the terminal, got %q", out)
+	}
+	if _, err := b.tmux("has-session", "-t", "="+b.name); err == nil {
+		t.Fatal("no session may be left behind")
+	}
+}
+
+func TestBridgeStartsInsideAnotherTmux(t *testing.T) {
+	b := newWorld(t)
+	socket := filepath.Join(b.dir, "tmux-"+strconv.Itoa(os.Getuid()), "default")
+	b.mustTmux("new-session", "-d", "-s", "outer")
+	// As inside a pane of the outer tmux: tmux alone would refuse to nest.
+	b.setenv("TMUX", socket+",1,0")
+	b.setenv("TMUX_PANE", "%0")
+	term := b.openTerminal()
+	b.waitReady()
+	if got := b.run("--", "echo nested"); got != "nested\n" {
+		t.Fatalf("got %q; the terminal showed:\n%s", got, term.screen())
+	}
+}
+
+func TestBridgeHonoursTMUX_TMPDIR(t *testing.T) {
+	b := startBridge(t)
+	socket := filepath.Join(b.dir, "tmux-"+strconv.Itoa(os.Getuid()), "default")
+	if fi, err := os.Stat(socket); err != nil || fi.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("the tmux server must listen under TMUX_TMPDIR (%s): %v", socket, err)
+	}
+}
+
+func TestClosingTheBridgeDuringACommandFailsClearly(t *testing.T) {
+	b := startBridge(t)
+	cmd := b.ptysend(nil, "--timeout", "0", "--max-time", "0", "--", "echo started; sleep 300")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor("sleep to run in the pane", func() bool {
+		out, _ := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_current_command}")
+		return strings.TrimSpace(out) == "sleep"
+	})
+	b.terms[0].close()
+	// No time limit here: with no timeouts, only the closed bridge can end
+	// the call; a hang is caught by the harness's guard.
+	err := cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	if code != 125 || !strings.Contains(stderr.String(), "bridge terminal was closed") ||
+		!strings.Contains(stderr.String(), "restart ptybridge") {
+		t.Fatalf("want exit 125 saying the bridge was closed and to restart ptybridge; got %v, exit %d, stderr %q", err, code, stderr.String())
+	}
+	if stdout.String() != "started\n" {
+		t.Fatalf("the output so far must still be printed, got %q", stdout.String())
+	}
+}
+
+func TestBusyPaneIsRefusedWithoutTyping(t *testing.T) {
+	b := startBridge(t)
+	human := b.terms[0]
+	human.typeKeys("sleep 300\r")
+	b.waitFor("the human's sleep to run", func() bool {
+		out, _ := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_current_command}")
+		return strings.TrimSpace(out) == "sleep"
+	})
+	r := b.send("--", "echo agent")
+	if r.code != 125 || !strings.Contains(r.stderr, `"sleep"`) || !strings.Contains(r.stderr, "hint: ask the user") {
+		t.Fatalf("want exit 125 naming sleep and saying what to ask:\n%v", r)
+	}
+	if strings.Contains(b.paneText(), ".sh'") {
+		t.Fatalf("nothing may be typed into a busy pane:\n%s", b.paneText())
+	}
+	human.typeKeys("\x03")
+	b.waitFor("the prompt to come back", func() bool {
+		return b.send("--", "true").code == 0
+	})
+}
+
+func TestRelayIsRestartedWhenItDied(t *testing.T) {
+	b := startBridge(t)
+	pid := relayPID(t, b)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.run("--", "echo after-repair"); got != "after-repair\n" {
+		t.Fatalf("got %q", got)
+	}
+	if relayPID(t, b) == pid {
+		t.Fatal("the dead relay was not replaced")
+	}
+}
+
+// relayPID finds the relay serving this test's runtime directory.
+func relayPID(t *testing.T, b *bridge) int {
+	t.Helper()
+	matches, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, m := range matches {
+		raw, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(raw), "\x00")
+		if len(args) > 2 && args[1] == "--relay" && strings.HasPrefix(args[2], b.runtimeDir()) {
+			pid, _ := strconv.Atoi(strings.Split(m, "/")[2])
+			return pid
+		}
+	}
+	t.Fatal("no relay process found")
+	return 0
+}

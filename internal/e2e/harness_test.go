@@ -1,0 +1,340 @@
+// Package e2e tests ptybridge and ptysend end to end: the real binaries,
+// a real tmux server per test and a real pseudo-terminal playing the human.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// bin holds the ptybridge and ptysend binaries built for this run.
+var bin string
+
+// hangGuard bounds every wait of the harness so that a broken build fails
+// with a message instead of hanging the run. It is no performance limit.
+const hangGuard = 30 * time.Second
+
+func TestMain(m *testing.M) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: tmux is required for these tests and is not on PATH: install it (apt-get install tmux)")
+		os.Exit(1)
+	}
+	dir, err := os.MkdirTemp("", "ptybridge-bin")
+	if err != nil {
+		panic(err)
+	}
+	build := exec.Command("go", "build", "-o", dir+"/", "../../cmd/ptybridge", "../../cmd/ptysend")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building the binaries failed:", err)
+		os.Exit(1)
+	}
+	bin = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// bridge is one test's world: a private tmux server, runtime directory and
+// home, and the terminals of the human.
+type bridge struct {
+	t     *testing.T
+	dir   string // short: tmux socket paths are limited to ~104 bytes
+	env   []string
+	name  string
+	mu    sync.Mutex
+	terms []*terminal
+}
+
+type option func(*bridge)
+
+// withShell runs the given shell as the human's $SHELL.
+func withShell(path string) option {
+	return func(b *bridge) { b.setenv("SHELL", path) }
+}
+
+// withEnv sets one more variable for every process of the test.
+func withEnv(key, value string) option { return func(b *bridge) { b.setenv(key, value) } }
+
+// newWorld prepares the private environment without opening a terminal.
+func newWorld(t *testing.T, opts ...option) *bridge {
+	t.Helper()
+	dir, err := os.MkdirTemp("/tmp", "ptb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bridge{t: t, dir: dir, name: "ptybridge-" + currentUser()}
+	for _, kv := range os.Environ() {
+		switch strings.SplitN(kv, "=", 2)[0] {
+		case "TMUX", "TMUX_PANE", "PTYBRIDGE_SESSION", "PTYBRIDGE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "HISTFILE":
+			continue
+		}
+		b.env = append(b.env, kv)
+	}
+	os.Mkdir(filepath.Join(dir, "home"), 0o700)
+	b.setenv("TMUX_TMPDIR", dir)
+	b.setenv("PTYBRIDGE_RUNTIME_DIR", filepath.Join(dir, "rt"))
+	b.setenv("HOME", filepath.Join(dir, "home"))
+	b.setenv("SHELL", "/bin/bash")
+	b.setenv("TERM", "xterm-256color")
+	b.setenv("PATH", bin+":"+os.Getenv("PATH"))
+	for _, o := range opts {
+		o(b)
+	}
+	t.Cleanup(b.cleanup)
+	return b
+}
+
+// startBridge opens the shared terminal as a human would and waits until
+// the shell in it is ready.
+func startBridge(t *testing.T, opts ...option) *bridge {
+	t.Helper()
+	b := newWorld(t, opts...)
+	b.openTerminal()
+	b.waitReady()
+	return b
+}
+
+func currentUser() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	out, _ := exec.Command("id", "-un").Output()
+	return strings.TrimSpace(string(out))
+}
+
+func (b *bridge) setenv(key, value string) {
+	prefix := key + "="
+	for i, kv := range b.env {
+		if strings.HasPrefix(kv, prefix) {
+			b.env[i] = prefix + value
+			return
+		}
+	}
+	b.env = append(b.env, prefix+value)
+}
+
+func (b *bridge) getenv(key string) string {
+	for _, kv := range b.env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func (b *bridge) runtimeDir() string { return b.getenv("PTYBRIDGE_RUNTIME_DIR") }
+
+func (b *bridge) cleanup() {
+	b.mu.Lock()
+	terms := b.terms
+	b.mu.Unlock()
+	for _, term := range terms {
+		term.close()
+	}
+	// tmux daemonizes: the test's process clean-up never reaches it.
+	b.tmux("kill-server")
+	os.RemoveAll(b.dir)
+}
+
+// tmux runs a tmux command against the test's private server.
+func (b *bridge) tmux(args ...string) (string, error) {
+	cmd := exec.Command("tmux", args...)
+	cmd.Env = b.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// mustTmux is tmux for commands that must succeed.
+func (b *bridge) mustTmux(args ...string) string {
+	b.t.Helper()
+	out, err := b.tmux(args...)
+	if err != nil {
+		b.t.Fatalf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimRight(out, "\n")
+}
+
+// terminal is one terminal window of the human, running ptybridge.
+type terminal struct {
+	pty  *os.File
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	seen bytes.Buffer
+	done chan struct{}
+	once sync.Once
+}
+
+// openTerminal starts ptybridge in a new pseudo-terminal.
+func (b *bridge) openTerminal(args ...string) *terminal {
+	b.t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "ptybridge"), args...)
+	cmd.Env = b.env
+	cmd.Dir = b.dir
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	term := &terminal{pty: f, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		buf := make([]byte, 32*1024)
+		for {
+			n, err := f.Read(buf)
+			term.mu.Lock()
+			term.seen.Write(buf[:n])
+			term.mu.Unlock()
+			if err != nil {
+				break
+			}
+		}
+		cmd.Wait()
+		close(term.done)
+	}()
+	b.mu.Lock()
+	b.terms = append(b.terms, term)
+	b.mu.Unlock()
+	return term
+}
+
+// typeKeys types as the human does, in the human's terminal.
+func (term *terminal) typeKeys(s string) {
+	term.pty.Write([]byte(s))
+}
+
+// screen is everything the terminal has shown so far.
+func (term *terminal) screen() string {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return term.seen.String()
+}
+
+// close hangs up the terminal, as when the human closes the window.
+func (term *terminal) close() {
+	term.once.Do(func() {
+		// What the kernel does when the window's master side goes away. A
+		// Close alone would wait for the pending Read of the master.
+		term.cmd.Process.Signal(syscall.SIGHUP)
+		term.pty.Close()
+		select {
+		case <-term.done:
+		case <-time.After(hangGuard):
+			term.cmd.Process.Kill()
+		}
+	})
+}
+
+// exited waits for ptybridge (the tmux client it became) to exit.
+func (term *terminal) exited(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-term.done:
+	case <-time.After(hangGuard):
+		t.Fatalf("ptybridge did not exit; the terminal showed:\n%s", term.screen())
+	}
+	return term.cmd.ProcessState.ExitCode()
+}
+
+// waitReady waits until a terminal is attached and the shell runs.
+func (b *bridge) waitReady() {
+	b.t.Helper()
+	b.waitFor("the bridge session to have a terminal attached", func() bool {
+		out, err := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{session_attached}")
+		return err == nil && strings.TrimSpace(out) != "0"
+	})
+}
+
+// waitFor polls cond until it holds. The deadline guards against hangs
+// only; it measures nothing.
+func (b *bridge) waitFor(what string, cond func() bool) {
+	b.t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for !cond() {
+		if time.Now().After(deadline) {
+			b.t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// result is what a ptysend run returned.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %q\nstderr: %q", r.code, r.stdout, r.stderr)
+}
+
+// send runs ptysend with args, stdin from /dev/null.
+func (b *bridge) send(args ...string) result {
+	b.t.Helper()
+	return b.sendWith(nil, args...)
+}
+
+// sendWith runs ptysend with args and the given stdin (nil: /dev/null).
+func (b *bridge) sendWith(stdin io.Reader, args ...string) result {
+	b.t.Helper()
+	cmd := b.ptysend(stdin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctxErr := cmd.Err; ctxErr != nil {
+		b.t.Fatal(ctxErr)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		b.t.Fatalf("ptysend did not run: %v (stderr %q)", err, stderr.String())
+	}
+	return result{stdout.String(), stderr.String(), code}
+}
+
+// ptysend prepares a ptysend process; a hung one is killed by the guard.
+func (b *bridge) ptysend(stdin io.Reader, args ...string) *exec.Cmd {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*hangGuard)
+	b.t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "ptysend"), args...)
+	cmd.Env = b.env
+	cmd.Stdin = stdin
+	cmd.Cancel = func() error {
+		b.t.Errorf("ptysend %q hung and was killed", args)
+		return cmd.Process.Signal(syscall.SIGKILL)
+	}
+	return cmd
+}
+
+// run is send for commands that must succeed; it returns their stdout.
+func (b *bridge) run(args ...string) string {
+	b.t.Helper()
+	r := b.send(args...)
+	if r.code != 0 {
+		b.t.Fatalf("ptysend %q failed:\n%v", args, r)
+	}
+	return r.stdout
+}
+
+// paneText is what the shared pane shows now, scrollback included.
+func (b *bridge) paneText() string {
+	return b.mustTmux("capture-pane", "-p", "-J", "-S", "-", "-t", "="+b.name+":")
+}
+
+func expectCode(t *testing.T, r result, code int) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("want exit %d, got:\n%v", code, r)
+	}
+}
