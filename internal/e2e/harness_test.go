@@ -262,7 +262,8 @@ func (b *bridge) waitFor(what string, cond func() bool) {
 	deadline := time.Now().Add(hangGuard)
 	for !cond() {
 		if time.Now().After(deadline) {
-			b.t.Fatalf("gave up waiting for %s", what)
+			pane, _ := b.tmux("capture-pane", "-p", "-J", "-t", "="+b.name+":")
+			b.t.Fatalf("gave up waiting for %s; the pane shows:\n%s", what, pane)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

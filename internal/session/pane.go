@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
@@ -54,7 +55,22 @@ func processName(pid int) string {
 // foreground process must be an interactive shell we can drive. Anything
 // else (an editor, a pager, a running command, a script) means the pane
 // is busy, and typing into it would type into that program.
+//
+// A program in the foreground may be short-lived (the shell's startup
+// files, a prompt framework's helpers), so the verdict "busy" is only
+// given when it lasts settleLimit; an idle shell answers at once.
 func idleShell(panePID int) (int, markers.Shell, error) {
+	deadline := time.Now().Add(settleLimit)
+	for {
+		pid, sh, err := idleShellNow(panePID)
+		if err == nil || time.Now().After(deadline) {
+			return pid, sh, err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func idleShellNow(panePID int) (int, markers.Shell, error) {
 	fg, err := foregroundPID(panePID)
 	if err != nil {
 		return 0, 0, &Error{

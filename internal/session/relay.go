@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
 // The relay is started by tmux through pipe-pane, so its standard input is
@@ -25,8 +27,9 @@ import (
 // waiting for output learns at once that the bridge is gone.
 
 // relayHello opens every served connection: the protocol version, the
-// pane id and the pane's process id.
-const relayHello = "ptybridge-relay 1"
+// pane id, the pane's process id and what the pane's shell last said
+// (a markers.Snapshot).
+const relayHello = "ptybridge-relay 2"
 
 // relayWriteTimeout drops a client that stops reading, so that one stuck
 // caller cannot stall the pane (tmux buffers what the pipe does not take).
@@ -36,7 +39,8 @@ type relay struct {
 	mu      sync.Mutex
 	current net.Conn
 	queue   []net.Conn
-	hello   []byte
+	hello   string
+	tracker markers.Tracker
 }
 
 // RunRelay serves the stream read from in on socketPath until in ends.
@@ -46,7 +50,7 @@ func RunRelay(socketPath, paneID string, panePID int, in io.Reader) error {
 		return err
 	}
 	mine, _ := os.Stat(socketPath)
-	r := &relay{hello: fmt.Appendf(nil, "%s %s %d\n", relayHello, paneID, panePID)}
+	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID)}
 	go r.acceptLoop(ln)
 	buf := make([]byte, 64*1024)
 	for {
@@ -135,7 +139,7 @@ func (r *relay) promote() {
 		c := r.queue[0]
 		r.queue = r.queue[1:]
 		c.SetWriteDeadline(time.Now().Add(relayWriteTimeout))
-		if _, err := c.Write(r.hello); err != nil {
+		if _, err := fmt.Fprintf(c, "%s %s\n", r.hello, r.tracker.Snapshot()); err != nil {
 			c.Close()
 			continue
 		}
@@ -162,6 +166,7 @@ func (r *relay) drop(c net.Conn) {
 func (r *relay) forward(b []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.tracker.Write(b)
 	if r.current == nil {
 		return
 	}
@@ -189,6 +194,8 @@ type relayClient struct {
 	r       *bufio.Reader
 	PaneID  string
 	PanePID int
+	// Shell is what the pane's shell last said when our turn came.
+	Shell markers.Snapshot
 }
 
 // errNoRelay means nothing listens on the relay socket.
@@ -214,11 +221,14 @@ func (rc *relayClient) waitTurn(deadline time.Time) error {
 		return err
 	}
 	fields := strings.Fields(line)
-	if len(fields) != 4 || fields[0]+" "+fields[1] != relayHello {
-		return fmt.Errorf("unexpected greeting from the relay: %q", line)
+	if len(fields) != 5 || fields[0]+" "+fields[1] != relayHello {
+		return fmt.Errorf("unexpected greeting from the relay: %q (a relay of another version? ask the user to restart ptybridge)", line)
 	}
 	rc.PaneID = fields[2]
-	rc.PanePID, err = strconv.Atoi(fields[3])
+	if rc.PanePID, err = strconv.Atoi(fields[3]); err != nil {
+		return err
+	}
+	rc.Shell, err = markers.ParseSnapshot(fields[4])
 	return err
 }
 

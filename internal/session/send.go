@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -64,7 +65,17 @@ func Send(req Request) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	needHooks, err := awaitFreePrompt(rc, shellPID, processName(shellPID))
+	if err != nil {
+		if _, ok := err.(*Error); !ok {
+			err = bridgeClosed(req.Bridge, false)
+		}
+		return 0, err
+	}
 	c := &call{req: req, rc: rc, shellPID: shellPID, start: start}
+	if needHooks {
+		c.hooks = markers.Integration(processName(shellPID), req.Bridge.RuntimeDir)
+	}
 	if err := c.prepare(shell); err != nil {
 		return 0, asError(err)
 	}
@@ -164,6 +175,7 @@ type call struct {
 	errPath  string
 	inPath   string
 	out      *gate
+	hooks    string // shell integration to install with this call
 }
 
 func (c *call) path(ext string) string {
@@ -190,7 +202,7 @@ func (c *call) prepare(shell markers.Shell) error {
 		job.StdinPath = c.inPath
 		go feedStdin(c.inPath, c.req.Stdin)
 	}
-	return os.WriteFile(c.script, []byte(markers.Script(shell, job)), 0o600)
+	return os.WriteFile(c.script, []byte(c.hooks+markers.Script(shell, job)), 0o600)
 }
 
 // forwardsStdin: a terminal on stdin means nothing to forward (the command
@@ -219,13 +231,36 @@ func (c *call) cleanup() {
 	}
 }
 
-// typeLine types the short line that sources the script, then Enter.
+// typeLine types the short line that sources the script, then Enter, in
+// one tmux command that first checks, inside the server and so without a
+// gap the human could type into, that the pane is not in copy mode (where
+// keys would become copy-mode commands). The keys go as hex: no text of
+// ours can be taken for a tmux flag, key name or separator.
 func (c *call) typeLine() error {
 	sh, _ := markers.ShellFor(processName(c.shellPID))
 	pane := c.rc.PaneID
-	_, err := tmux("send-keys", "-t", pane, "-l", markers.SourceLine(sh, c.script),
-		";", "send-keys", "-t", pane, "Enter")
-	return err
+	out, err := tmux("if-shell", "-F", "-t", pane, "#{pane_in_mode}",
+		"display-message -p "+inModeReply,
+		fmt.Sprintf("send-keys -t %s -H %s ; send-keys -t %s Enter", pane, hexKeys(markers.SourceLine(sh, c.script)), pane))
+	if err != nil {
+		return err
+	}
+	if strings.Contains(out, inModeReply) {
+		return copyModeError
+	}
+	return nil
+}
+
+// inModeReply is what the typing command prints when it refused.
+const inModeReply = "ptybridge:in-copy-mode"
+
+// hexKeys spells s for send-keys -H.
+func hexKeys(s string) string {
+	parts := make([]string, len(s))
+	for i := range len(s) {
+		parts[i] = fmt.Sprintf("%02x", s[i])
+	}
+	return strings.Join(parts, " ")
 }
 
 func (c *call) sendKey(key string) {

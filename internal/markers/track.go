@@ -1,0 +1,140 @@
+package markers
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// The shell integration (see Integration) makes the human's shell print
+// two more invisible markers, carrying the shell's pid:
+//
+//	PROMPT  once its prompt is drawn and it waits for a line
+//	COMMAND when it starts running a line
+//
+// The relay watches the pane's stream continuously and keeps the last
+// event in a Tracker, so that before typing anything ptysend knows whether
+// the shell is at an empty prompt, has a half-typed line (bytes were echoed
+// after the prompt), or is running something of the human's that /proc
+// cannot tell apart from an idle shell (a loop of builtins, a builtin read).
+
+// PaneState is the kind of the last event of the pane's shell.
+type PaneState string
+
+const (
+	StateUnknown PaneState = "unknown" // no integrated shell has spoken yet
+	StatePrompt  PaneState = "prompt"  // at its prompt, nothing typed
+	StateTyped   PaneState = "typed"   // at its prompt, something echoed since
+	StateRunning PaneState = "running" // running a line
+)
+
+// PromptEvent and CommandEvent are the markers the integration prints.
+func PromptEvent(pid int) string  { return fmt.Sprintf("\x1b]%s;P;%d\a", osc, pid) }
+func CommandEvent(pid int) string { return fmt.Sprintf("\x1b]%s;C;%d\a", osc, pid) }
+
+var eventPrefix = []byte("\x1b]" + osc + ";")
+
+// maxEvent bounds a pending, incomplete event marker.
+const maxEvent = 64
+
+// Tracker follows the shell's events in the raw stream, chunk by chunk.
+type Tracker struct {
+	state   PaneState
+	pid     int
+	pending []byte
+}
+
+// Snapshot is the tracker's view: the state and the shell it is about.
+type Snapshot struct {
+	State PaneState
+	PID   int
+}
+
+// String is the form the relay sends: "state:pid".
+func (s Snapshot) String() string { return fmt.Sprintf("%s:%d", s.State, s.PID) }
+
+// ParseSnapshot reads the form String writes.
+func ParseSnapshot(s string) (Snapshot, error) {
+	state, pid, ok := bytes.Cut([]byte(s), []byte(":"))
+	n, err := strconv.Atoi(string(pid))
+	if !ok || err != nil {
+		return Snapshot{}, fmt.Errorf("bad pane state %q", s)
+	}
+	switch st := PaneState(state); st {
+	case StateUnknown, StatePrompt, StateTyped, StateRunning:
+		return Snapshot{st, n}, nil
+	}
+	return Snapshot{}, fmt.Errorf("bad pane state %q", s)
+}
+
+// Snapshot returns the current view.
+func (t *Tracker) Snapshot() Snapshot {
+	if t.state == "" {
+		return Snapshot{StateUnknown, 0}
+	}
+	return Snapshot{t.state, t.pid}
+}
+
+// Write feeds the next chunk of the stream.
+func (t *Tracker) Write(p []byte) (int, error) {
+	data := p
+	if len(t.pending) > 0 {
+		data = append(t.pending, p...)
+		t.pending = nil
+	}
+	for len(data) > 0 {
+		i := bytes.Index(data, eventPrefix)
+		if i < 0 {
+			keep := heldPrefix(data, eventPrefix)
+			t.sawBytes(data[:len(data)-keep])
+			t.pending = append(t.pending, data[len(data)-keep:]...)
+			break
+		}
+		t.sawBytes(data[:i])
+		end := bytes.IndexByte(data[i:], '\a')
+		if end < 0 {
+			if len(data)-i > maxEvent { // not an event of ours: just bytes
+				t.sawBytes(data[i : i+len(eventPrefix)])
+				data = data[i+len(eventPrefix):]
+				continue
+			}
+			t.pending = append(t.pending, data[i:]...)
+			break
+		}
+		t.event(data[i+len(eventPrefix) : i+end])
+		data = data[i+end+1:]
+	}
+	return len(p), nil
+}
+
+// event handles the body of a marker, e.g. "P;123". Other markers of ours
+// (a call's START and END) say nothing about the prompt.
+func (t *Tracker) event(body []byte) {
+	kind, pid, ok := bytes.Cut(body, []byte(";"))
+	n, err := strconv.Atoi(string(pid))
+	if !ok || err != nil || n <= 0 {
+		return
+	}
+	switch string(kind) {
+	case "P":
+		t.state, t.pid = StatePrompt, n
+	case "C":
+		t.state, t.pid = StateRunning, n
+	}
+}
+
+// sawBytes notes output that is not an event: at a prompt, it is the echo
+// of something the human typed (or a redraw, which also warrants caution).
+func (t *Tracker) sawBytes(b []byte) {
+	if len(b) > 0 && t.state == StatePrompt {
+		t.state = StateTyped
+	}
+}
+
+// TrackerFrom starts a tracker from a known view (the relay's snapshot).
+func TrackerFrom(s Snapshot) *Tracker {
+	if s.State == StateUnknown {
+		return &Tracker{}
+	}
+	return &Tracker{state: s.State, pid: s.PID}
+}
