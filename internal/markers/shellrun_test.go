@@ -61,6 +61,10 @@ func forEachShell(t *testing.T, family markers.Shell, f func(t *testing.T, sh sh
 type sandbox struct {
 	dir string // has a space and a single quote in it
 	bin string
+	// prelude is run by the shell before it sources the scripts.
+	prelude string
+	// mergeStderr sends the shell's stderr to its stdout, as in a pane.
+	mergeStderr bool
 }
 
 func newSandbox(t *testing.T) sandbox {
@@ -103,6 +107,9 @@ func (sb sandbox) newJob(t *testing.T, command string) markers.Job {
 func (sb sandbox) source(t *testing.T, sh shellUnderTest, stdin string, jobs ...markers.Job) string {
 	t.Helper()
 	var lines []string
+	if sb.prelude != "" {
+		lines = append(lines, sb.prelude)
+	}
 	for _, job := range jobs {
 		path := filepath.Join(sb.dir, string(job.ID)+".sh")
 		if err := os.WriteFile(path, []byte(markers.Script(sh.family, job)), 0o600); err != nil {
@@ -126,6 +133,9 @@ func (sb sandbox) source(t *testing.T, sh shellUnderTest, stdin string, jobs ...
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if sb.mergeStderr {
+		cmd.Stderr = &stdout
+	}
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		t.Fatalf("%s did not finish in time; stdout %q, stderr %q", sh.name, stdout.String(), stderr.String())
