@@ -36,9 +36,6 @@ const testHome = "/nonexistent/ptybridge home"
 // dash must be installed; zsh and fish are skipped when they are not.
 func forEachShell(t *testing.T, family markers.Shell, f func(t *testing.T, sh shellUnderTest)) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs real shells")
-	}
 	for _, sh := range shellsUnderTest {
 		if sh.family != family {
 			continue
