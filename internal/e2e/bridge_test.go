@@ -114,8 +114,9 @@ func TestBridgeStartsInsideAnotherTmux(t *testing.T) {
 	b.setenv("TMUX_PANE", "%0")
 	term := b.openTerminal()
 	b.waitReady()
-	if got := b.run("--", "echo nested"); got != "nested\n" {
-		t.Fatalf("got %q; the terminal showed:\n%s", got, term.screen())
+	if r := b.send("--", "echo nested"); r.stdout != "nested\n" {
+		sessions, _ := b.tmux("list-sessions")
+		t.Fatalf("got:\n%v\nsessions: %s\nthe terminal showed:\n%q", r, sessions, term.screen())
 	}
 }
 

@@ -250,8 +250,11 @@ func (term *terminal) exited(t *testing.T) int {
 func (b *bridge) waitReady() {
 	b.t.Helper()
 	b.waitFor("the bridge session to have a terminal attached", func() bool {
-		out, err := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{session_attached}")
-		return err == nil && strings.TrimSpace(out) != "0"
+		// display-message answers for another session when ours does not
+		// exist yet (tmux 3.3a): the name must be checked.
+		out, err := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{session_name} #{session_attached}")
+		name, attached, _ := strings.Cut(strings.TrimSpace(out), " ")
+		return err == nil && name == b.name && attached != "0"
 	})
 }
 

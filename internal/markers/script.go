@@ -62,12 +62,20 @@ func posixScript(job Job) string {
 	if job.StdinPath != "" {
 		redirects += " <" + QuotePOSIX(job.StdinPath)
 	}
+	// eval runs as "command eval", which is not a special built-in: on a
+	// syntax error in the command, dash, ash and bash --posix would
+	// otherwise abandon the whole sourced script, and END would never
+	// come. zsh's "command" runs only external programs, so zsh gets plain
+	// eval, where a syntax error is an ordinary failure already. The
+	// command's word starts with a space, so bash's eval never takes a
+	// command starting with '-' for an option.
+	eval := QuotePOSIX(evalText(job.Command)) + redirects
 	// The marker text is built by printf from pieces, so a shell tracing
 	// its input (set -v, set -x) never prints a marker-shaped line.
 	return fmt.Sprintf("command printf '\\033]%s;S;%%s\\007' %s\n"+
-		"eval %s%s\n"+
+		"case ${ZSH_VERSION-} in '') command eval %s ;; *) eval %s ;; esac\n"+
 		"command printf '\\033]%s;E;%%s;%%d\\007' %s \"$?\"\n",
-		osc, job.ID, QuotePOSIX(evalText(job.Command)), redirects, osc, job.ID)
+		osc, job.ID, eval, eval, osc, job.ID)
 }
 
 func fishScript(job Job) string {

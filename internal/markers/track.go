@@ -92,8 +92,8 @@ func (t *Tracker) Write(p []byte) (int, error) {
 		}
 		t.sawBytes(data[:i])
 		end := bytes.IndexByte(data[i:], '\a')
-		if end < 0 {
-			if len(data)-i > maxEvent { // not an event of ours: just bytes
+		if end < 0 || end > maxEvent {
+			if end > maxEvent || len(data)-i > maxEvent { // not an event of ours: just bytes
 				t.sawBytes(data[i : i+len(eventPrefix)])
 				data = data[i+len(eventPrefix):]
 				continue

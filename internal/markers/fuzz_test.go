@@ -1,0 +1,123 @@
+package markers_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"regexp"
+	"testing"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
+)
+
+// chunks cuts data into pieces whose sizes come from seed: empty, tiny,
+// small and large pieces all occur.
+func chunks(data []byte, seed uint64) [][]byte {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	var cs [][]byte
+	for len(data) > 0 {
+		var n int
+		switch r.IntN(4) {
+		case 0:
+			n = 0
+		case 1:
+			n = 1 + r.IntN(3)
+		case 2:
+			n = 1 + r.IntN(64)
+		default:
+			n = r.IntN(len(data) + 1)
+		}
+		n = min(n, len(data))
+		cs = append(cs, data[:n])
+		data = data[n:]
+	}
+	return cs
+}
+
+// FuzzExtractorSplits: whatever the command prints, whatever surrounds
+// the markers and however the stream is chunked, the extractor returns
+// exactly the command's bytes and status.
+func FuzzExtractorSplits(f *testing.F) {
+	f.Add([]byte(typedEcho), []byte("hello\n"), []byte(nextPrompt), uint8(0), uint64(1))
+	f.Add([]byte(""), []byte(""), []byte(""), uint8(255), uint64(2))
+	f.Add([]byte("$ "), []byte("a\r\nb\rc\r"), []byte("\r\n$ "), uint8(1), uint64(3))
+	f.Add([]byte("\x1b]133;C\a"), []byte("日本語 🎉\n\t\n"), []byte(markers.End(ourID, 4)), uint8(130), uint64(4))
+	f.Add([]byte(markers.Start(otherID)), []byte("x"+markers.End(otherID, 0)+"\x1b]69"), []byte(""), uint8(127), uint64(5))
+	f.Add([]byte(""), []byte(endPrefix(ourID)+"12x\n"+endPrefix(ourID)), []byte("junk"), uint8(2), uint64(6))
+	f.Fuzz(func(t *testing.T, before, out, after []byte, status uint8, seed uint64) {
+		if bytes.Contains(before, []byte(markers.Start(ourID))) {
+			t.Skip("the junk before START holds our START")
+		}
+		if ourEND.Match(out) {
+			t.Skip("the command printed our END marker, which it cannot know")
+		}
+		stream := call(string(before), string(out), int(status), string(after))
+		got := feedChunks(t, chunks([]byte(stream), seed))
+		check(t, "fuzzed chunks", got, finished(string(out), int(status)))
+	})
+}
+
+// ourEND matches a complete END marker of ours.
+var ourEND = regexp.MustCompile(regexp.QuoteMeta(endPrefix(ourID)) + `[0-9]{1,3}\a`)
+
+// reference is a plain reading of the framing rules: what lies between
+// the first START and the first complete END after it, "\r\n" turned into
+// "\n". ok is false when the stream does not hold both.
+func reference(stream []byte) (r result, ok bool) {
+	start := []byte(markers.Start(ourID))
+	i := bytes.Index(stream, start)
+	if i < 0 {
+		return result{}, false
+	}
+	rest := stream[i+len(start):]
+	m := ourEND.FindIndex(rest)
+	if m == nil {
+		return result{}, false
+	}
+	status := 0
+	for _, c := range rest[m[0]+len(endPrefix(ourID)) : m[1]-1] {
+		status = status*10 + int(c-'0')
+	}
+	out := bytes.ReplaceAll(rest[:m[0]], []byte("\r\n"), []byte("\n"))
+	return finished(string(out), status), true
+}
+
+// FuzzExtractorNeverPanics: on any stream, chunked any way, the extractor
+// does not panic, agrees with itself fed in one chunk, and with the
+// reference when the stream holds both markers; what it writes is never
+// longer than what it was fed and holds no END marker of ours.
+func FuzzExtractorNeverPanics(f *testing.F) {
+	f.Add([]byte(""), uint64(0))
+	f.Add([]byte(call(typedEcho, "hello\n", 0, nextPrompt)), uint64(1))
+	f.Add([]byte(call("", "a\r\r\nb\r", 255, "")), uint64(2))
+	f.Add([]byte(markers.Start(ourID)+"x"+endPrefix(ourID)+"1234\a"+endPrefix(ourID)+"\a"), uint64(3))
+	f.Add([]byte(markers.Start(ourID)+markers.Start(ourID)+endPrefix(ourID)+"9"), uint64(4))
+	f.Add([]byte(markers.Start(otherID)+"y"+markers.End(otherID, 1)+markers.End(ourID, 1)), uint64(5))
+	f.Add([]byte("\x1b]6973;ptybridge;S;0123456789abcdef\a\r\r\r\n\x1b]6973;ptybridge;E;0123456789abcdef;00"), uint64(6))
+	f.Fuzz(func(t *testing.T, stream []byte, seed uint64) {
+		got := feedChunks(t, chunks(stream, seed))
+		whole := feedChunks(t, [][]byte{stream})
+		check(t, "chunked vs one chunk", got, whole)
+
+		if want, ok := reference(stream); ok {
+			check(t, "extractor vs reference", got, want)
+		}
+		if len(got.out) > len(stream) {
+			t.Errorf("wrote %d bytes from a %d-byte stream", len(got.out), len(stream))
+		}
+		if m := ourEND.FindString(got.out); m != "" {
+			t.Errorf("wrote our END marker %q: in %q", m, got.out)
+		}
+		// The command may print our START itself (output is output), but
+		// the START that began the call is never written.
+		start := []byte(markers.Start(ourID))
+		if bytes.Count([]byte(got.out), start) > max(0, bytes.Count(stream, start)-1) {
+			t.Errorf("wrote the START marker that began the call: %q from %q", got.out, stream)
+		}
+		if has := bytes.Contains(stream, start); got.started != has {
+			t.Errorf("Started() = %v, want %v (is our START in %q)", got.started, has, stream)
+		}
+		if got.done && !ourEND.Match(stream) {
+			t.Errorf("Done() for a stream without our END: %q", stream)
+		}
+	})
+}

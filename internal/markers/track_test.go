@@ -1,0 +1,90 @@
+package markers
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTrackerFollowsTheShellsEvents(t *testing.T) {
+	cases := []struct {
+		name   string
+		stream string
+		want   Snapshot
+	}{
+		{"nothing said yet", "some output\r\n", Snapshot{StateUnknown, 0}},
+		{"at an empty prompt", "out\r\n$ " + PromptEvent(42), Snapshot{StatePrompt, 42}},
+		{"the human typed after the prompt", PromptEvent(42) + "ech", Snapshot{StateTyped, 42}},
+		{"a line started", PromptEvent(42) + "ls\r\n" + CommandEvent(42), Snapshot{StateRunning, 42}},
+		{"back at the prompt after output", CommandEvent(42) + "a\r\nb\r\n$ " + PromptEvent(42), Snapshot{StatePrompt, 42}},
+		{"a nested shell's prompt", CommandEvent(42) + PromptEvent(77), Snapshot{StatePrompt, 77}},
+		{"a call's markers say nothing about the prompt", PromptEvent(42) + Start("0123456789abcdef") + End("0123456789abcdef", 0), Snapshot{StatePrompt, 42}},
+		{"an event with a bad pid is ignored", PromptEvent(42) + "\x1b]6973;ptybridge;C;x\a", Snapshot{StatePrompt, 42}},
+		{"a marker-shaped run longer than any event is output", PromptEvent(42) + "\x1b]6973;ptybridge;P;" + strings.Repeat("1", 80) + "\a", Snapshot{StateTyped, 42}},
+		{"a pid of zero is ignored", "\x1b]6973;ptybridge;P;0\a", Snapshot{StateUnknown, 0}},
+		{"an unterminated marker longer than any event is output", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100), Snapshot{StateTyped, 42}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, chunks := range splits(c.stream) {
+				var tr Tracker
+				for _, ch := range chunks {
+					tr.Write([]byte(ch))
+				}
+				if got := tr.Snapshot(); got != c.want {
+					t.Fatalf("fed as %q: want %v, got %v", chunks, c.want, got)
+				}
+			}
+		})
+	}
+}
+
+// splits is the stream whole, byte by byte, and cut in two at every point.
+func splits(s string) [][]string {
+	out := [][]string{{s}}
+	var bytewise []string
+	for i := range len(s) {
+		bytewise = append(bytewise, s[i:i+1])
+		out = append(out, []string{s[:i], s[i:]})
+	}
+	return append(out, bytewise)
+}
+
+func TestSnapshotRoundTrips(t *testing.T) {
+	for _, s := range []Snapshot{{StateUnknown, 0}, {StatePrompt, 1}, {StateTyped, 99}, {StateRunning, 4194304}} {
+		got, err := ParseSnapshot(s.String())
+		if err != nil || got != s {
+			t.Fatalf("%v: got %v, %v", s, got, err)
+		}
+	}
+	for _, bad := range []string{"", "prompt", "prompt:", "idle:3", "prompt:x"} {
+		if _, err := ParseSnapshot(bad); err == nil {
+			t.Errorf("%q must not parse", bad)
+		}
+	}
+}
+
+func TestTrackerFromASnapshotContinuesFromIt(t *testing.T) {
+	tr := TrackerFrom(Snapshot{StateRunning, 7})
+	tr.Write([]byte("\r\n$ " + PromptEvent(7)))
+	if got := tr.Snapshot(); got != (Snapshot{StatePrompt, 7}) {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func FuzzTrackerIgnoresHowTheStreamIsCut(f *testing.F) {
+	f.Add([]byte(PromptEvent(3)+"ab"+CommandEvent(3)+"x"+PromptEvent(4)), uint8(3))
+	f.Add([]byte("\x1b]6973;ptybridge;P;12"), uint8(1))
+	f.Add([]byte(PromptEvent(5)+"\x1b]6973;ptybridge;"+strings.Repeat("9", 80)+"\a"), uint8(7))
+	f.Fuzz(func(t *testing.T, stream []byte, step uint8) {
+		var whole Tracker
+		whole.Write(stream)
+		var cut Tracker
+		n := int(step%16) + 1
+		for i := 0; i < len(stream); i += n {
+			cut.Write(stream[i:min(i+n, len(stream))])
+		}
+		if whole.Snapshot() != cut.Snapshot() {
+			t.Fatalf("whole %v, in chunks of %d %v", whole.Snapshot(), n, cut.Snapshot())
+		}
+	})
+}
