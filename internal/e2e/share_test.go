@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -59,7 +61,7 @@ func TestShellBusyWithBuiltinsIsRefused(t *testing.T) {
 			if r.code != 125 || !strings.Contains(r.stderr, "running a command of the user's") {
 				t.Fatalf("to tmux the shell looks idle; the agent must still see it is busy:\n%v", r)
 			}
-			if strings.Contains(b.paneText(), "agent") {
+			if strings.Contains(b.paneText(), "echo agent") {
 				t.Fatalf("nothing may be typed:\n%s", b.paneText())
 			}
 			human.typeKeys("\x03")
@@ -108,4 +110,79 @@ func (b *bridge) shellState() (state, wchan string) {
 	w, _ := os.ReadFile("/proc/" + pid + "/wchan")
 	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 	return fields[0], string(w)
+}
+
+func TestACommandWaitingForTheHumanIsNotKilledByTheNoOutputTimeout(t *testing.T) {
+	b := integrated(t)
+	cmd := b.ptysend(nil, "--timeout", "1", "--", `python3 -c 'import getpass; print(getpass.getpass("Secret: ") == "s3cret")'`)
+	var stdout strings.Builder
+	stderr := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	must(t, cmd.Start())
+	// The human answers only once ptysend has noticed the wait, that is
+	// after the no-output timeout passed at least once.
+	b.waitFor("ptysend to say the command waits for the user", func() bool {
+		return strings.Contains(stderr.String(), "waiting for input")
+	})
+	b.terms[0].typeKeys("s3cret\r")
+	cmd.Wait()
+	// What the program writes to the terminal itself (its prompt) is seen
+	// by the agent as well, as over ssh -t; the password is not echoed.
+	if code := cmd.ProcessState.ExitCode(); code != 0 || stdout.String() != "Secret: \nTrue\n" {
+		t.Fatalf("want exit 0 and True, got %d, %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `"Secret:"`) || strings.Count(stderr.String(), "waiting for input") != 1 {
+		t.Fatalf("want one notice quoting the prompt, got %q", stderr.String())
+	}
+}
+
+func TestTheOverallTimeoutStillAppliesWhileWaitingForTheHuman(t *testing.T) {
+	b := integrated(t)
+	r := b.send("--timeout", "0.5", "--max-time", "2", "--", `python3 -c 'import getpass; getpass.getpass("Never answered: ")'`)
+	if r.code != 124 || !strings.Contains(r.stderr, "--max-time") || !strings.Contains(r.stderr, "Never answered:") {
+		t.Fatalf("want exit 124 from --max-time after the notice:\n%v", r)
+	}
+}
+
+func TestPagersPrintStraightThroughForTheAgentOnly(t *testing.T) {
+	for _, shell := range []string{"/bin/bash", "/usr/bin/zsh"} {
+		t.Run(filepath.Base(shell), func(t *testing.T) {
+			b := startBridge(t, withShell(shell), withEnv("PAGER", "less"), withEnv("LESS", ""))
+			repo := filepath.Join(b.dir, "repo")
+			for _, args := range [][]string{
+				{"init", "-q", repo},
+				{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"},
+			} {
+				if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v %s", args, err, out)
+				}
+			}
+			// 100 commits: more than the 40 rows of the screen, so a pager
+			// would stop and wait for a key.
+			b.run("--", "cd "+repo+" && for i in $(seq 2 100); do git -c user.name=t -c user.email=t@t commit -q --allow-empty -m c$i; done")
+			r := b.send("--timeout", "5", "--", "git log --oneline")
+			if r.code != 0 || strings.Count(r.stdout, "\n") != 100 {
+				t.Fatalf("git log must print its 100 lines straight through:\n%v", r)
+			}
+			if r := b.send("--timeout", "5", "--", "man ls"); r.code != 0 || !strings.Contains(r.stdout, "list directory contents") {
+				t.Fatalf("man must print straight through:\n%v", r)
+			}
+			b.terms[0].typeKeys("echo \"human-pager=$PAGER git=${GIT_PAGER-unset}\"\r")
+			b.waitFor("the human's pager settings, unchanged", func() bool {
+				return strings.Contains(b.paneText(), "\nhuman-pager=less git=unset")
+			})
+		})
+	}
+}
+
+func TestTheHumanSeesEachAgentCommandReadably(t *testing.T) {
+	b := startBridge(t)
+	b.run("--", "echo shown-to-the-human")
+	b.run("--", "echo first line\necho second line")
+	pane := b.paneText()
+	for _, want := range []string{"[agent] $ echo shown-to-the-human\n", "[agent] $ echo first line …\n"} {
+		if !strings.Contains(pane, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, pane)
+		}
+	}
 }

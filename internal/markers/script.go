@@ -69,13 +69,49 @@ func posixScript(job Job) string {
 	// eval, where a syntax error is an ordinary failure already. The
 	// command's word starts with a space, so bash's eval never takes a
 	// command starting with '-' for an option.
-	eval := QuotePOSIX(evalText(job.Command)) + redirects
+	cmd := QuotePOSIX(evalText(job.Command))
+	// The pager variables hold for the command only: bash and dash keep
+	// assignments before "command eval" temporary and export them to the
+	// command's programs; zsh needs local -x in an anonymous function,
+	// which only zsh can parse, so it reaches zsh through one more eval.
+	// The human's own pager settings are untouched.
 	// The marker text is built by printf from pieces, so a shell tracing
 	// its input (set -v, set -x) never prints a marker-shaped line.
-	return fmt.Sprintf("command printf '\\033]%s;S;%%s\\007' %s\n"+
-		"case ${ZSH_VERSION-} in '') command eval %s ;; *) eval %s ;; esac\n"+
+	zsh := QuotePOSIX(fmt.Sprintf("() { local -x %s; eval %s; }", pagerSettings, cmd))
+	return fmt.Sprintf("command printf '%%s\\n' %s\n"+
+		"command printf '\\033]%s;S;%%s\\007' %s\n"+
+		"case ${ZSH_VERSION-} in '') %s command eval %s%s ;; *) eval %s%s ;; esac\n"+
 		"command printf '\\033]%s;E;%%s;%%d\\007' %s \"$?\"\n",
-		osc, job.ID, eval, eval, osc, job.ID)
+		QuotePOSIX(DisplayLine(job.Command)),
+		osc, job.ID,
+		pagerSettings, cmd, redirects, zsh, redirects,
+		osc, job.ID)
+}
+
+// pagerSettings make programs print straight through instead of waiting
+// in a pager for keys that no agent will press.
+const pagerSettings = "PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER=cat GH_PAGER=cat AWS_PAGER="
+
+// DisplayLine is how an agent's command is shown to the human in the
+// pane, printed before it runs: its first line, shortened, with control
+// characters made harmless.
+func DisplayLine(command string) string {
+	const max = 160
+	line, _, multi := strings.Cut(command, "\n")
+	runes := []rune(line)
+	for i, r := range runes {
+		if r < ' ' || r == 0x7f {
+			runes[i] = '?'
+		}
+	}
+	if len(runes) > max {
+		runes, multi = runes[:max], true
+	}
+	shown := "[agent] $ " + string(runes)
+	if multi {
+		shown += " …"
+	}
+	return shown
 }
 
 func fishScript(job Job) string {

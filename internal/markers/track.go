@@ -42,6 +42,7 @@ type Tracker struct {
 	state   PaneState
 	pid     int
 	pending []byte
+	esc     escState
 }
 
 // Snapshot is the tracker's view: the state and the shell it is about.
@@ -123,13 +124,55 @@ func (t *Tracker) event(body []byte) {
 	}
 }
 
-// sawBytes notes output that is not an event: at a prompt, it is the echo
-// of something the human typed (or a redraw, which also warrants caution).
+// sawBytes notes output that is not an event: at a prompt, a printable
+// character is the echo of something the human typed. Escape sequences
+// and control characters are the line editor's own (zsh turns bracketed
+// paste on after its prompt, for one) and do not count.
 func (t *Tracker) sawBytes(b []byte) {
-	if len(b) > 0 && t.state == StatePrompt {
-		t.state = StateTyped
+	for _, c := range b {
+		switch t.esc {
+		case escNone:
+			if c == 0x1b {
+				t.esc = escStart
+			} else if c >= 0x20 && c != 0x7f && t.state == StatePrompt {
+				t.state = StateTyped
+			}
+		case escStart:
+			switch c {
+			case '[':
+				t.esc = escCSI
+			case ']', 'P', '_', '^', 'X':
+				t.esc = escString
+			default:
+				t.esc = escNone
+			}
+		case escCSI:
+			if c >= 0x40 && c <= 0x7e {
+				t.esc = escNone
+			}
+		case escString:
+			switch c {
+			case 0x07:
+				t.esc = escNone
+			case 0x1b:
+				t.esc = escStringEnd
+			}
+		case escStringEnd: // ESC \ ends the string
+			t.esc = escNone
+		}
 	}
 }
+
+// escState is where the tracker is inside an escape sequence.
+type escState uint8
+
+const (
+	escNone escState = iota
+	escStart
+	escCSI
+	escString
+	escStringEnd
+)
 
 // TrackerFrom starts a tracker from a known view (the relay's snapshot).
 func TrackerFrom(s Snapshot) *Tracker {

@@ -14,14 +14,17 @@ func TestTrackerFollowsTheShellsEvents(t *testing.T) {
 		{"nothing said yet", "some output\r\n", Snapshot{StateUnknown, 0}},
 		{"at an empty prompt", "out\r\n$ " + PromptEvent(42), Snapshot{StatePrompt, 42}},
 		{"the human typed after the prompt", PromptEvent(42) + "ech", Snapshot{StateTyped, 42}},
+		{"the line editor's escape sequences are not typing", "$ " + PromptEvent(42) + "\x1b[?2004h\x1b]0;title\a\x1b]2;t\x1b\\\x1b=\r", Snapshot{StatePrompt, 42}},
+		{"typing after escape sequences", PromptEvent(42) + "\x1b[?2004hx", Snapshot{StateTyped, 42}},
 		{"a line started", PromptEvent(42) + "ls\r\n" + CommandEvent(42), Snapshot{StateRunning, 42}},
 		{"back at the prompt after output", CommandEvent(42) + "a\r\nb\r\n$ " + PromptEvent(42), Snapshot{StatePrompt, 42}},
 		{"a nested shell's prompt", CommandEvent(42) + PromptEvent(77), Snapshot{StatePrompt, 77}},
 		{"a call's markers say nothing about the prompt", PromptEvent(42) + Start("0123456789abcdef") + End("0123456789abcdef", 0), Snapshot{StatePrompt, 42}},
 		{"an event with a bad pid is ignored", PromptEvent(42) + "\x1b]6973;ptybridge;C;x\a", Snapshot{StatePrompt, 42}},
-		{"a marker-shaped run longer than any event is output", PromptEvent(42) + "\x1b]6973;ptybridge;P;" + strings.Repeat("1", 80) + "\a", Snapshot{StateTyped, 42}},
+		{"a marker-shaped run longer than any event is a foreign escape, not typing", PromptEvent(42) + "\x1b]6973;ptybridge;P;" + strings.Repeat("1", 80) + "\a", Snapshot{StatePrompt, 42}},
 		{"a pid of zero is ignored", "\x1b]6973;ptybridge;P;0\a", Snapshot{StateUnknown, 0}},
-		{"an unterminated marker longer than any event is output", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100), Snapshot{StateTyped, 42}},
+		{"an unterminated marker longer than any event is a foreign escape", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100), Snapshot{StatePrompt, 42}},
+		{"typing after a foreign escape ends", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100) + "\ay", Snapshot{StateTyped, 42}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

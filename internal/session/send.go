@@ -176,6 +176,8 @@ type call struct {
 	inPath   string
 	out      *gate
 	hooks    string // shell integration to install with this call
+
+	toldWaiting bool
 }
 
 func (c *call) path(ext string) string {
@@ -300,6 +302,11 @@ func (c *call) wait() (int, error) {
 				noOutput.reset(c.req.Timeout)
 				continue
 			}
+			if waitsForHuman(c.rc.PanePID) {
+				c.tellWaitingForHuman()
+				noOutput.reset(c.req.Timeout)
+				continue
+			}
 			return c.interrupt(ext, done, fmt.Sprintf("no output for %v (--timeout)", c.req.Timeout),
 				"if the command is slow but quiet, rerun it with a larger --timeout, e.g. --timeout 60")
 		case <-overall.C():
@@ -352,6 +359,20 @@ func (c *call) finish(ext *markers.Extractor, r streamResult) (int, error) {
 		return 0, &Error{Msg: "writing the output: " + r.err.Error(), Hint: "make sure ptysend's standard output can be written"}
 	}
 	return ext.Status(), nil
+}
+
+// tellWaitingForHuman says once what the terminal asks and who answers.
+func (c *call) tellWaitingForHuman() {
+	if c.toldWaiting {
+		return
+	}
+	c.toldWaiting = true
+	asks := cursorLine(c.rc.PaneID)
+	if asks == "" {
+		asks = "(input)"
+	}
+	fmt.Fprintf(c.req.Stderr, "ptysend: the command is waiting for input in the shared terminal: %q\n"+
+		"ptysend: ask the user to answer it there; --timeout is paused while it waits (--max-time still applies)\n", asks)
 }
 
 func (c *call) copyStderr() {
