@@ -10,10 +10,12 @@ import (
 type Shell int
 
 const (
-	// POSIX covers sh, dash, bash, zsh, ksh and busybox ash.
+	// POSIX covers sh, dash, bash, ksh and busybox ash.
 	POSIX Shell = iota
 	// Fish is the fish shell, whose syntax differs.
 	Fish
+	// Zsh speaks POSIX syntax, but its "command" skips builtins.
+	Zsh
 )
 
 // ShellFor maps the name of the program in the foreground of the pane
@@ -22,7 +24,9 @@ const (
 func ShellFor(program string) (sh Shell, ok bool) {
 	name := strings.TrimPrefix(filepath.Base(program), "-")
 	switch name {
-	case "sh", "dash", "bash", "zsh", "ksh", "ksh93", "mksh", "ash", "busybox":
+	case "zsh":
+		return Zsh, true
+	case "sh", "dash", "bash", "ksh", "ksh93", "mksh", "ash", "busybox":
 		return POSIX, true
 	case "fish":
 		return Fish, true
@@ -51,34 +55,61 @@ func evalText(command string) string { return " " + command }
 // exports and functions persist, and a syntax error in the command is an
 // ordinary failure that still reaches the END marker.
 func Script(sh Shell, job Job) string {
-	if sh == Fish {
+	switch sh {
+	case Fish:
 		return fishScript(job)
+	case Zsh:
+		return posixScript(job, "builtin printf")
 	}
-	return posixScript(job)
+	return posixScript(job, "command printf")
 }
 
-func posixScript(job Job) string {
+// posixScript is the wrapper for POSIX shells. printf names the shell's
+// builtin printf, bypassing a function or alias of the human's: the END
+// marker must come from the shell itself, for a marker printed by a child
+// process can reach ptysend before the child has exited, and the next call
+// would find the pane busy with printf. (In bash, dash and ksh "command"
+// finds builtins; zsh's "command" runs only external programs, and dash
+// has no "builtin".)
+func posixScript(job Job, printf string) string {
 	redirects := " 2>" + QuotePOSIX(job.StderrPath)
 	if job.StdinPath != "" {
 		redirects += " <" + QuotePOSIX(job.StdinPath)
 	}
 	// The marker text is built by printf from pieces, so a shell tracing
 	// its input (set -v, set -x) never prints a marker-shaped line.
-	return fmt.Sprintf("command printf '\\033]%s;S;%%s\\007' %s\n"+
-		"eval %s%s\n"+
-		"command printf '\\033]%s;E;%%s;%%d\\007' %s \"$?\"\n",
-		osc, job.ID, QuotePOSIX(evalText(job.Command)), redirects, osc, job.ID)
+	return fmt.Sprintf("%[1]s '\\033]%[2]s;S;%%s\\007' %[3]s\n"+
+		"eval %[4]s%[5]s\n"+
+		"%[1]s '\\033]%[2]s;E;%%s;%%d\\007' %[3]s \"$?\"\n",
+		printf, osc, job.ID, QuotePOSIX(evalText(job.Command)), redirects)
 }
 
+// fishScript is the wrapper for fish. Fish runs the commands of a sourced
+// file in its own process group unless job control is full, so Ctrl-C would
+// hit fish itself and fish would look idle in the foreground while the
+// command still runs. The wrapper turns full job control on for the
+// command, as bash, zsh and dash have it, and a one-shot fish_prompt
+// handler restores the human's setting: it runs even when Ctrl-C cancels
+// the rest of the script.
 func fishScript(job Job) string {
 	redirects := " 2>" + fishQuote(job.StderrPath)
 	if job.StdinPath != "" {
 		redirects += " <" + fishQuote(job.StdinPath)
 	}
-	return fmt.Sprintf("command printf '\\033]%s;S;%%s\\007' %s\n"+
-		"eval %s%s\n"+
-		"command printf '\\033]%s;E;%%s;%%d\\007' %s $status\n",
-		osc, job.ID, fishQuote(evalText(job.Command)), redirects, osc, job.ID)
+	restore := "__ptybridge_restore_" + string(job.ID)
+	return fmt.Sprintf("set -l __ptybridge_jc interactive\n"+
+		"status is-full-job-control; and set __ptybridge_jc full\n"+
+		"status is-no-job-control; and set __ptybridge_jc none\n"+
+		"function %[1]s --on-event fish_prompt -V __ptybridge_jc\n"+
+		"    status job-control $__ptybridge_jc\n"+
+		"    functions --erase %[1]s\n"+
+		"end\n"+
+		"set -e __ptybridge_jc\n"+
+		"status job-control full\n"+
+		"builtin printf '\\033]%[2]s;S;%%s\\007' %[3]s\n"+
+		"eval %[4]s%[5]s\n"+
+		"builtin printf '\\033]%[2]s;E;%%s;%%d\\007' %[3]s $status\n",
+		restore, osc, job.ID, fishQuote(evalText(job.Command)), redirects)
 }
 
 // QuotePOSIX quotes s as one word for any POSIX shell.

@@ -1,0 +1,119 @@
+package e2e
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// testShell is one shell the human may use in the shared terminal, with
+// the few commands of the contract whose syntax differs between shells.
+type testShell struct {
+	name    string // the program, looked up on PATH
+	pkg     string // the Debian package that provides it
+	rcFile  string // its startup file, relative to $HOME
+	setVars string // cd to /usr/share and export PTB_VAR=kept
+}
+
+// shells are all the shells ptysend supports. Each must be installed: a
+// missing one fails the tests instead of skipping them, so CI never
+// passes without having tried every shell.
+var shells = []testShell{
+	{name: "bash", pkg: "bash", rcFile: ".bashrc", setVars: "cd /usr/share && export PTB_VAR=kept"},
+	{name: "zsh", pkg: "zsh", rcFile: ".zshrc", setVars: "cd /usr/share && export PTB_VAR=kept"},
+	{name: "fish", pkg: "fish", rcFile: ".config/fish/config.fish", setVars: "cd /usr/share; and set -x PTB_VAR kept"},
+	{name: "dash", pkg: "dash", rcFile: ".profile", setVars: "cd /usr/share && export PTB_VAR=kept"},
+}
+
+// path finds the shell, failing the test when it is not installed.
+func (sh testShell) path(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath(sh.name)
+	if err != nil {
+		t.Fatalf("%s is not installed, and every supported shell must be tested: install it (apt-get install %s; .ci/run does)", sh.name, sh.pkg)
+	}
+	return p
+}
+
+// shellByName is the entry of shells for name.
+func shellByName(t *testing.T, name string) testShell {
+	t.Helper()
+	for _, sh := range shells {
+		if sh.name == name {
+			return sh
+		}
+	}
+	t.Fatalf("no shell %q in the table", name)
+	return testShell{}
+}
+
+// startShellBridge opens the shared terminal with sh as the human's shell.
+func startShellBridge(t *testing.T, sh testShell, opts ...option) *bridge {
+	t.Helper()
+	return startBridge(t, append([]option{withShell(sh.path(t))}, opts...)...)
+}
+
+func TestEveryShellKeepsTheContract(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 550) // 5,500 characters
+	for _, sh := range shells {
+		t.Run(sh.name, func(t *testing.T) {
+			t.Parallel()
+			b := startShellBridge(t, sh)
+			t.Run("stdout, stderr and status apart", func(t *testing.T) {
+				r := b.send("--", "echo out; echo err >&2; sh -c 'exit 3'")
+				if r.stdout != "out\n" || r.stderr != "err\n" || r.code != 3 {
+					t.Fatalf("want stdout \"out\\n\", stderr \"err\\n\", exit 3; got:\n%v", r)
+				}
+			})
+			t.Run("cd and exported variables persist", func(t *testing.T) {
+				b.run("--", sh.setVars)
+				if got := b.run("--", `pwd; sh -c 'echo "$PTB_VAR"'`); got != "/usr/share\nkept\n" {
+					t.Fatalf("got %q", got)
+				}
+			})
+			t.Run("stdin is forwarded", func(t *testing.T) {
+				r := b.sendWith(strings.NewReader("line one\nline\ttwo\n"), "--", "cat; echo end")
+				if r.code != 0 || r.stdout != "line one\nline\ttwo\nend\n" {
+					t.Fatalf("got:\n%v", r)
+				}
+			})
+			for _, c := range []struct{ name, cmd, want string }{
+				{"a literal TAB", "printf '%s\\n' 'a\tb'", "a\tb\n"},
+				{"5,000+ characters", "echo " + long, long + "\n"},
+				{"several lines", "echo one\necho two\necho three", "one\ntwo\nthree\n"},
+				{"quotes", `echo "double" 'single' "it's"`, "double single it's\n"},
+				// printf, not echo: the echo of zsh and dash reads backslashes.
+				{"dollars and backslashes", `printf '%s|' "\$HOME" '$HOME' \\ 'a\b' 'it''s'`, "$HOME|$HOME|\\|a\\b|its|"},
+				{"no trailing newline", "printf 'last'", "last"},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					if r := b.send("--", c.cmd); r.code != 0 || r.stdout != c.want {
+						t.Fatalf("want stdout %q and exit 0, got:\n%v", c.want, r)
+					}
+				})
+			}
+			t.Run("the no-output timeout's Ctrl-C leaves the shell usable", func(t *testing.T) {
+				r := b.send("--timeout", "1", "--", "echo started; sleep 300")
+				if r.code != 124 || r.stdout != "started\n" || !strings.Contains(r.stderr, "Ctrl-C") {
+					t.Fatalf("want exit 124 after Ctrl-C with the output so far:\n%v", r)
+				}
+				expectUsable(t, b)
+			})
+			t.Run("Ctrl-\\ stops what ignores Ctrl-C and leaves the shell usable", func(t *testing.T) {
+				r := b.send("--timeout", "1", "--", `sh -c 'trap "" INT; echo stubborn; sleep 300'`)
+				if r.code != 124 || r.stdout != "stubborn\n" || !strings.Contains(r.stderr, `Ctrl-\`) {
+					t.Fatalf("want exit 124 after Ctrl-\\:\n%v", r)
+				}
+				expectUsable(t, b)
+			})
+		})
+	}
+}
+
+// expectUsable checks that the shell still runs commands, state intact.
+func expectUsable(t *testing.T, b *bridge) {
+	t.Helper()
+	if r := b.send("--", "echo usable; sh -c 'exit 4'"); r.stdout != "usable\n" || r.code != 4 {
+		t.Fatalf("the shell must be usable, got:\n%v", r)
+	}
+}
