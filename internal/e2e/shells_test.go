@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -115,5 +117,64 @@ func expectUsable(t *testing.T, b *bridge) {
 	t.Helper()
 	if r := b.send("--", "echo usable; sh -c 'exit 4'"); r.stdout != "usable\n" || r.code != 4 {
 		t.Fatalf("the shell must be usable, got:\n%v", r)
+	}
+}
+
+func TestANestedShellGetsCodeInItsOwnSyntax(t *testing.T) {
+	// Code that only the named shell runs as intended: [[ ]] is no fish
+	// syntax, and (...) as command substitution is no bash syntax.
+	probe := map[string]struct{ code, want string }{
+		"bash": {`[[ -n $BASH_VERSION ]] && echo "in bash"`, "in bash\n"},
+		"fish": {`echo (string upper "in fish")`, "IN FISH\n"},
+	}
+	for _, c := range []struct{ outer, inner string }{{"fish", "bash"}, {"bash", "fish"}} {
+		t.Run(c.inner+" inside "+c.outer, func(t *testing.T) {
+			t.Parallel()
+			b := startShellBridge(t, shellByName(t, c.outer))
+			human := b.terms[0]
+			human.typeKeys(shellByName(t, c.inner).path(t) + "\r")
+			b.waitFor(c.inner+" in the foreground", func() bool { return b.currentCommand() == c.inner })
+			p := probe[c.inner]
+			if r := b.send("--", p.code); r.code != 0 || r.stdout != p.want {
+				t.Fatalf("the inner %s must run the words, got:\n%v", c.inner, r)
+			}
+			human.typeKeys("exit\r")
+			b.waitFor(c.outer+" back in the foreground", func() bool { return b.currentCommand() == c.outer })
+			p = probe[c.outer]
+			if r := b.send("--", p.code); r.code != 0 || r.stdout != p.want {
+				t.Fatalf("back in %s, got:\n%v", c.outer, r)
+			}
+		})
+	}
+}
+
+// currentCommand is the program in the foreground of the shared pane.
+func (b *bridge) currentCommand() string {
+	out, _ := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_current_command}")
+	return strings.TrimSpace(out)
+}
+
+func TestAShellPtysendCannotDriveIsRefusedByName(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t)
+	// ptysend knows shells by their program name, so cat under the name
+	// tcsh stands in for the real tcsh, which CI does not install.
+	fake := filepath.Join(b.dir, "tcsh")
+	must(t, os.Symlink("/bin/cat", fake))
+	human := b.terms[0]
+	human.typeKeys(fake + "\r")
+	b.waitFor("tcsh in the foreground", func() bool { return b.currentCommand() == "tcsh" })
+	r := b.send("--", "echo agent")
+	wantErr := "ptysend: error: the shared terminal runs tcsh, a shell ptysend cannot drive\nhint: "
+	if r.code != 125 || !strings.HasPrefix(r.stderr, wantErr) || !strings.Contains(r.stderr, "bash, zsh, fish and sh") {
+		t.Fatalf("want exit 125 with %q and the supported shells, got:\n%v", wantErr, r)
+	}
+	if pane := b.paneText(); strings.Contains(pane, ".sh'") || strings.Contains(pane, "agent") {
+		t.Fatalf("nothing may be typed into a shell ptysend cannot drive:\n%s", pane)
+	}
+	human.typeKeys("\x04") // end of input: "tcsh" exits
+	b.waitFor("bash back in the foreground", func() bool { return b.currentCommand() == "bash" })
+	if got := b.run("--", "echo agent"); got != "agent\n" {
+		t.Fatalf("got %q", got)
 	}
 }

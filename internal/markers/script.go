@@ -34,6 +34,21 @@ func ShellFor(program string) (sh Shell, ok bool) {
 	return 0, false
 }
 
+// Supported names the shells ptysend drives, for messages to the agent.
+const Supported = "bash, zsh, fish and sh (dash)"
+
+// Unsupported reports whether program is a shell, by its name, that
+// ptysend cannot write a wrapper for: its syntax is neither POSIX nor
+// fish's. Guessing would type code the shell misreads into the human's
+// terminal, so such a shell is refused by name.
+func Unsupported(program string) bool {
+	switch strings.TrimPrefix(filepath.Base(program), "-") {
+	case "csh", "tcsh", "nu", "xonsh", "elvish", "pwsh", "powershell", "rc", "es", "ion", "ysh", "murex":
+		return true
+	}
+	return false
+}
+
 // Job is one command to run in the pane.
 type Job struct {
 	ID ID
