@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,5 +177,113 @@ func TestAShellPtysendCannotDriveIsRefusedByName(t *testing.T) {
 	b.waitFor("bash back in the foreground", func() bool { return b.currentCommand() == "bash" })
 	if got := b.run("--", "echo agent"); got != "agent\n" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// rcCase is a human's shell configuration that prints or draws a lot
+// around each command, none of which may reach the agent's output.
+type rcCase struct {
+	name, shell string
+	rc          string // the shell's startup file
+	// drawn is text the configuration puts in the pane before each
+	// prompt: seeing it again after a call shows the configuration is
+	// still in effect.
+	drawn string
+	extra []option
+}
+
+func TestTheHumansShellConfigurationStaysOutOfTheOutput(t *testing.T) {
+	cases := []rcCase{
+		{name: "bash multi-line PS1 and a PROMPT_COMMAND that prints", shell: "bash",
+			rc: `PS1='\u@\h \w\n[ps1-line-two] \$ '` + "\n" +
+				`PROMPT_COMMAND='echo prompt-command-ran'` + "\n",
+			drawn: "prompt-command-ran"},
+		{name: "bash vi mode", shell: "bash",
+			rc:    "set -o vi\nPS1='[vi-prompt] \\$ '\n",
+			drawn: "[vi-prompt]"},
+		{name: "zsh precmd that prints, RPROMPT and a multi-line PROMPT", shell: "zsh",
+			rc: "precmd() { echo precmd-ran }\n" +
+				"PROMPT=$'%n@%m %~\\n[prompt-line-two] %# '\n" +
+				"RPROMPT='[right-prompt]'\n",
+			drawn: "precmd-ran"},
+		{name: "fish multi-line prompt, right prompt, autosuggestions from history", shell: "fish",
+			rc: "function fish_prompt\n    echo fish-prompt-line-one\n    echo fish-prompt-line-two\n    echo -n '> '\nend\n" +
+				"function fish_right_prompt\n    echo -n '[right-prompt]'\nend\n",
+			drawn: "fish-prompt-line-two",
+			// History entries that fish suggests while the sourcing line
+			// is typed: Enter must run the typed line, not a suggestion.
+			extra: []option{func(b *bridge) {
+				withHomeFile(".local/share/fish/fish_history", fmt.Sprintf(
+					"- cmd:  source '%[1]s/0123456789abcdef.sh'; echo hijacked\n  when: 1700000000\n"+
+						"- cmd: source '%[1]s/0123456789abcdef.sh'; echo hijacked\n  when: 1700000001\n"+
+						"- cmd: echo hijacked\n  when: 1700000002\n", b.runtimeDir()))(b)
+			}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			sh := shellByName(t, c.shell)
+			b := startShellBridge(t, sh, append([]option{withRC(sh, c.rc)}, c.extra...)...)
+			checkUnaffectedCalls(t, b)
+			drawnBefore := strings.Count(b.paneText(), c.drawn)
+			r := b.send("--timeout", "1", "--", "echo started; sleep 300")
+			if r.code != 124 || r.stdout != "started\n" {
+				t.Fatalf("want exit 124 and only the output so far:\n%v", r)
+			}
+			expectUsable(t, b)
+			b.waitFor("the human's prompt configuration to be drawn again", func() bool {
+				return strings.Count(b.paneText(), c.drawn) > drawnBefore
+			})
+		})
+	}
+}
+
+// withRC gives the human's shell the startup file rc. tmux starts login
+// shells, and a login bash reads ~/.profile, which sources ~/.bashrc as
+// Debian's default one does.
+func withRC(sh testShell, rc string) option {
+	return func(b *bridge) {
+		withHomeFile(sh.rcFile, rc)(b)
+		if sh.name == "bash" {
+			withHomeFile(".profile", ". \"$HOME/.bashrc\"\n")(b)
+		}
+	}
+}
+
+// checkUnaffectedCalls runs calls whose output must be exact whatever the
+// prompt, precmd or line editor of the human prints around them.
+func checkUnaffectedCalls(t *testing.T, b *bridge) {
+	t.Helper()
+	for _, c := range []struct {
+		cmd, stdout, stderr string
+		code                int
+	}{
+		{"echo out; echo err >&2; sh -c 'exit 3'", "out\n", "err\n", 3},
+		{"printf 'no newline'", "no newline", "", 0},
+		{"echo one\necho two", "one\ntwo\n", "", 0},
+		{"true", "", "", 0},
+	} {
+		r := b.send("--", c.cmd)
+		if r.stdout != c.stdout || r.stderr != c.stderr || r.code != c.code {
+			t.Fatalf("ptysend -- %q: want stdout %q, stderr %q, exit %d; got:\n%v\npane:\n%s",
+				c.cmd, c.stdout, c.stderr, c.code, r, b.paneText())
+		}
+	}
+}
+
+func TestFishGetsItsJobControlSettingBack(t *testing.T) {
+	t.Parallel()
+	b := startShellBridge(t, shellByName(t, "fish"))
+	b.run("--", "echo done")
+	b.send("--timeout", "1", "--", "sleep 300")
+	// The wrapper runs the command under full job control; the human's
+	// own commands must run under fish's default again.
+	b.terms[0].typeKeys("if status is-interactive-job-control; echo job-control-is-(echo interactive); end\r")
+	b.waitFor("fish to report interactive job control", func() bool {
+		return strings.Contains(b.paneText(), "\njob-control-is-interactive")
+	})
+	// Only this call's own restoring function may exist.
+	if got := b.run("--", "functions --all | string match '__ptybridge*' | count"); got != "1\n" {
+		t.Fatalf("the helper functions of earlier calls must be gone, found %q", got)
 	}
 }
