@@ -287,3 +287,56 @@ func TestFishGetsItsJobControlSettingBack(t *testing.T) {
 		t.Fatalf("the helper functions of earlier calls must be gone, found %q", got)
 	}
 }
+
+func TestHelpAndREADMEGiveAnExampleThatWorksInEachShell(t *testing.T) {
+	help := newWorld(t).send("--help").stdout
+	readme, err := os.ReadFile("../../README.md")
+	must(t, err)
+	examples := shellExamples(help)
+	for _, sh := range shells {
+		name := sh.name
+		if name == "dash" {
+			name = "sh"
+		}
+		code, ok := examples[name]
+		if !ok {
+			t.Errorf("ptysend --help has no example for %s:\n%s", name, help)
+			continue
+		}
+		if !strings.Contains(string(readme), code) {
+			t.Errorf("README.md lacks the %s example of --help: %s", name, code)
+		}
+		t.Run(sh.name, func(t *testing.T) {
+			t.Parallel()
+			b := startShellBridge(t, sh)
+			src := filepath.Join(b.dir, "src")
+			must(t, os.Mkdir(src, 0o700))
+			must(t, os.WriteFile(filepath.Join(src, "a.go"), []byte("package a\n\n"), 0o600))
+			must(t, os.WriteFile(filepath.Join(src, "b.go"), []byte("package a\n"), 0o600))
+			b.run("--", "cd "+src)
+			if got := b.run("--", code); got != "2 a.go\n1 b.go\n" {
+				t.Fatalf("the example %q printed %q", code, got)
+			}
+			if got := b.run("--", `sh -c 'echo "$MODE"'`); got != "dev\n" {
+				t.Fatalf("the example must export MODE=dev, got %q", got)
+			}
+		})
+	}
+}
+
+// shellExamples finds the lines "ptysend -- 'CODE'   # shell, shell" of
+// the help text: CODE by shell name.
+func shellExamples(help string) map[string]string {
+	examples := map[string]string{}
+	for _, line := range strings.Split(help, "\n") {
+		call, names, ok := strings.Cut(strings.TrimSpace(line), "#")
+		code, quoted := strings.CutPrefix(strings.TrimSpace(call), "ptysend -- '")
+		if !ok || !quoted {
+			continue
+		}
+		for _, name := range strings.Split(names, ",") {
+			examples[strings.TrimSpace(name)] = strings.TrimSuffix(code, "'")
+		}
+	}
+	return examples
+}
