@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -95,6 +97,13 @@ func TestEveryShellKeepsTheContract(t *testing.T) {
 					}
 				})
 			}
+			t.Run("a syntax error fails with a message and ends the call", func(t *testing.T) {
+				r := b.send("--", "echo (")
+				if r.code == 0 || r.stdout != "" || r.stderr == "" {
+					t.Fatalf("want a failure with a message on stderr only, got:\n%v", r)
+				}
+				expectUsable(t, b)
+			})
 			t.Run("the no-output timeout's Ctrl-C leaves the shell usable", func(t *testing.T) {
 				r := b.send("--timeout", "1", "--", "echo started; sleep 300")
 				if r.code != 124 || r.stdout != "started\n" || !strings.Contains(r.stderr, "Ctrl-C") {
@@ -134,13 +143,13 @@ func TestANestedShellGetsCodeInItsOwnSyntax(t *testing.T) {
 			b := startShellBridge(t, shellByName(t, c.outer))
 			human := b.terms[0]
 			human.typeKeys(shellByName(t, c.inner).path(t) + "\r")
-			b.waitFor(c.inner+" in the foreground", func() bool { return b.currentCommand() == c.inner })
+			b.waitFor(c.inner+" in the foreground", func() bool { return b.foreground() == c.inner })
 			p := probe[c.inner]
 			if r := b.send("--", p.code); r.code != 0 || r.stdout != p.want {
 				t.Fatalf("the inner %s must run the words, got:\n%v", c.inner, r)
 			}
 			human.typeKeys("exit\r")
-			b.waitFor(c.outer+" back in the foreground", func() bool { return b.currentCommand() == c.outer })
+			b.waitFor(c.outer+" back in the foreground", func() bool { return b.foreground() == c.outer })
 			p = probe[c.outer]
 			if r := b.send("--", p.code); r.code != 0 || r.stdout != p.want {
 				t.Fatalf("back in %s, got:\n%v", c.outer, r)
@@ -149,10 +158,23 @@ func TestANestedShellGetsCodeInItsOwnSyntax(t *testing.T) {
 	}
 }
 
-// currentCommand is the program in the foreground of the shared pane.
-func (b *bridge) currentCommand() string {
-	out, _ := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_current_command}")
-	return strings.TrimSpace(out)
+// foreground is the program whose process group owns the shared pane's
+// terminal, read from /proc as ptysend reads it: tmux's
+// pane_current_command can name the outer shell while the terminal still
+// belongs to an inner one that is exiting.
+func (b *bridge) foreground() string {
+	pid, err := strconv.Atoi(b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_pid}"))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	cmdline, _ := os.ReadFile("/proc/" + fields[5] + "/cmdline")
+	argv0, _, _ := strings.Cut(string(cmdline), "\x00")
+	return strings.TrimPrefix(filepath.Base(argv0), "-")
 }
 
 func TestAShellPtysendCannotDriveIsRefusedByName(t *testing.T) {
@@ -164,7 +186,7 @@ func TestAShellPtysendCannotDriveIsRefusedByName(t *testing.T) {
 	must(t, os.Symlink("/bin/cat", fake))
 	human := b.terms[0]
 	human.typeKeys(fake + "\r")
-	b.waitFor("tcsh in the foreground", func() bool { return b.currentCommand() == "tcsh" })
+	b.waitFor("tcsh in the foreground", func() bool { return b.foreground() == "tcsh" })
 	r := b.send("--", "echo agent")
 	wantErr := "ptysend: error: the shared terminal runs tcsh, a shell ptysend cannot drive\nhint: "
 	if r.code != 125 || !strings.HasPrefix(r.stderr, wantErr) || !strings.Contains(r.stderr, "bash, zsh, fish and sh") {
@@ -174,7 +196,7 @@ func TestAShellPtysendCannotDriveIsRefusedByName(t *testing.T) {
 		t.Fatalf("nothing may be typed into a shell ptysend cannot drive:\n%s", pane)
 	}
 	human.typeKeys("\x04") // end of input: "tcsh" exits
-	b.waitFor("bash back in the foreground", func() bool { return b.currentCommand() == "bash" })
+	b.waitFor("bash back in the foreground", func() bool { return b.foreground() == "bash" })
 	if got := b.run("--", "echo agent"); got != "agent\n" {
 		t.Fatalf("got %q", got)
 	}
@@ -206,6 +228,12 @@ func TestTheHumansShellConfigurationStaysOutOfTheOutput(t *testing.T) {
 				"PROMPT=$'%n@%m %~\\n[prompt-line-two] %# '\n" +
 				"RPROMPT='[right-prompt]'\n",
 			drawn: "precmd-ran"},
+		// noclobber: the wrapper writes to a file ptysend made beforehand.
+		{name: "bash with noclobber", shell: "bash", rc: "set -o noclobber\nPS1='[noclobber] $ '\n", drawn: "[noclobber]"},
+		{name: "zsh with noclobber and other options", shell: "zsh",
+			rc:    "setopt no_clobber rc_expand_param no_unset ksh_arrays sh_word_split\nPROMPT='[zsh-options] %# '\n",
+			drawn: "[zsh-options]"},
+		{name: "dash with noclobber", shell: "dash", rc: "set -C\nPS1='[dash-C] $ '\n", drawn: "[dash-C]"},
 		{name: "fish multi-line prompt, right prompt, autosuggestions from history", shell: "fish",
 			rc: "function fish_prompt\n    echo fish-prompt-line-one\n    echo fish-prompt-line-two\n    echo -n '> '\nend\n" +
 				"function fish_right_prompt\n    echo -n '[right-prompt]'\nend\n",

@@ -74,29 +74,40 @@ func Script(sh Shell, job Job) string {
 	case Fish:
 		return fishScript(job)
 	case Zsh:
-		return posixScript(job, "builtin printf")
+		return posixScript(job, zshBuiltins)
 	}
-	return posixScript(job, "command printf")
+	return posixScript(job, posixBuiltins)
 }
 
-// posixScript is the wrapper for POSIX shells. printf names the shell's
-// builtin printf, bypassing a function or alias of the human's: the END
-// marker must come from the shell itself, for a marker printed by a child
-// process can reach ptysend before the child has exited, and the next call
-// would find the pane busy with printf. (In bash, dash and ksh "command"
-// finds builtins; zsh's "command" runs only external programs, and dash
-// has no "builtin".)
-func posixScript(job Job, printf string) string {
-	redirects := " 2>" + QuotePOSIX(job.StderrPath)
+// builtins is how a POSIX shell calls its own printf and eval, bypassing
+// any function or alias of the human's by those names.
+type builtins struct{ printf, eval string }
+
+var (
+	// posixBuiltins: in bash, dash and ksh "command" finds builtins, and
+	// it takes eval's special-builtin powers away, so a syntax error in the
+	// command no longer aborts the whole script (dash did, and the END
+	// marker never came).
+	posixBuiltins = builtins{printf: "command printf", eval: "command eval"}
+	// zshBuiltins: zsh's "command" runs only external programs.
+	zshBuiltins = builtins{printf: "builtin printf", eval: "builtin eval"}
+)
+
+// posixScript is the wrapper for POSIX shells. The END marker must come
+// from the shell itself, never from a child process: a marker printed by
+// a child can reach ptysend before the child has exited, and the next call
+// would find the pane busy with printf.
+func posixScript(job Job, b builtins) string {
+	redirects := " 2>|" + QuotePOSIX(job.StderrPath)
 	if job.StdinPath != "" {
 		redirects += " <" + QuotePOSIX(job.StdinPath)
 	}
 	// The marker text is built by printf from pieces, so a shell tracing
 	// its input (set -v, set -x) never prints a marker-shaped line.
 	return fmt.Sprintf("%[1]s '\\033]%[2]s;S;%%s\\007' %[3]s\n"+
-		"eval %[4]s%[5]s\n"+
+		"%[6]s %[4]s%[5]s\n"+
 		"%[1]s '\\033]%[2]s;E;%%s;%%d\\007' %[3]s \"$?\"\n",
-		printf, osc, job.ID, QuotePOSIX(evalText(job.Command)), redirects)
+		b.printf, osc, job.ID, QuotePOSIX(evalText(job.Command)), redirects, b.eval)
 }
 
 // fishScript is the wrapper for fish. Fish runs the commands of a sourced
@@ -106,12 +117,21 @@ func posixScript(job Job, printf string) string {
 // command, as bash, zsh and dash have it, and a one-shot fish_prompt
 // handler restores the human's setting: it runs even when Ctrl-C cancels
 // the rest of the script.
+//
+// Fish's eval prints a syntax error on fish's own stderr, the terminal,
+// whatever the redirections, so it would reach the agent as stdout. The
+// text is first parsed by fish --no-execute, whose message goes to the
+// command's stderr; a syntax error then gets eval's status, 123.
 func fishScript(job Job) string {
-	redirects := " 2>" + fishQuote(job.StderrPath)
+	text := fishQuote(evalText(job.Command))
+	errFile := fishQuote(job.StderrPath)
+	redirects := " 2>" + errFile
 	if job.StdinPath != "" {
 		redirects += " <" + fishQuote(job.StdinPath)
 	}
 	restore := "__ptybridge_restore_" + string(job.ID)
+	start := fmt.Sprintf("builtin printf '\\033]%s;S;%%s\\007' %s", osc, job.ID)
+	end := fmt.Sprintf("builtin printf '\\033]%s;E;%%s;%%d\\007' %s", osc, job.ID)
 	return fmt.Sprintf("set -l __ptybridge_jc interactive\n"+
 		"status is-full-job-control; and set __ptybridge_jc full\n"+
 		"status is-no-job-control; and set __ptybridge_jc none\n"+
@@ -121,10 +141,14 @@ func fishScript(job Job) string {
 		"end\n"+
 		"set -e __ptybridge_jc\n"+
 		"status job-control full\n"+
-		"builtin printf '\\033]%[2]s;S;%%s\\007' %[3]s\n"+
-		"eval %[4]s%[5]s\n"+
-		"builtin printf '\\033]%[2]s;E;%%s;%%d\\007' %[3]s $status\n",
-		restore, osc, job.ID, fishQuote(evalText(job.Command)), redirects)
+		"%[2]s\n"+
+		"if builtin printf '%%s' %[4]s | command $__fish_bin_dir/fish --no-config --no-execute 2>%[5]s\n"+
+		"    eval %[4]s%[6]s\n"+
+		"    %[3]s $status\n"+
+		"else\n"+
+		"    %[3]s 123\n"+
+		"end\n",
+		restore, start, end, text, errFile, redirects)
 }
 
 // QuotePOSIX quotes s as one word for any POSIX shell.
