@@ -29,6 +29,13 @@ and its exit status ptysend's exit status. Standard input is forwarded to
 the command unless it is a terminal; then the command reads the shared
 terminal, where the user can answer (sudo and ssh prompts read it anyway).
 
+Shells: the WORDS are code for the shell that runs in the shared terminal,
+whichever the user started there: bash, zsh, sh (dash) or fish. Write them
+in its syntax:
+  ptysend -- 'export MODE=dev; for f in *.go; do wc -l "$f"; done'   # bash, zsh, sh
+  ptysend -- 'set -x MODE dev; for f in *.go; wc -l $f; end'         # fish
+Other shells (tcsh, nu, pwsh...) are refused with exit 125.
+
 Exit status: the command's own; 124 when --timeout or --max-time fired
 (Ctrl-C is sent, then Ctrl-\ 3 s later; the output so far is printed);
 125 when ptysend itself failed (no bridge, bad flags, busy terminal).

@@ -68,6 +68,20 @@ func withShell(path string) option {
 // withEnv sets one more variable for every process of the test.
 func withEnv(key, value string) option { return func(b *bridge) { b.setenv(key, value) } }
 
+// withHomeFile writes a file (an rc file of the human's shell, say) at
+// name, relative to the test's private $HOME, making its directories.
+func withHomeFile(name, content string) option {
+	return func(b *bridge) {
+		path := filepath.Join(b.getenv("HOME"), name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			b.t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+}
+
 // newWorld prepares the private environment without opening a terminal.
 func newWorld(t *testing.T, opts ...option) *bridge {
 	t.Helper()
@@ -255,6 +269,12 @@ func (b *bridge) waitReady() {
 		out, err := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{session_name} #{session_attached}")
 		name, attached, _ := strings.Cut(strings.TrimSpace(out), " ")
 		return err == nil && name == b.name && attached != "0"
+	})
+	// Until the shell has drawn its first prompt, the pane may still run
+	// tmux's child before the shell's exec, or a shell reading its rc files.
+	b.waitFor("the shell's first prompt", func() bool {
+		out, err := b.tmux("capture-pane", "-p", "-t", "="+b.name+":")
+		return err == nil && strings.TrimSpace(out) != ""
 	})
 }
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,31 +146,33 @@ func TestTheOverallTimeoutStillAppliesWhileWaitingForTheHuman(t *testing.T) {
 }
 
 func TestPagersPrintStraightThroughForTheAgentOnly(t *testing.T) {
-	for _, shell := range []string{"/bin/bash", "/usr/bin/zsh"} {
+	repo := t.TempDir()
+	git := func(args ...string) {
+		args = append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	// 100 commits: more than the 40 rows of the screen, so a pager would
+	// stop and wait for a key.
+	for i := range 100 {
+		git("commit", "-q", "--allow-empty", "-m", fmt.Sprint("c", i))
+	}
+	for _, shell := range []string{"/bin/bash", "/usr/bin/zsh", "/usr/bin/fish", "/usr/bin/dash"} {
 		t.Run(filepath.Base(shell), func(t *testing.T) {
+			t.Parallel()
 			b := startBridge(t, withShell(shell), withEnv("PAGER", "less"), withEnv("LESS", ""))
-			repo := filepath.Join(b.dir, "repo")
-			for _, args := range [][]string{
-				{"init", "-q", repo},
-				{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"},
-			} {
-				if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-					t.Fatalf("git %v: %v %s", args, err, out)
-				}
-			}
-			// 100 commits: more than the 40 rows of the screen, so a pager
-			// would stop and wait for a key.
-			b.run("--", "cd "+repo+" && for i in $(seq 2 100); do git -c user.name=t -c user.email=t@t commit -q --allow-empty -m c$i; done")
-			r := b.send("--timeout", "5", "--", "git log --oneline")
+			r := b.send("--timeout", "5", "--", "git -C "+repo+" log --oneline")
 			if r.code != 0 || strings.Count(r.stdout, "\n") != 100 {
 				t.Fatalf("git log must print its 100 lines straight through:\n%v", r)
 			}
 			if r := b.send("--timeout", "5", "--", "man ls"); r.code != 0 || !strings.Contains(r.stdout, "list directory contents") {
 				t.Fatalf("man must print straight through:\n%v", r)
 			}
-			b.terms[0].typeKeys("echo \"human-pager=$PAGER git=${GIT_PAGER-unset}\"\r")
+			b.terms[0].typeKeys("echo \"human-pager=$PAGER git=[$GIT_PAGER]\"\r")
 			b.waitFor("the human's pager settings, unchanged", func() bool {
-				return strings.Contains(b.paneText(), "\nhuman-pager=less git=unset")
+				return strings.Contains(b.paneText(), "\nhuman-pager=less git=[]")
 			})
 		})
 	}

@@ -10,10 +10,12 @@ import (
 type Shell int
 
 const (
-	// POSIX covers sh, dash, bash, zsh, ksh and busybox ash.
+	// POSIX covers sh, dash, bash, ksh and busybox ash.
 	POSIX Shell = iota
 	// Fish is the fish shell, whose syntax differs.
 	Fish
+	// Zsh speaks POSIX syntax, but its "command" skips builtins.
+	Zsh
 )
 
 // ShellFor maps the name of the program in the foreground of the pane
@@ -22,12 +24,29 @@ const (
 func ShellFor(program string) (sh Shell, ok bool) {
 	name := strings.TrimPrefix(filepath.Base(program), "-")
 	switch name {
-	case "sh", "dash", "bash", "zsh", "ksh", "ksh93", "mksh", "ash", "busybox":
+	case "zsh":
+		return Zsh, true
+	case "sh", "dash", "bash", "ksh", "ksh93", "mksh", "ash", "busybox":
 		return POSIX, true
 	case "fish":
 		return Fish, true
 	}
 	return 0, false
+}
+
+// Supported names the shells ptysend drives, for messages to the agent.
+const Supported = "bash, zsh, fish and sh (dash)"
+
+// Unsupported reports whether program is a shell, by its name, that
+// ptysend cannot write a wrapper for: its syntax is neither POSIX nor
+// fish's. Guessing would type code the shell misreads into the human's
+// terminal, so such a shell is refused by name.
+func Unsupported(program string) bool {
+	switch strings.TrimPrefix(filepath.Base(program), "-") {
+	case "csh", "tcsh", "nu", "xonsh", "elvish", "pwsh", "powershell", "rc", "es", "ion", "ysh", "murex":
+		return true
+	}
+	return false
 }
 
 // Job is one command to run in the pane.
@@ -51,41 +70,57 @@ func evalText(command string) string { return " " + command }
 // exports and functions persist, and a syntax error in the command is an
 // ordinary failure that still reaches the END marker.
 func Script(sh Shell, job Job) string {
-	if sh == Fish {
+	switch sh {
+	case Fish:
 		return fishScript(job)
+	case Zsh:
+		return posixScript(job, zshBuiltins)
 	}
-	return posixScript(job)
+	return posixScript(job, posixBuiltins)
 }
 
-func posixScript(job Job) string {
-	redirects := " 2>" + QuotePOSIX(job.StderrPath)
+// builtins is how a POSIX shell calls its own printf and eval, bypassing
+// any function or alias of the human's by those names.
+type builtins struct{ printf, eval string }
+
+var (
+	// posixBuiltins: in bash, dash and ksh "command" finds builtins, and
+	// it takes eval's special-builtin powers away, so a syntax error in the
+	// command no longer aborts the whole script (dash did, and the END
+	// marker never came).
+	posixBuiltins = builtins{printf: "command printf", eval: "command eval"}
+	// zshBuiltins: zsh's "command" runs only external programs.
+	zshBuiltins = builtins{printf: "builtin printf", eval: "builtin eval"}
+)
+
+// posixScript is the wrapper for POSIX shells. The END marker must come
+// from the shell itself, never from a child process: a marker printed by
+// a child can reach ptysend before the child has exited, and the next call
+// would find the pane busy with printf.
+func posixScript(job Job, b builtins) string {
+	redirects := " 2>|" + QuotePOSIX(job.StderrPath)
 	if job.StdinPath != "" {
 		redirects += " <" + QuotePOSIX(job.StdinPath)
 	}
-	// eval runs as "command eval", which is not a special built-in: on a
-	// syntax error in the command, dash, ash and bash --posix would
-	// otherwise abandon the whole sourced script, and END would never
-	// come. zsh's "command" runs only external programs, so zsh gets plain
-	// eval, where a syntax error is an ordinary failure already. The
-	// command's word starts with a space, so bash's eval never takes a
-	// command starting with '-' for an option.
+	// The command's word starts with a space, so bash's eval never takes
+	// a command starting with '-' for an option.
 	cmd := QuotePOSIX(evalText(job.Command))
 	// The pager variables hold for the command only: bash and dash keep
 	// assignments before "command eval" temporary and export them to the
-	// command's programs; zsh needs local -x in an anonymous function,
-	// which only zsh can parse, so it reaches zsh through one more eval.
-	// The human's own pager settings are untouched.
-	// The marker text is built by printf from pieces, so a shell tracing
-	// its input (set -v, set -x) never prints a marker-shaped line.
-	zsh := QuotePOSIX(fmt.Sprintf("() { local -x %s; eval %s; }", pagerSettings, cmd))
-	return fmt.Sprintf("command printf '%%s\\n' %s\n"+
-		"command printf '\\033]%s;S;%%s\\007' %s\n"+
-		"case ${ZSH_VERSION-} in '') %s command eval %s%s ;; *) eval %s%s ;; esac\n"+
-		"command printf '\\033]%s;E;%%s;%%d\\007' %s \"$?\"\n",
-		QuotePOSIX(DisplayLine(job.Command)),
-		osc, job.ID,
-		pagerSettings, cmd, redirects, zsh, redirects,
-		osc, job.ID)
+	// command's programs; zsh does not export them, so it runs the command
+	// in an anonymous function with local -x instead. The human's own pager
+	// settings are untouched. The marker text is built by printf from
+	// pieces, so a shell tracing its input (set -v, set -x) never prints a
+	// marker-shaped line.
+	run := fmt.Sprintf("%s %s %s%s", pagerSettings, b.eval, cmd, redirects)
+	if b == zshBuiltins {
+		run = fmt.Sprintf("() { local -x %s; %s %s; }%s", pagerSettings, b.eval, cmd, redirects)
+	}
+	return fmt.Sprintf("%[1]s '%%s\\n' %[4]s\n"+
+		"%[1]s '\\033]%[2]s;S;%%s\\007' %[3]s\n"+
+		"%[5]s\n"+
+		"%[1]s '\\033]%[2]s;E;%%s;%%d\\007' %[3]s \"$?\"\n",
+		b.printf, osc, job.ID, QuotePOSIX(DisplayLine(job.Command)), run)
 }
 
 // pagerSettings make programs print straight through instead of waiting
@@ -114,15 +149,58 @@ func DisplayLine(command string) string {
 	return shown
 }
 
+// fishScript is the wrapper for fish. Fish runs the commands of a sourced
+// file in its own process group unless job control is full, so Ctrl-C would
+// hit fish itself and fish would look idle in the foreground while the
+// command still runs. The wrapper turns full job control on for the
+// command, as bash, zsh and dash have it, and a one-shot fish_prompt
+// handler restores the human's setting: it runs even when Ctrl-C cancels
+// the rest of the script.
+//
+// Fish's eval prints a syntax error on fish's own stderr, the terminal,
+// whatever the redirections, so it would reach the agent as stdout. The
+// text is first parsed by fish --no-execute, whose message goes to the
+// command's stderr; a syntax error then gets eval's status, 123.
 func fishScript(job Job) string {
-	redirects := " 2>" + fishQuote(job.StderrPath)
+	text := fishQuote(evalText(job.Command))
+	errFile := fishQuote(job.StderrPath)
+	redirects := " 2>" + errFile
 	if job.StdinPath != "" {
 		redirects += " <" + fishQuote(job.StdinPath)
 	}
-	return fmt.Sprintf("command printf '\\033]%s;S;%%s\\007' %s\n"+
-		"eval %s%s\n"+
-		"command printf '\\033]%s;E;%%s;%%d\\007' %s $status\n",
-		osc, job.ID, fishQuote(evalText(job.Command)), redirects, osc, job.ID)
+	restore := "__ptybridge_restore_" + string(job.ID)
+	start := fmt.Sprintf("builtin printf '\\033]%s;S;%%s\\007' %s", osc, job.ID)
+	end := fmt.Sprintf("builtin printf '\\033]%s;E;%%s;%%d\\007' %s", osc, job.ID)
+	return fmt.Sprintf("set -l __ptybridge_jc interactive\n"+
+		"status is-full-job-control; and set __ptybridge_jc full\n"+
+		"status is-no-job-control; and set __ptybridge_jc none\n"+
+		"function %[1]s --on-event fish_prompt -V __ptybridge_jc\n"+
+		"    status job-control $__ptybridge_jc\n"+
+		"    functions --erase %[1]s\n"+
+		"end\n"+
+		"set -e __ptybridge_jc\n"+
+		"status job-control full\n"+
+		"builtin printf '%%s\\n' %[7]s\n"+
+		"%[2]s\n"+
+		"if builtin printf '%%s' %[4]s | command $__fish_bin_dir/fish --no-config --no-execute 2>%[5]s\n"+
+		"    %[8]s\n"+
+		"    eval %[4]s%[6]s\n"+
+		"    %[3]s $status\n"+
+		"else\n"+
+		"    %[3]s 123\n"+
+		"end\n",
+		restore, start, end, text, errFile, redirects, fishQuote(DisplayLine(job.Command)), fishPagerSettings())
+}
+
+// fishPagerSettings are pagerSettings as block-local exports: they end
+// with the if block that runs the command.
+func fishPagerSettings() string {
+	var sets []string
+	for _, kv := range strings.Fields(pagerSettings) {
+		name, value, _ := strings.Cut(kv, "=")
+		sets = append(sets, fmt.Sprintf("set -lx %s %s", name, fishQuote(value)))
+	}
+	return strings.Join(sets, "; ")
 }
 
 // QuotePOSIX quotes s as one word for any POSIX shell.

@@ -19,8 +19,8 @@ func TestShellFor(t *testing.T) {
 	}{
 		{"bash", markers.POSIX, true},
 		{"-bash", markers.POSIX, true},
-		{"/usr/bin/zsh", markers.POSIX, true},
-		{"-zsh", markers.POSIX, true},
+		{"/usr/bin/zsh", markers.Zsh, true},
+		{"-zsh", markers.Zsh, true},
 		{"dash", markers.POSIX, true},
 		{"sh", markers.POSIX, true},
 		{"-sh", markers.POSIX, true},
@@ -130,7 +130,7 @@ func TestScriptText(t *testing.T) {
 			name:     "POSIX quotes the command as one word and redirects stderr",
 			shell:    markers.POSIX,
 			job:      job,
-			contains: []string{`eval ' printf '\''%s\n'\'' "it'\''s" \ok' 2>'/tmp/err path'`, `"$?"`},
+			contains: []string{`eval ' printf '\''%s\n'\'' "it'\''s" \ok' 2>|'/tmp/err path'`, `"$?"`},
 			// Without StdinPath the command reads the terminal.
 			notContain: []string{" <'"},
 		},
@@ -138,7 +138,7 @@ func TestScriptText(t *testing.T) {
 			name:     "POSIX redirects stdin when StdinPath is set",
 			shell:    markers.POSIX,
 			job:      withStdin,
-			contains: []string{`eval ' printf '\''%s\n'\'' "it'\''s" \ok' 2>'/tmp/err path' <'/tmp/in path'`},
+			contains: []string{`eval ' printf '\''%s\n'\'' "it'\''s" \ok' 2>|'/tmp/err path' <'/tmp/in path'`},
 		},
 		{
 			name:       "fish quotes the command as one word and redirects stderr",

@@ -25,15 +25,15 @@ var shellsUnderTest = []shellUnderTest{
 	{name: "bash", argv: []string{"bash", "--norc", "--noprofile"}, family: markers.POSIX},
 	{name: "bash --posix", argv: []string{"bash", "--norc", "--noprofile", "--posix"}, family: markers.POSIX},
 	{name: "dash", argv: []string{"dash"}, family: markers.POSIX},
-	{name: "zsh", argv: []string{"zsh", "-f"}, family: markers.POSIX, optional: true},
-	{name: "fish", argv: []string{"fish", "--no-config"}, family: markers.Fish, optional: true},
+	{name: "zsh", argv: []string{"zsh", "-f"}, family: markers.Zsh},
+	{name: "fish", argv: []string{"fish", "--no-config"}, family: markers.Fish},
 }
 
 // testHome is $HOME for the shells: a path that needs quoting.
 const testHome = "/nonexistent/ptybridge home"
 
-// forEachShell runs f as a subtest for every shell of the family. bash and
-// dash must be installed; zsh and fish are skipped when they are not.
+// forEachShell runs f as a subtest for every shell of the family. Every
+// shell must be installed (.ci/run installs them): a missing one fails.
 func forEachShell(t *testing.T, family markers.Shell, f func(t *testing.T, sh shellUnderTest)) {
 	t.Helper()
 	for _, sh := range shellsUnderTest {
@@ -171,7 +171,7 @@ func (sb sandbox) runJob(t *testing.T, sh shellUnderTest, stdin string, job mark
 // A command with a syntax error fails like any command: the script goes
 // on to print END with a non-zero status, so the call ends.
 func TestScriptSyntaxErrorStillReachesEND(t *testing.T) {
-	for _, family := range []markers.Shell{markers.POSIX, markers.Fish} {
+	for _, family := range []markers.Shell{markers.POSIX, markers.Zsh, markers.Fish} {
 		commands := []string{"if then", "echo 'unterminated", "echo ok; )"}
 		if family == markers.Fish {
 			commands = []string{"if", "echo 'unterminated", "echo ok; )", "end"}
@@ -189,7 +189,7 @@ func TestScriptSyntaxErrorStillReachesEND(t *testing.T) {
 				}
 				// fish prints its own diagnostics to the shell's stderr
 				// (the pane), whatever eval's redirection says.
-				if stderr == "" && family == markers.POSIX {
+				if stderr == "" && family != markers.Fish {
 					t.Errorf("command %q: nothing in the stderr file, want the shell's syntax error", command)
 				}
 			}
@@ -202,6 +202,7 @@ func TestScriptSyntaxErrorStillReachesEND(t *testing.T) {
 func TestScriptCommandStartingWithDash(t *testing.T) {
 	commands := map[markers.Shell]string{
 		markers.POSIX: "-greet now 'and then'",
+		markers.Zsh:   "-greet now 'and then'",
 		markers.Fish:  "-greet now 'and then'",
 	}
 	for family, command := range commands {

@@ -47,8 +47,7 @@ func processName(pid int) string {
 	if args := processArgs(pid); len(args) > 0 && args[0] != "" {
 		return strings.TrimPrefix(filepath.Base(args[0]), "-")
 	}
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	return strings.TrimSpace(string(b))
+	return processComm(pid)
 }
 
 // idleShell finds the shell waiting at its prompt in the pane: the
@@ -80,10 +79,32 @@ func idleShellNow(panePID int) (int, markers.Shell, error) {
 	}
 	name := processName(fg)
 	sh, ok := markers.ShellFor(name)
-	if !ok || !interactive(processArgs(fg)) {
-		return 0, 0, busyError(name)
+	if ok && interactive(processArgs(fg)) {
+		return fg, sh, nil
 	}
-	return fg, sh, nil
+	if foreign, ok := unsupportedShell(fg); ok {
+		return 0, 0, unsupportedShellError(foreign)
+	}
+	return 0, 0, busyError(name)
+}
+
+// unsupportedShell names the shell we cannot drive that runs as pid, if
+// any. A shell written in a scripting language (xonsh) runs as its
+// interpreter, python3, but the kernel names the process after the script
+// (comm), so both names are checked.
+func unsupportedShell(pid int) (string, bool) {
+	for _, name := range []string{processName(pid), processComm(pid)} {
+		if markers.Unsupported(name) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// processComm is the kernel's name of pid: the file it executed.
+func processComm(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return strings.TrimSpace(string(b))
 }
 
 // interactive reports whether a shell's arguments leave it reading
@@ -101,5 +122,13 @@ func busyError(program string) error {
 	return &Error{
 		Msg:  fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
 		Hint: fmt.Sprintf("ask the user to finish or quit %s in the ptybridge terminal (or press Ctrl-C there), then retry", program),
+	}
+}
+
+func unsupportedShellError(shell string) error {
+	return &Error{
+		Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot drive", shell),
+		Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal (e.g. type bash there), or to leave %s, then retry",
+			markers.Supported, shell),
 	}
 }
