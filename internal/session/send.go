@@ -62,7 +62,7 @@ func Send(req Request) (int, error) {
 	}
 	shellPID, shell, err := idleShell(rc.PanePID)
 	if err != nil {
-		return 0, err
+		return 0, replBusyError(req.Bridge, rc.PanePID, err)
 	}
 	c := &call{req: req, rc: rc, shellPID: shellPID, start: start}
 	if err := c.prepare(shell); err != nil {
