@@ -32,17 +32,24 @@ func fakeREPLCommand() string { return fakeREPLEnv + "=1 " + os.Args[0] }
 //	sleep SECS    sleeps; Ctrl-C cuts it short ("Interrupted")
 //	ticks N       prints N lines, one every 100 ms
 //	block         reads lines at "....> " until an empty one, then counts them
+//	heredoc       reads lines at "....> " until one is END
 //	pid           prints its process id
 //	exit CODE     exits with CODE
 //	die           kills itself with SIGKILL
+//	stubborn      from now on ignores Ctrl-D (end of input)
 func runFakeREPL() int {
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, syscall.SIGINT)
 	in := bufio.NewReader(os.Stdin)
 	fmt.Println("fake REPL 1.0")
+	stubborn := false
 	for {
 		fmt.Print("fake> ")
 		line, err := in.ReadString('\n')
+		if err != nil && stubborn {
+			fmt.Println("(use exit)")
+			continue
+		}
 		if err != nil {
 			fmt.Println()
 			return 0 // Ctrl-D
@@ -83,11 +90,21 @@ func runFakeREPL() int {
 				n++
 			}
 			fmt.Printf("block of %d lines\n", n)
+		case "heredoc":
+			for {
+				fmt.Print("....> ")
+				l, err := in.ReadString('\n')
+				if err != nil || strings.TrimSpace(l) == "END" {
+					break
+				}
+			}
 		case "pid":
 			fmt.Println(os.Getpid())
 		case "exit":
 			code, _ := strconv.Atoi(arg)
 			return code
+		case "stubborn":
+			stubborn = true
 		case "die":
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		default:

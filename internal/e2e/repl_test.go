@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -120,5 +121,216 @@ func TestFakeREPLCases(t *testing.T) {
 		if got := b.eval(c.expr); got != c.want {
 			t.Errorf("%s: want %q, got %q", c.name, c.want, got)
 		}
+	}
+}
+
+func TestPythonOutputThatLooksLikeAPromptIsNotOne(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	b.eval("import time, sys")
+	if got := b.eval(`print(">>> fake"); time.sleep(1.5); print("done")`); got != ">>> fake\ndone\n" {
+		t.Fatalf("got %q", got)
+	}
+	// Worse: the prompt-shaped text is on the cursor line while it sleeps.
+	if got := b.eval(`_ = sys.stdout.write(">>> "); sys.stdout.flush(); time.sleep(1.5); print("done")`); got != ">>> done\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestNodeREPLOutputIsPlainText(t *testing.T) {
+	needProgram(t, "node")
+	b := startBridge(t)
+	if r := b.send("--repl-start", "node"); r.code != 0 || !strings.Contains(r.stdout, "Welcome to Node.js") {
+		t.Fatalf("start:\n%v", r)
+	}
+	// Node colours its results and redraws its input line: the agent gets
+	// the text the human sees.
+	if got := b.eval(`[21 * 2, "s", {a: 1}]`); got != "[ 42, 's', { a: 1 } ]\n" {
+		t.Fatalf("got %q", got)
+	}
+	if got := b.eval("function twice(x) {\n\treturn x * 2\n}"); got != "undefined\n" {
+		t.Fatalf("got %q", got)
+	}
+	long := strings.Repeat("abcdefghij", 25) // wider than the terminal
+	if got := b.eval(`twice(21) + "` + long + `".length`); got != strconv.Itoa(42+len(long))+"\n" {
+		t.Fatalf("got %q", got)
+	}
+	if got := b.eval("const s = Date.now(); while (Date.now() - s < 1500) {}; 'busy loop done'"); got != "'busy loop done'\n" {
+		t.Fatalf("got %q", got)
+	}
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("close:\n%v", r)
+	}
+	if got := b.run("--", "echo back"); got != "back\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestPythonTimeoutInterruptsTheEvaluationNotTheREPL(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	b.eval("kept = 'state survives'")
+	r := b.send("--timeout", "1", "--repl-eval", "import time; print('started', flush=True); time.sleep(300)")
+	if r.code != 124 || !strings.HasPrefix(r.stdout, "started\n") || !strings.Contains(r.stdout, "KeyboardInterrupt") {
+		t.Fatalf("want exit 124 with the output so far and the KeyboardInterrupt:\n%v", r)
+	}
+	if strings.Contains(r.stdout, ">>>") || strings.Contains(r.stdout, "^C") {
+		t.Fatalf("no prompt and no ^C echo in the output:\n%v", r)
+	}
+	expectStderr(t, r, "--timeout", "Ctrl-C", "hint: ")
+	if got := b.eval("kept"); got != "'state survives'\n" {
+		t.Fatalf("the REPL must stay usable with its state, got %q", got)
+	}
+	r = b.send("--timeout", "30", "--max-time", "1", "--repl-eval", "time.sleep(300)")
+	if r.code != 124 {
+		t.Fatalf("--max-time: want 124:\n%v", r)
+	}
+	expectStderr(t, r, "--max-time")
+	if got := b.eval("1"); got != "1\n" {
+		t.Fatalf("got %q", got)
+	}
+	r = b.send("--repl-eval", "x = (1,")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "incomplete")
+	if got := b.eval("kept"); got != "'state survives'\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestREPLKilledMidEvalFailsAndFreesTheShell(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	pid := b.replPID()
+	eval := b.ptysend(nil, "--repl-eval", "import time; time.sleep(300)")
+	var stdout, stderr strings.Builder
+	eval.Stdout, eval.Stderr = &stdout, &stderr
+	must(t, eval.Start())
+	b.waitFor("python to sleep", func() bool {
+		wchan, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/wchan")
+		return strings.Contains(string(wchan), "nanosleep")
+	})
+	must(t, syscall.Kill(pid, syscall.SIGKILL))
+	eval.Wait()
+	r := result{stdout.String(), stderr.String(), eval.ProcessState.ExitCode()}
+	// Not 124: the death is seen at once, not by the 10 s no-output timeout.
+	expectCode(t, r, 125)
+	expectStderr(t, r, "python", "killed by signal 9", "--repl-start", "hint: ")
+	if _, err := os.Stat(filepath.Join(b.runtimeDir(), b.name+".repl.json")); !os.IsNotExist(err) {
+		t.Fatalf("the REPL state must be cleared: %v", err)
+	}
+	if got := b.run("--", "echo shell works"); got != "shell works\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestFakeREPLDeathsAndExits(t *testing.T) {
+	b := startBridge(t)
+	b.startFake()
+	r := b.send("--repl-eval", "die")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "killed by signal 9", "--repl-start")
+	b.run("--", "true")
+
+	b.startFake()
+	r = b.send("--repl-eval", "exit 3")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "exited with status 3")
+	b.run("--", "true")
+
+	// Killed while nobody was looking: the next call finds out.
+	b.startFake()
+	pid := b.replPID()
+	must(t, syscall.Kill(pid, syscall.SIGKILL))
+	b.waitFor("the shell to be back", func() bool { return b.foregroundPID() != pid })
+	r = b.send("--repl-eval", "echo hi")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "no longer running", "--repl-start")
+	b.run("--", "true")
+}
+
+func TestFakeREPLTimeoutKeepsItUsable(t *testing.T) {
+	b := startBridge(t)
+	b.startFake()
+	r := b.send("--timeout", "1", "--repl-eval", "sleep 300")
+	if r.code != 124 || r.stdout != "Interrupted\n" {
+		t.Fatalf("want exit 124 and the REPL's answer to Ctrl-C:\n%v", r)
+	}
+	if got := b.eval("echo still here"); got != "still here\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestUserTypingDuringAnEval(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	eval := b.ptysend(nil, "--repl-eval", "import time; time.sleep(1.5); 'done'")
+	var stdout strings.Builder
+	eval.Stdout = &stdout
+	must(t, eval.Start())
+	b.waitFor("the evaluation to run", func() bool { return strings.Contains(b.paneText(), "time.sleep(1.5)") })
+	b.terms[0].typeKeys("abc")
+	must(t, eval.Wait())
+	if got := stdout.String(); !strings.Contains(got, "'done'\n") || strings.Contains(got, ">>>") {
+		t.Fatalf("want the result (the user's keys may show too), no prompt; got %q", got)
+	}
+	// Their keys now wait at the prompt: never spliced into, never lost.
+	b.waitFor("the user's keys at the prompt", func() bool { return strings.Contains(b.paneText(), ">>> abc") })
+	r := b.send("--repl-eval", "1 + 1")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "the user is typing", "hint: ")
+	b.terms[0].typeKeys("\x15") // Ctrl-U: the user clears their line
+	b.waitFor("the line to be clear", func() bool { return b.send("--repl-eval", "2 + 2").stdout == "4\n" })
+}
+
+func TestREPLMisuseIsExplained(t *testing.T) {
+	b := startBridge(t)
+	r := b.send("--repl-eval", "1 + 1")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "no REPL is running", "--repl-start")
+	r = b.send("--repl-close")
+	if r.code != 0 || !strings.Contains(r.stderr, "no REPL is open") {
+		t.Fatalf("closing nothing must say so and succeed:\n%v", r)
+	}
+	r = b.send("--repl-start", "no-such-repl-here")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "--prompt")
+	r = b.send("--repl-eval", "x", "--", "echo")
+	expectCode(t, r, 125)
+
+	b.startFake()
+	r = b.send("--", "echo hi")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "--repl-eval", "--repl-close")
+	r = b.send("--repl-start", fakeREPLCommand(), "--prompt", fakePrompt)
+	expectCode(t, r, 125)
+	expectStderr(t, r, "already running")
+	if got := b.eval("echo the first one is fine"); got != "the first one is fine\n" {
+		t.Fatalf("got %q", got)
+	}
+	r = b.send("--repl-eval", "heredoc\nnever ended")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "incomplete", "Ctrl-C did not bring its prompt back")
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("close, as the hint says:\n%v", r)
+	}
+	b.run("--", "true")
+}
+
+func TestCloseUsesStrongerMeansAndIsIdempotent(t *testing.T) {
+	b := startBridge(t)
+	b.startFake()
+	b.eval("stubborn")
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("close:\n%v", r)
+	}
+	if got := b.run("--", "echo back"); got != "back\n" {
+		t.Fatalf("got %q", got)
+	}
+	if r := b.send("--repl-close"); r.code != 0 || !strings.Contains(r.stderr, "no REPL") {
+		t.Fatalf("second close:\n%v", r)
 	}
 }

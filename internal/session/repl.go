@@ -450,6 +450,7 @@ func exitDescription(o outcome) string {
 // would kill the REPL and all its state.
 func (r *replRun) interrupt(why outcome) (int, error) {
 	r.out.interrupted()
+	r.promptOnly = true
 	r.sendKey("C-c")
 	o := r.waitPrompt(0, KillGrace)
 	code := ExitTimeout
@@ -457,7 +458,7 @@ func (r *replRun) interrupt(why outcome) (int, error) {
 		code = 128 + int(why.sig.(syscall.Signal))
 	}
 	switch o.kind {
-	case atPrompt, atContinuation:
+	case atPrompt:
 		r.writeBeforePrompt(o)
 		return code, &Error{Code: code, Msg: why.why + ": interrupted the evaluation with Ctrl-C; the REPL is at its prompt again", Hint: why.hint}
 	case timedOut, signalled:
@@ -474,14 +475,19 @@ func (r *replRun) interrupt(why outcome) (int, error) {
 // the expression was incomplete; Ctrl-C drops it, as a human would.
 func (r *replRun) cancelIncomplete() (int, error) {
 	r.out.interrupted()
+	r.promptOnly = true
 	r.sendKey("C-c")
 	o := r.waitPrompt(0, KillGrace)
-	if o.kind == ended || o.kind == died || o.kind == hungUp {
+	what := fmt.Sprintf("the REPL %s still waited for more input after the expression and an empty line: the expression looks incomplete (an unclosed bracket, string or block?)", r.st.Program)
+	switch o.kind {
+	case ended, died, hungUp:
 		return r.failed(o)
+	case atPrompt:
+		return 0, &Error{Msg: what + "; it was cancelled with Ctrl-C", Hint: "fix the expression and retry"}
 	}
 	return 0, &Error{
-		Msg:  fmt.Sprintf("the REPL %s still waited for more input after the expression and an empty line, so it was cancelled with Ctrl-C", r.st.Program),
-		Hint: "the expression looks incomplete (an unclosed bracket, string or block?); fix it and retry",
+		Msg:  what + "; Ctrl-C did not bring its prompt back",
+		Hint: "send the rest of the input with --repl-eval, ask the user, or leave the REPL with ptysend --repl-close",
 	}
 }
 

@@ -25,10 +25,13 @@ type replRun struct {
 	screen       *lineScreen
 	out          *replOutput
 	ext          *markers.Extractor
-	chunks       chan struct{}
-	done         chan streamResult
-	death        chan struct{}
-	pidfd        int
+	// promptOnly: after a Ctrl-C only the main prompt means the REPL gave
+	// up the input; its continuation prompt may still show for a moment.
+	promptOnly bool
+	chunks     chan struct{}
+	done       chan streamResult
+	death      chan struct{}
+	pidfd      int
 }
 
 func newREPLRun(req REPLRequest, rc *relayClient, st *replState, start time.Time) *replRun {
@@ -207,7 +210,7 @@ func (r *replRun) check() (o outcome, ok, again bool) {
 	}
 	line, _ := r.screen.cursorLine()
 	start, _ := promptIn(r.prompt, line)
-	continuing := start < 0 && r.cont != nil && r.cont.MatchString(line)
+	continuing := start < 0 && !r.promptOnly && r.cont != nil && r.cont.MatchString(line)
 	if start < 0 && !continuing {
 		return o, false, false
 	}
