@@ -14,8 +14,9 @@ import (
 // missing: CI installs them (.ci/run).
 func needProgram(t *testing.T, name string) {
 	t.Helper()
+	debianPackage := map[string]string{"python3": "python3", "node": "nodejs"}[name]
 	if _, err := exec.LookPath(name); err != nil {
-		t.Fatalf("%s is required for the REPL tests and is not on PATH (apt-get install %s)", name, map[string]string{"node": "nodejs"}[name]+strings.TrimPrefix(name, "node"))
+		t.Fatalf("%s is required for the REPL tests and is not on PATH (apt-get install %s)", name, debianPackage)
 	}
 }
 
@@ -40,7 +41,7 @@ func (b *bridge) eval(expr string) string {
 	return r.stdout
 }
 
-// replPID is the pid of the REPL in the state file.
+// replPID is the pid of the REPL: the foreground process of the pane.
 func (b *bridge) replPID() int {
 	b.t.Helper()
 	fg := b.foregroundPID()
