@@ -27,6 +27,9 @@ var bin string
 const hangGuard = 30 * time.Second
 
 func TestMain(m *testing.M) {
+	if os.Getenv(fakeREPLEnv) != "" {
+		os.Exit(runFakeREPL())
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: tmux is required for these tests and is not on PATH: install it (apt-get install tmux)")
 		os.Exit(1)

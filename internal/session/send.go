@@ -63,7 +63,7 @@ func Send(req Request) (int, error) {
 	}
 	shellPID, shell, err := idleShell(rc.PanePID)
 	if err != nil {
-		return 0, err
+		return 0, replBusyError(req.Bridge, rc.PanePID, err)
 	}
 	needHooks, err := awaitFreePrompt(rc, shellPID, processName(shellPID))
 	if err != nil {
@@ -367,7 +367,7 @@ func (c *call) tellWaitingForHuman() {
 		return
 	}
 	c.toldWaiting = true
-	asks := cursorLine(c.rc.PaneID)
+	asks := whatTheTerminalAsks(c.rc.PaneID)
 	if asks == "" {
 		asks = "(input)"
 	}

@@ -32,11 +32,15 @@ func tmuxEnv() []string {
 
 // tmux runs one tmux command and returns its standard output. Every tmux
 // call of the project goes through here. A failure carries tmux's stderr.
-func tmux(args ...string) (string, error) {
+func tmux(args ...string) (string, error) { return tmuxInput("", args...) }
+
+// tmuxInput is tmux with input on its standard input (load-buffer -).
+func tmuxInput(input string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "tmux", args...)
 	cmd.Env = tmuxEnv()
+	cmd.Stdin = strings.NewReader(input)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -1,0 +1,337 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// needProgram fails (never skips) when a REPL the suite tests against is
+// missing: CI installs them (.ci/run).
+func needProgram(t *testing.T, name string) {
+	t.Helper()
+	debianPackage := map[string]string{"python3": "python3", "node": "nodejs"}[name]
+	if _, err := exec.LookPath(name); err != nil {
+		t.Fatalf("%s is required for the REPL tests and is not on PATH (apt-get install %s)", name, debianPackage)
+	}
+}
+
+// startFake starts the fake REPL in the shared terminal.
+func (b *bridge) startFake(extra ...string) result {
+	b.t.Helper()
+	args := append([]string{"--repl-start", fakeREPLCommand(), "--prompt", fakePrompt, "--continuation", fakeContinuing}, extra...)
+	r := b.send(args...)
+	if r.code != 0 {
+		b.t.Fatalf("starting the fake REPL failed:\n%v", r)
+	}
+	return r
+}
+
+// eval is --repl-eval for evaluations that must succeed; it returns stdout.
+func (b *bridge) eval(expr string) string {
+	b.t.Helper()
+	r := b.send("--repl-eval", expr)
+	if r.code != 0 {
+		b.t.Fatalf("--repl-eval %q failed:\n%v\npane:\n%s", expr, r, b.paneText())
+	}
+	return r.stdout
+}
+
+// replPID is the pid of the REPL: the foreground process of the pane.
+func (b *bridge) replPID() int {
+	b.t.Helper()
+	fg := b.foregroundPID()
+	if fg == 0 {
+		b.t.Fatal("no process in the foreground of the pane")
+	}
+	return fg
+}
+
+// foregroundPID is the foreground process group of the pane's terminal.
+func (b *bridge) foregroundPID() int {
+	pid := b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_pid}")
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	fg, _ := strconv.Atoi(fields[5])
+	return fg
+}
+
+func expectStderr(t *testing.T, r result, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%v", want, r)
+		}
+	}
+}
+
+func TestPythonREPLStartEvalClose(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	r := b.send("--repl-start", "python3")
+	if r.code != 0 || !strings.Contains(r.stdout, "Python 3") || strings.Contains(r.stdout, ">>>") {
+		t.Fatalf("want the banner without the prompt, exit 0:\n%v", r)
+	}
+	if got := b.eval("1 + 1"); got != "2\n" {
+		t.Fatalf("1 + 1: got %q", got)
+	}
+	// State lives between calls; a def sent as one multi-line EXPR, with
+	// a TAB, defines the function.
+	b.eval("x = 20")
+	if got := b.eval("def twice(n):\n\treturn n * 2"); got != "" {
+		t.Fatalf("def: got %q", got)
+	}
+	if got := b.eval("print(twice(x + 1))\nprint('second')"); got != "42\nsecond\n" {
+		t.Fatalf("got %q", got)
+	}
+	if got := b.eval("import sys; print('to stderr', file=sys.stderr)"); got != "to stderr\n" {
+		t.Fatalf("the REPL's stderr is on the terminal, got %q", got)
+	}
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("close:\n%v", r)
+	}
+	if got := b.run("--", "echo shell is back"); got != "shell is back\n" {
+		t.Fatalf("got %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(b.runtimeDir(), b.name+".repl.json")); !os.IsNotExist(err) {
+		t.Fatalf("the REPL state must be gone after close: %v", err)
+	}
+}
+
+func TestFakeREPLCases(t *testing.T) {
+	b := startBridge(t)
+	r := b.startFake()
+	if r.stdout != "fake REPL 1.0\n" {
+		t.Fatalf("start must print what came before the prompt: %q", r.stdout)
+	}
+	cases := []struct{ name, expr, want string }{
+		{"plain", "echo hello", "hello\n"},
+		{"prompt-shaped output while working", "lookalike", "fake> done\n"},
+		{"output without a final newline", "say no newline", "no newline"},
+		{"slow output", "ticks 3", "tick 1\ntick 2\ntick 3\n"},
+		{"continuation prompts", "block\none\ntwo", "block of 2 lines\n"},
+	}
+	for _, c := range cases {
+		if got := b.eval(c.expr); got != c.want {
+			t.Errorf("%s: want %q, got %q", c.name, c.want, got)
+		}
+	}
+}
+
+func TestPythonOutputThatLooksLikeAPromptIsNotOne(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	b.eval("import time, sys")
+	if got := b.eval(`print(">>> fake"); time.sleep(1.5); print("done")`); got != ">>> fake\ndone\n" {
+		t.Fatalf("got %q", got)
+	}
+	// Worse: the prompt-shaped text is on the cursor line while it sleeps.
+	if got := b.eval(`_ = sys.stdout.write(">>> "); sys.stdout.flush(); time.sleep(1.5); print("done")`); got != ">>> done\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestNodeREPLOutputIsPlainText(t *testing.T) {
+	needProgram(t, "node")
+	b := startBridge(t)
+	if r := b.send("--repl-start", "node"); r.code != 0 || !strings.Contains(r.stdout, "Welcome to Node.js") {
+		t.Fatalf("start:\n%v", r)
+	}
+	// Node colours its results and redraws its input line: the agent gets
+	// the text the human sees.
+	if got := b.eval(`[21 * 2, "s", {a: 1}]`); got != "[ 42, 's', { a: 1 } ]\n" {
+		t.Fatalf("got %q", got)
+	}
+	if got := b.eval("function twice(x) {\n\treturn x * 2\n}"); got != "undefined\n" {
+		t.Fatalf("got %q", got)
+	}
+	long := strings.Repeat("abcdefghij", 25) // wider than the terminal
+	if got := b.eval(`twice(21) + "` + long + `".length`); got != strconv.Itoa(42+len(long))+"\n" {
+		t.Fatalf("got %q", got)
+	}
+	if got := b.eval("const s = Date.now(); while (Date.now() - s < 1500) {}; 'busy loop done'"); got != "'busy loop done'\n" {
+		t.Fatalf("got %q", got)
+	}
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("close:\n%v", r)
+	}
+	if got := b.run("--", "echo back"); got != "back\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestPythonTimeoutInterruptsTheEvaluationNotTheREPL(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	b.eval("kept = 'state survives'")
+	r := b.send("--timeout", "1", "--repl-eval", "import time; print('started', flush=True); time.sleep(300)")
+	if r.code != 124 || !strings.HasPrefix(r.stdout, "started\n") || !strings.Contains(r.stdout, "KeyboardInterrupt") {
+		t.Fatalf("want exit 124 with the output so far and the KeyboardInterrupt:\n%v", r)
+	}
+	if strings.Contains(r.stdout, ">>>") || strings.Contains(r.stdout, "^C") {
+		t.Fatalf("no prompt and no ^C echo in the output:\n%v", r)
+	}
+	expectStderr(t, r, "--timeout", "Ctrl-C", "hint: ")
+	if got := b.eval("kept"); got != "'state survives'\n" {
+		t.Fatalf("the REPL must stay usable with its state, got %q", got)
+	}
+	r = b.send("--timeout", "30", "--max-time", "1", "--repl-eval", "time.sleep(300)")
+	if r.code != 124 {
+		t.Fatalf("--max-time: want 124:\n%v", r)
+	}
+	expectStderr(t, r, "--max-time")
+	if got := b.eval("1"); got != "1\n" {
+		t.Fatalf("got %q", got)
+	}
+	r = b.send("--repl-eval", "x = (1,")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "incomplete")
+	if got := b.eval("kept"); got != "'state survives'\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestREPLKilledMidEvalFailsAndFreesTheShell(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	pid := b.replPID()
+	eval := b.ptysend(nil, "--repl-eval", "import time; time.sleep(300)")
+	var stdout, stderr strings.Builder
+	eval.Stdout, eval.Stderr = &stdout, &stderr
+	must(t, eval.Start())
+	b.waitFor("python to sleep", func() bool {
+		wchan, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/wchan")
+		return strings.Contains(string(wchan), "nanosleep")
+	})
+	must(t, syscall.Kill(pid, syscall.SIGKILL))
+	eval.Wait()
+	r := result{stdout.String(), stderr.String(), eval.ProcessState.ExitCode()}
+	// Not 124: the death is seen at once, not by the 10 s no-output timeout.
+	expectCode(t, r, 125)
+	expectStderr(t, r, "python", "killed by signal 9", "--repl-start", "hint: ")
+	if _, err := os.Stat(filepath.Join(b.runtimeDir(), b.name+".repl.json")); !os.IsNotExist(err) {
+		t.Fatalf("the REPL state must be cleared: %v", err)
+	}
+	if got := b.run("--", "echo shell works"); got != "shell works\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestFakeREPLDeathsAndExits(t *testing.T) {
+	b := startBridge(t)
+	b.startFake()
+	r := b.send("--repl-eval", "die")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "killed by signal 9", "--repl-start")
+	b.run("--", "true")
+
+	b.startFake()
+	r = b.send("--repl-eval", "exit 3")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "exited with status 3")
+	b.run("--", "true")
+
+	// Killed while nobody was looking: the next call finds out.
+	b.startFake()
+	pid := b.replPID()
+	must(t, syscall.Kill(pid, syscall.SIGKILL))
+	b.waitFor("the shell to be back", func() bool { return b.foregroundPID() != pid })
+	r = b.send("--repl-eval", "echo hi")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "no longer running", "--repl-start")
+	b.run("--", "true")
+}
+
+func TestFakeREPLTimeoutKeepsItUsable(t *testing.T) {
+	b := startBridge(t)
+	b.startFake()
+	r := b.send("--timeout", "1", "--repl-eval", "sleep 300")
+	if r.code != 124 || r.stdout != "Interrupted\n" {
+		t.Fatalf("want exit 124 and the REPL's answer to Ctrl-C:\n%v", r)
+	}
+	if got := b.eval("echo still here"); got != "still here\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestUserTypingDuringAnEval(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	eval := b.ptysend(nil, "--repl-eval", "import time; time.sleep(1.5); 'done'")
+	var stdout strings.Builder
+	eval.Stdout = &stdout
+	must(t, eval.Start())
+	b.waitFor("the evaluation to run", func() bool { return strings.Contains(b.paneText(), "time.sleep(1.5)") })
+	b.terms[0].typeKeys("abc")
+	must(t, eval.Wait())
+	if got := stdout.String(); !strings.Contains(got, "'done'\n") || strings.Contains(got, ">>>") {
+		t.Fatalf("want the result (the user's keys may show too), no prompt; got %q", got)
+	}
+	// Their keys now wait at the prompt: never spliced into, never lost.
+	b.waitFor("the user's keys at the prompt", func() bool { return strings.Contains(b.paneText(), ">>> abc") })
+	r := b.send("--repl-eval", "1 + 1")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "the user is typing", "hint: ")
+	b.terms[0].typeKeys("\x15") // Ctrl-U: the user clears their line
+	b.waitFor("the line to be clear", func() bool { return b.send("--repl-eval", "2 + 2").stdout == "4\n" })
+}
+
+func TestREPLMisuseIsExplained(t *testing.T) {
+	b := startBridge(t)
+	r := b.send("--repl-eval", "1 + 1")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "no REPL is running", "--repl-start")
+	r = b.send("--repl-close")
+	if r.code != 0 || !strings.Contains(r.stderr, "no REPL is open") {
+		t.Fatalf("closing nothing must say so and succeed:\n%v", r)
+	}
+	r = b.send("--repl-start", "no-such-repl-here")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "--prompt")
+	r = b.send("--repl-eval", "x", "--", "echo")
+	expectCode(t, r, 125)
+
+	b.startFake()
+	r = b.send("--", "echo hi")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "--repl-eval", "--repl-close")
+	r = b.send("--repl-start", fakeREPLCommand(), "--prompt", fakePrompt)
+	expectCode(t, r, 125)
+	expectStderr(t, r, "already running")
+	if got := b.eval("echo the first one is fine"); got != "the first one is fine\n" {
+		t.Fatalf("got %q", got)
+	}
+	r = b.send("--repl-eval", "heredoc\nnever ended")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "incomplete", "Ctrl-C did not bring its prompt back")
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("close, as the hint says:\n%v", r)
+	}
+	b.run("--", "true")
+}
+
+func TestCloseUsesStrongerMeansAndIsIdempotent(t *testing.T) {
+	b := startBridge(t)
+	b.startFake()
+	b.eval("stubborn")
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("close:\n%v", r)
+	}
+	if got := b.run("--", "echo back"); got != "back\n" {
+		t.Fatalf("got %q", got)
+	}
+	if r := b.send("--repl-close"); r.code != 0 || !strings.Contains(r.stderr, "no REPL") {
+		t.Fatalf("second close:\n%v", r)
+	}
+}

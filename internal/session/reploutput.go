@@ -1,0 +1,118 @@
+package session
+
+import (
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// replOutput decides which finished screen lines are the REPL's response.
+// The REPL echoes each typed line after its prompt or continuation prompt
+// ("... "), possibly interleaved with output (python evaluates line 1 of
+// "a=1\nprint(a)" before it reads line 2): a line is dropped as an echo
+// when it is the next expected input behind a prompt, every other line
+// is output.
+type replOutput struct {
+	mu           sync.Mutex
+	w            io.Writer
+	prompt, cont *regexp.Regexp
+	pending      []string // typed lines whose echo has not come yet
+	stripCtrlC   bool
+}
+
+// expect adds lines typed into the REPL, in order.
+func (o *replOutput) expect(lines ...string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.pending = append(o.pending, lines...)
+}
+
+// echoed reports whether every typed line has been echoed.
+func (o *replOutput) echoed() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.pending) == 0
+}
+
+// interrupted: Ctrl-C discards typed input that was not read yet, and
+// the terminal's "^C" echo is not the REPL's output.
+func (o *replOutput) interrupted() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.pending, o.stripCtrlC = nil, true
+}
+
+func (o *replOutput) line(s string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.pending) > 0 && o.isEcho(s, o.pending[0]) {
+		o.pending = o.pending[1:]
+		return
+	}
+	o.writeLocked(s + "\n")
+}
+
+func (o *replOutput) write(s string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.writeLocked(s)
+}
+
+func (o *replOutput) writeLocked(s string) {
+	if o.stripCtrlC {
+		s = strings.ReplaceAll(s, "^C", "")
+	}
+	io.WriteString(o.w, s)
+}
+
+// isEcho reports whether screen line s shows typed line input: after a
+// prompt or continuation prompt, or alone (a REPL whose line editor
+// shows a multi-line paste as one edit). Blanks are compared loosely, as
+// TABs are shown as spaces and auto-indenting editors add some.
+func (o *replOutput) isEcho(s, input string) bool {
+	rest := o.stripPrompts(s)
+	if rest == s && squeeze(input) == "" {
+		return false // an empty line's echo is a bare prompt
+	}
+	return squeeze(rest) == squeeze(input)
+}
+
+// stripPrompts removes the prompts at the start of s. There can be
+// several: a REPL reading in cooked mode gets lines the terminal echoed
+// already, and prints its prompts for them one after the other.
+func (o *replOutput) stripPrompts(s string) string {
+	for s != "" {
+		at := leadingMatch(o.prompt, s)
+		if at <= 0 {
+			at = leadingMatch(o.cont, s)
+		}
+		if at <= 0 {
+			return s
+		}
+		s = s[at:]
+	}
+	return s
+}
+
+// leadingMatch is where a match of re at the start of s ends, or -1.
+func leadingMatch(re *regexp.Regexp, s string) int {
+	if re == nil {
+		return -1
+	}
+	if loc := re.FindStringIndex(s); loc != nil && loc[0] == 0 {
+		return loc[1]
+	}
+	return -1
+}
+
+// squeeze drops all blanks.
+func squeeze(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,251 @@
+package session
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
+)
+
+// replRun is one ptysend call's view of the REPL: the pane's stream read
+// through the wrapper's extractor into a lineScreen, whose finished lines
+// go through replOutput to stdout.
+type replRun struct {
+	req          REPLRequest
+	rc           *relayClient
+	st           *replState
+	start        time.Time
+	prompt, cont *regexp.Regexp
+	tty          *os.File
+	screen       *lineScreen
+	out          *replOutput
+	ext          *markers.Extractor
+	// promptOnly: after a Ctrl-C only the main prompt means the REPL gave
+	// up the input; its continuation prompt may still show for a moment.
+	promptOnly bool
+	chunks     chan struct{}
+	done       chan streamResult
+	death      chan struct{}
+	pidfd      int
+}
+
+func newREPLRun(req REPLRequest, rc *relayClient, st *replState, start time.Time) *replRun {
+	r := &replRun{
+		req: req, rc: rc, st: st, start: start,
+		prompt: regexp.MustCompile(st.Prompt),
+		tty:    openTTY(st.TTY),
+		out:    &replOutput{w: req.Stdout},
+		chunks: make(chan struct{}, 1),
+		done:   make(chan streamResult, 1),
+		pidfd:  -1,
+	}
+	if st.Continuation != "" {
+		r.cont = regexp.MustCompile(st.Continuation)
+	}
+	r.out.prompt, r.out.cont = r.prompt, r.cont
+	r.screen = &lineScreen{onLine: r.out.line}
+	r.ext = markers.NewExtractor(st.ID, r.screen)
+	if st.PID != 0 {
+		// The START marker went by in an earlier call: declare it seen, so
+		// the extractor passes the REPL's output on and stops at END.
+		r.ext.Write([]byte(markers.Start(st.ID)))
+		r.watchDeath()
+	}
+	go r.pump()
+	return r
+}
+
+func (r *replRun) stop() {
+	if r.tty != nil {
+		r.tty.Close()
+	}
+	if r.pidfd >= 0 {
+		unix.Close(r.pidfd)
+	}
+}
+
+// watchDeath signals r.death when the REPL's process exits, without
+// polling: a pidfd becomes readable then. (The END marker normally says
+// so too; it does not when the shell dropped the rest of the wrapper,
+// e.g. after the REPL died of SIGINT.)
+func (r *replRun) watchDeath() {
+	fd, err := unix.PidfdOpen(r.st.PID, 0)
+	if err != nil {
+		return // no pidfd (old kernel, or already gone): END still tells
+	}
+	r.pidfd = fd
+	r.death = make(chan struct{})
+	go func() {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			n, err := unix.Poll(fds, -1)
+			if err == unix.EINTR {
+				continue
+			}
+			if n > 0 && fds[0].Revents&unix.POLLIN != 0 {
+				close(r.death)
+			}
+			return
+		}
+	}()
+}
+
+// pump feeds the stream to the extractor; r.chunks says that output came
+// and nothing more is buffered, the moment to look at the prompt.
+func (r *replRun) pump() {
+	buf := make([]byte, 64*1024)
+	for {
+		n, err := r.rc.Read(buf)
+		if n > 0 {
+			r.ext.Write(buf[:n])
+			if r.ext.Done() {
+				r.done <- streamResult{}
+				return
+			}
+			if r.rc.r.Buffered() == 0 {
+				select {
+				case r.chunks <- struct{}{}:
+				default:
+				}
+			}
+		}
+		if err != nil {
+			r.done <- streamResult{err: io.ErrUnexpectedEOF}
+			return
+		}
+	}
+}
+
+type outcomeKind int
+
+const (
+	atPrompt       outcomeKind = iota + 1
+	atContinuation             // waiting for the rest of an input
+	ended                      // END marker: the REPL exited, status known
+	died                       // the process is gone, no END marker
+	hungUp                     // the relay stream broke
+	timedOut
+	signalled // ptysend was stopped by a signal
+)
+
+type outcome struct {
+	kind   outcomeKind
+	pid    int    // atPrompt: the REPL's process
+	before string // atPrompt: output on the prompt's line, before it
+	status int    // ended: the shell's $? for the REPL
+	why    string // timedOut, signalled: what happened
+	hint   string
+	sig    os.Signal
+}
+
+// Backoff of the re-check while the prompt shows but the REPL is not yet
+// asleep: it has just printed it, or it prints prompt-shaped text while
+// still working. Only /proc is read; the cap bounds the delay.
+const (
+	recheckFirst = time.Millisecond
+	recheckMax   = 64 * time.Millisecond
+)
+
+// waitPrompt waits until the REPL waits at its prompt (or continuation
+// prompt) for input, with a no-output timeout and an overall one (zero:
+// none).
+func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
+	noOutput, overall := newTimer(noOutputLimit), newTimer(overallLimit)
+	recheck := time.NewTimer(time.Hour)
+	recheck.Stop()
+	backoff := recheckFirst
+	signals, stopSignals := notifyStop()
+	defer stopSignals()
+	look := func() (outcome, bool) {
+		o, ok, again := r.check()
+		if again {
+			recheck.Reset(backoff)
+			backoff = min(2*backoff, recheckMax)
+		}
+		return o, ok
+	}
+	if o, ok := look(); ok {
+		return o
+	}
+	for {
+		select {
+		case <-r.chunks:
+			noOutput.reset(noOutputLimit)
+			backoff = recheckFirst
+			if o, ok := look(); ok {
+				return o
+			}
+		case <-recheck.C:
+			if o, ok := look(); ok {
+				return o
+			}
+		case res := <-r.done:
+			return r.streamEnd(res)
+		case <-r.death:
+			return r.afterDeath()
+		case <-noOutput.C():
+			return outcome{kind: timedOut, why: fmt.Sprintf("no output for %v (--timeout)", noOutputLimit),
+				hint: "if the evaluation is slow but quiet, retry with a larger --timeout, e.g. --timeout 60; if it waits for input (input(), a debugger), ask the user"}
+		case <-overall.C():
+			return outcome{kind: timedOut, why: fmt.Sprintf("it ran longer than %v (--max-time)", r.req.MaxTime),
+				hint: "if it needs longer, retry with a larger --max-time"}
+		case s := <-signals:
+			return outcome{kind: signalled, sig: s, why: "ptysend was stopped by " + s.String()}
+		}
+	}
+}
+
+// check looks whether the REPL is done: all typed lines echoed, the
+// cursor line showing the prompt, and the REPL asleep waiting for the
+// terminal. again asks for another look soon: the prompt shows but the
+// REPL is not asleep yet.
+func (r *replRun) check() (o outcome, ok, again bool) {
+	if !r.out.echoed() {
+		return o, false, false
+	}
+	line, _ := r.screen.cursorLine()
+	start, _ := promptIn(r.prompt, line)
+	continuing := start < 0 && !r.promptOnly && r.cont != nil && r.cont.MatchString(line)
+	if start < 0 && !continuing {
+		return o, false, false
+	}
+	fg, err := foregroundPID(r.rc.PanePID)
+	if err != nil || fg == r.st.ShellPID {
+		return o, false, false // not started yet, or exited: END will come
+	}
+	if !waitsForInput(fg, r.tty) {
+		return o, false, true
+	}
+	if continuing {
+		return outcome{kind: atContinuation, pid: fg}, true, false
+	}
+	return outcome{kind: atPrompt, pid: fg, before: line[:start]}, true, false
+}
+
+func (r *replRun) streamEnd(res streamResult) outcome {
+	if res.err != nil {
+		return outcome{kind: hungUp}
+	}
+	return outcome{kind: ended, status: r.ext.Status()}
+}
+
+// afterDeath waits briefly for the END marker that follows the REPL's
+// death, for its status.
+func (r *replRun) afterDeath() outcome {
+	grace := time.NewTimer(deathGrace)
+	defer grace.Stop()
+	for {
+		select {
+		case res := <-r.done:
+			return r.streamEnd(res)
+		case <-r.chunks:
+		case <-grace.C:
+			return outcome{kind: died}
+		}
+	}
+}

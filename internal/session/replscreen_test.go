@@ -1,0 +1,57 @@
+package session
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestLineScreenShowsWhatTheHumanSees(t *testing.T) {
+	cases := []struct {
+		name, raw string
+		lines     []string
+		cursor    string
+	}{
+		{"plain lines", "a\nb\n>>> ", []string{"a", "b"}, ">>> "},
+		{"colours are dropped", "\x1b[33m42\x1b[39m\n", []string{"42"}, ""},
+		{"node redraws its prompt", "\x1b[1G\x1b[0J> \x1b[3G", nil, "> "},
+		{"node's continuation line", "\x1b[1G\x1b[0J... \x1b[5G\treturn x\r\n", []string{"...     return x"}, ""},
+		{"carriage return overwrites", "10%\r50%\r100%\n", []string{"100%"}, ""},
+		{"erase to end of line", "abcdef\x1b[3G\x1b[K\n", []string{"ab"}, ""},
+		{"OSC markers are invisible", "x\x1b]6973;ptybridge;S;0123\ay\n", []string{"xy"}, ""},
+		{"OSC ended by ST", "x\x1b]0;title\x1b\\y\n", []string{"xy"}, ""},
+		{"bracketed paste mode switch", "\x1b[?2004l\rhi\n", []string{"hi"}, ""},
+		{"backspace", "ab\bc\n", []string{"ac"}, ""},
+		{"echoed ^C stays text", "^CKeyboardInterrupt\n", []string{"^CKeyboardInterrupt"}, ""},
+		{"utf-8", "漢字 é\n", []string{"漢字 é"}, ""},
+		{"trailing blanks beyond the cursor go", "ab   \r", nil, "ab"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			s := &lineScreen{onLine: func(l string) { got = append(got, l) }}
+			// Byte by byte: sequences split across chunks must not matter.
+			for i := 0; i < len(c.raw); i++ {
+				s.Write([]byte{c.raw[i]})
+			}
+			if !reflect.DeepEqual(got, c.lines) {
+				t.Errorf("lines: want %q, got %q", c.lines, got)
+			}
+			if line, _ := s.cursorLine(); line != c.cursor {
+				t.Errorf("cursor line: want %q, got %q", c.cursor, line)
+			}
+		})
+	}
+}
+
+func TestLineScreenStartsFromTheCapturedLine(t *testing.T) {
+	var got []string
+	s := &lineScreen{onLine: func(l string) { got = append(got, l) }}
+	s.reset(">>>", 4) // tmux trims the prompt's trailing space; the cursor keeps it
+	if line, col := s.cursorLine(); line != ">>> " || col != 4 {
+		t.Fatalf("got %q at %d", line, col)
+	}
+	s.Write([]byte("1 + 1\n"))
+	if !reflect.DeepEqual(got, []string{">>> 1 + 1"}) {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -1,0 +1,94 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
+)
+
+// replState is the REPL running in the shared pane, kept between ptysend
+// calls in the private runtime directory.
+type replState struct {
+	// Command is what --repl-start ran; Program names it for messages.
+	Command string `json:"command"`
+	Program string `json:"program"`
+	// PID leads the REPL's process group, in the terminal's foreground
+	// while the REPL runs; ShellPID is the shell that runs it.
+	PID      int `json:"pid"`
+	ShellPID int `json:"shell_pid"`
+	// TTY is the pane's terminal, whose mode tells when a line editor reads.
+	TTY          string `json:"tty"`
+	Prompt       string `json:"prompt"`
+	Continuation string `json:"continuation,omitempty"`
+	// ID is the wrapper's: its END marker, printed by the shell when the
+	// REPL exits, is how ptysend learns of a death without polling.
+	ID     markers.ID `json:"id"`
+	Script string     `json:"script"`
+}
+
+func replStatePath(b Bridge) string {
+	return strings.TrimSuffix(b.socketPath(), ".sock") + ".repl.json"
+}
+
+// loadREPL reads the state, nil when no REPL was started.
+func loadREPL(b Bridge) (*replState, error) {
+	data, err := os.ReadFile(replStatePath(b))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st replState
+	if err := json.Unmarshal(data, &st); err != nil || !st.ID.Valid() {
+		// A torn or foreign file describes no REPL we can drive.
+		os.Remove(replStatePath(b))
+		return nil, nil
+	}
+	return &st, nil
+}
+
+func saveREPL(b Bridge, st *replState) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tmp := replStatePath(b) + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, replStatePath(b))
+}
+
+// clearREPL forgets the REPL and removes its wrapper script.
+func clearREPL(b Bridge, st *replState) {
+	os.Remove(replStatePath(b))
+	if st != nil && st.Script != "" {
+		os.Remove(st.Script)
+	}
+}
+
+// inForeground reports whether the REPL still leads the terminal's
+// foreground: it has not exited, been suspended or replaced.
+func (st *replState) inForeground(panePID int) bool {
+	fg, err := foregroundPID(panePID)
+	return err == nil && fg == st.PID
+}
+
+// replBusyError replaces the generic busy-pane error of `ptysend -- CMD`
+// when the program in the way is our own REPL.
+func replBusyError(b Bridge, panePID int, busy error) error {
+	st, err := loadREPL(b)
+	if err != nil || st == nil || !st.inForeground(panePID) {
+		return busy
+	}
+	return &Error{
+		Msg: "the REPL " + st.Program + " started with --repl-start runs in the shared terminal, so the command was not typed",
+		Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close " +
+			"and then run the command",
+	}
+}

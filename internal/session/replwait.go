@@ -1,0 +1,118 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// A prompt on the screen is not enough to know that a REPL is done:
+// output can look like a prompt (print(">>> fake")). The second signal
+// is the kernel's: the REPL sleeps until the terminal has input. Measured
+// on Linux 6.x (see tmux-facts.md), the REPL's threads then show:
+//
+//   - wait_woken (n_tty_read on older kernels): a plain read() of the
+//     terminal; cooked-mode REPLs and getpass.
+//   - poll_schedule_timeout, do_select, do_sys_poll (python's readline),
+//     ep_poll or do_epoll_wait (node): waiting for any of several files;
+//     the terminal is one of them only if the line editor is reading it,
+//     and line editors switch the terminal to non-canonical mode for
+//     that. Python's time.sleep is hrtimer_nanosleep, a busy loop is
+//     state R, and a select() on a socket in cooked mode does not count.
+//
+// Node keeps the terminal non-canonical while it awaits a promise, so for
+// node prompt-shaped output without a newline followed by an await is
+// still ambiguous; output ending with a newline never is (the cursor line
+// is then empty).
+
+// ttyReadWaits are wait channels of a thread blocked reading a terminal.
+var ttyReadWaits = []string{"wait_woken", "n_tty_read"}
+
+// pollWaits are wait channels of a thread waiting in poll, select or epoll.
+var pollWaits = []string{"poll_schedule_timeout", "do_select", "do_sys_poll", "ep_poll", "do_epoll_wait"}
+
+// waitsForInput reports whether process pid sleeps until the terminal tty
+// has input: none of its threads runs, and one sleeps in a terminal read,
+// or in poll while the terminal is in non-canonical (line editor) mode.
+func waitsForInput(pid int, tty *os.File) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return false
+	}
+	reading, polling := false, false
+	for _, task := range tasks {
+		dir := fmt.Sprintf("/proc/%d/task/%s/", pid, task.Name())
+		state, wchan := taskState(dir+"stat"), readTrimmed(dir+"wchan")
+		if state != 'S' {
+			return false // running, in disk I/O, stopped or gone
+		}
+		reading = reading || hasAnyPrefix(wchan, ttyReadWaits)
+		polling = polling || hasAnyPrefix(wchan, pollWaits)
+	}
+	return reading || (polling && lineEditorMode(tty))
+}
+
+// taskState is the state letter of /proc/.../stat, 0 when unreadable.
+func taskState(path string) byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	// The command name may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
+}
+
+func readTrimmed(path string) string {
+	b, _ := os.ReadFile(path)
+	return strings.TrimSpace(string(b))
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineEditorMode reports whether the terminal is in non-canonical mode,
+// as line editors (readline, libedit, node's) set it while they read.
+func lineEditorMode(tty *os.File) bool {
+	if tty == nil {
+		return false
+	}
+	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	return err == nil && t.Lflag&unix.ICANON == 0
+}
+
+// openTTY opens the pane's terminal to read its mode: never as our
+// controlling terminal, never blocking.
+func openTTY(path string) *os.File {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// ttyOf is the terminal of process pid: the first of its standard files
+// that is one. Standard input alone is not enough: while a shell runs a
+// builtin with redirections (ptysend's "eval ... <fifo 2>file"), the shell
+// itself holds those files on 0 and 2.
+func ttyOf(pid int) string {
+	for fd := range 3 {
+		p, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
+		if err == nil && (strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty")) {
+			return p
+		}
+	}
+	return ""
+}
