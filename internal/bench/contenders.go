@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// sample is one timed run.
+type sample struct {
+	elapsed time.Duration
+	maxRSS  int64 // bytes; ptysend runs only
+}
+
+// ptysendRun is what one ptysend process did.
+type ptysendRun struct {
+	sample
+	stdout, stderr string
+	code           int
+}
+
+// ptysend runs ptysend with args (stdin /dev/null, like an agent's tool
+// call) and times it from before the process starts to its exit.
+func (w *world) ptysend(args ...string) (ptysendRun, error) {
+	cmd, cancel := w.command(filepath.Join(w.bin, "ptysend"), args...)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	stdout.Grow(4 << 20)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	t0 := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(t0)
+	r := ptysendRun{stdout: stdout.String(), stderr: stderr.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		return r, fmt.Errorf("ptysend %q did not run: %v", args, err)
+	}
+	r.elapsed = elapsed
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss * 1024 // KiB on Linux
+	}
+	return r, nil
+}
+
+// ptysendExpect runs ptysend and checks that it printed exactly want and
+// exited 0: the benchmark never times a broken call.
+func (w *world) ptysendExpect(want string, args ...string) (sample, error) {
+	r, err := w.ptysend(args...)
+	if err != nil {
+		return sample{}, err
+	}
+	if r.code != 0 || r.stdout != want || r.stderr != "" {
+		return sample{}, fmt.Errorf("ptysend %q: want exit 0 and stdout %s, got exit %d, stdout %s, stderr %q",
+			args, brief(want), r.code, brief(r.stdout), r.stderr)
+	}
+	return r.sample, nil
+}
+
+// bare is the reference: the least tmux needs to run a command in the
+// same pane and know that it ended, returning no output. Two tmux client
+// processes: send-keys types the command followed by a wait-for signal,
+// and wait-for blocks until the pane signals. Timed from before send-keys
+// starts to the return of wait-for. (tmux remembers a signal sent before
+// anyone waits, so the order cannot deadlock.)
+func (w *world) bare(command string, round int) (sample, error) {
+	ch := fmt.Sprintf("ptybridge-bench-%d-%d", w.panePID, round)
+	send, cancel1 := w.command("tmux", "send-keys", "-t", w.pane, command+"; tmux wait-for -S "+ch, "Enter")
+	defer cancel1()
+	wait, cancel2 := w.command("tmux", "wait-for", ch)
+	defer cancel2()
+	t0 := time.Now()
+	if out, err := send.CombinedOutput(); err != nil {
+		return sample{}, fmt.Errorf("tmux send-keys: %v: %s", err, out)
+	}
+	if out, err := wait.CombinedOutput(); err != nil {
+		return sample{}, fmt.Errorf("tmux wait-for: %v: %s", err, out)
+	}
+	return sample{elapsed: time.Since(t0)}, nil
+}
+
+func brief(s string) string {
+	if len(s) <= 60 {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%q...(%d bytes)", s[:40], len(s))
+}
+
+// seqOutput is what `seq 1 n` prints.
+func seqOutput(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
