@@ -18,6 +18,7 @@ func main() {
 	flag.IntVar(&cfg.REPL, "repl", cfg.REPL, "timed rounds of the REPL eval")
 	flag.IntVar(&cfg.Warmup, "warmup", cfg.Warmup, "untimed rounds before each comparison")
 	flag.IntVar(&cfg.SeqLines, "lines", cfg.SeqLines, "lines of the large output (seq 1 N)")
+	flag.IntVar(&cfg.MemRuns, "mem", cfg.MemRuns, "runs of the large output measuring peak memory")
 	binDir := flag.String("bin", "", "directory holding ptybridge and ptysend (default: build them)")
 	flag.Parse()
 

@@ -102,11 +102,11 @@ func newWorld(bin string) (w *world, err error) {
 		fields := strings.Fields(out)
 		if err == nil && len(fields) == 3 && fields[0] != "0" {
 			w.pane = fields[1]
-			w.panePID, err = strconv.Atoi(fields[2])
-			if err != nil {
-				return nil, err
+			w.panePID, _ = strconv.Atoi(fields[2])
+			// Until it execs the shell, the pane's process is a tmux.
+			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", w.panePID)); strings.TrimSpace(string(comm)) == "bash" {
+				break
 			}
-			break
 		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("the bridge did not start: %s", out)
