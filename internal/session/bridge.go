@@ -38,6 +38,9 @@ func ValidateName(name string) error {
 
 func (b Bridge) target() string     { return sessionTarget(b.Name) }
 func (b Bridge) socketPath() string { return relaySocketPath(b.RuntimeDir, b.Name) }
+
+// relayCommand is what pipe-pane runs, with -O (the pane's output to its
+// stdin) and -I (its stdout to the pane's input, for typing).
 func (b Bridge) relayCommand() string {
 	// tmux expands formats in the command, so a literal '#' is doubled.
 	q := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
@@ -61,7 +64,7 @@ func (b Bridge) Open(width, height int, shell, dir string) error {
 		";", "new-window", "-k", "-t", "="+b.Name+":^", "-c", dir,
 		";", "set-option", "-t", t, "-F", "@ptybridge_pane", "#{pane_id}",
 		";", "set-option", "-t", t, "@ptybridge_relay", b.socketPath(),
-		";", "pipe-pane", "-t", t, b.relayCommand())
+		";", "pipe-pane", "-I", "-O", "-t", t, b.relayCommand())
 	if err != nil && !isDuplicateSession(err) {
 		return err
 	}
@@ -118,7 +121,7 @@ func (b Bridge) ensureRelay() (string, error) {
 	}
 	// A relay that died may leave its pipe open in tmux: close it first.
 	_, err = tmux("pipe-pane", "-t", pane,
-		";", "pipe-pane", "-t", pane, b.relayCommand(),
+		";", "pipe-pane", "-I", "-O", "-t", pane, b.relayCommand(),
 		";", "set-option", "-t", b.target(), "@ptybridge_pane", pane,
 		";", "set-option", "-t", b.target(), "@ptybridge_relay", mine)
 	if err != nil {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -23,10 +24,23 @@ import (
 // concurrent calls. When the pane dies, tmux closes the pipe, the relay
 // closes every connection and removes its socket: a ptysend that is
 // waiting for output learns at once that the bridge is gone.
+//
+// Its standard output is the pane's input (pipe-pane -I): the client whose
+// turn it is sends "type HEX\n" and the relay types those bytes into the
+// pane, as send-keys would. This is the hot path of every call: typing
+// through the relay costs a write on an open socket, where a tmux
+// send-keys process costs ~4-5 ms of a ~10 ms call (scripts/bench).
 
 // relayHello opens every served connection: the protocol version, the
-// pane id and the pane's process id.
-const relayHello = "ptybridge-relay 1"
+// pane id and the pane's process id. Version 2 relays type for their
+// client; version 1 relays (started by an older ptybridge) do not.
+const relayHello = "ptybridge-relay 2"
+
+// relayHelloV1 is the greeting of a relay that cannot type.
+const relayHelloV1 = "ptybridge-relay 1"
+
+// relayMaxRequest bounds a client's request line.
+const relayMaxRequest = 64 * 1024
 
 // relayWriteTimeout drops a client that stops reading, so that one stuck
 // caller cannot stall the pane (tmux buffers what the pipe does not take).
@@ -37,16 +51,25 @@ type relay struct {
 	current net.Conn
 	queue   []net.Conn
 	hello   []byte
+
+	typing sync.Mutex // held while typing into the pane
+	keys   io.Writer  // the pane's input
 }
 
 // RunRelay serves the stream read from in on socketPath until in ends.
+// What clients type goes to standard output, which pipe-pane -I connects
+// to the pane's input: nothing else may ever be written there.
 func RunRelay(socketPath, paneID string, panePID int, in io.Reader) error {
+	return runRelay(socketPath, paneID, panePID, in, os.Stdout)
+}
+
+func runRelay(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer) error {
 	ln, err := listenRelay(socketPath)
 	if err != nil {
 		return err
 	}
 	mine, _ := os.Stat(socketPath)
-	r := &relay{hello: fmt.Appendf(nil, "%s %s %d\n", relayHello, paneID, panePID)}
+	r := &relay{hello: fmt.Appendf(nil, "%s %s %d\n", relayHello, paneID, panePID), keys: keys}
 	go r.acceptLoop(ln)
 	buf := make([]byte, 64*1024)
 	for {
@@ -119,13 +142,39 @@ func sameUser(c net.Conn) bool {
 	return credErr == nil && int(cred.Uid) == os.Geteuid()
 }
 
-// watch waits for the client to hang up (clients never write), then gives
-// the stream to the next one in the queue.
+// watch serves the client's requests until it hangs up, then gives the
+// stream to the next one in the queue. A client that breaks the protocol
+// (a request before its turn, a malformed one) is hung up on.
 func (r *relay) watch(c net.Conn) {
-	io.Copy(io.Discard, c)
+	sc := bufio.NewScanner(c)
+	sc.Buffer(make([]byte, 0, 512), relayMaxRequest)
+	for sc.Scan() && r.serve(c, sc.Text()) {
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.drop(c)
+}
+
+// serve runs one request of c; false means hang up.
+func (r *relay) serve(c net.Conn, req string) bool {
+	hexKeys, ok := strings.CutPrefix(req, "type ")
+	if !ok {
+		return false
+	}
+	keys, err := hex.DecodeString(hexKeys)
+	if err != nil {
+		return false
+	}
+	r.typing.Lock()
+	defer r.typing.Unlock()
+	r.mu.Lock()
+	current := r.current == c
+	r.mu.Unlock()
+	if !current {
+		return false
+	}
+	_, err = r.keys.Write(keys)
+	return err == nil
 }
 
 // promote makes the first queued client current when nobody is. Call with
@@ -189,6 +238,7 @@ type relayClient struct {
 	r       *bufio.Reader
 	PaneID  string
 	PanePID int
+	CanType bool // the relay types for us (see typeKeys)
 }
 
 // errNoRelay means nothing listens on the relay socket.
@@ -214,14 +264,21 @@ func (rc *relayClient) waitTurn(deadline time.Time) error {
 		return err
 	}
 	fields := strings.Fields(line)
-	if len(fields) != 4 || fields[0]+" "+fields[1] != relayHello {
+	if len(fields) != 4 || fields[0]+" "+fields[1] != relayHello && fields[0]+" "+fields[1] != relayHelloV1 {
 		return fmt.Errorf("unexpected greeting from the relay: %q", line)
 	}
+	rc.CanType = fields[0]+" "+fields[1] == relayHello
 	rc.PaneID = fields[2]
 	rc.PanePID, err = strconv.Atoi(fields[3])
 	return err
 }
 
 func (rc *relayClient) Read(p []byte) (int, error) { return rc.r.Read(p) }
+
+// typeKeys has the relay type keys into the pane, once it is our turn.
+func (rc *relayClient) typeKeys(keys string) error {
+	_, err := fmt.Fprintf(rc.conn, "type %x\n", keys)
+	return err
+}
 
 func (rc *relayClient) Close() error { return rc.conn.Close() }
