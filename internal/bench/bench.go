@@ -1,6 +1,7 @@
 package main
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -119,6 +120,7 @@ type results struct {
 	outputBytes int
 	rss         []int64 // ptysend's max RSS for each memory run
 	rssSkipped  string  // why memory was not measured, if it was not
+	build       string  // how ptysend was linked
 }
 
 // run measures everything on one private bridge.
@@ -128,7 +130,7 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 		return nil, err
 	}
 	defer w.close()
-	res := &results{}
+	res := &results{build: linkage(filepath.Join(bin, "ptysend"))}
 
 	// 1. The trivial call against the bare reference.
 	fmt.Fprintf(progress, "trivial call: %d rounds...\n", cfg.Trivial)
@@ -242,6 +244,7 @@ func hasREPL(w *world) (bool, string) {
 // report prints the figures, the ratios and whether each target is met.
 func (r *results) report(out io.Writer) {
 	fmt.Fprintf(out, "ptybridge benchmark, %s\n", machine())
+	fmt.Fprintf(out, "ptysend binary: %s\n", r.build)
 	fmt.Fprintln(out, "(contenders alternate on the same bridge pane; ratios of medians from the same run are what count)")
 	for _, c := range r.comparisons {
 		fmt.Fprintf(out, "\n%s\n", c.title)
@@ -277,6 +280,22 @@ func verdict(ok bool) string {
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+// linkage says whether a binary is static or dynamic (a cgo build, slower
+// to start).
+func linkage(path string) string {
+	f, err := elf.Open(path)
+	if err != nil {
+		return "unknown linkage (" + err.Error() + ")"
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return "dynamically linked (a cgo build; scripts/bridge builds with CGO_ENABLED=0)"
+		}
+	}
+	return "statically linked"
+}
 
 // machine describes where the figures come from.
 func machine() string {
