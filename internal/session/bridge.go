@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -133,7 +132,7 @@ func (b Bridge) ensureRelay() (string, error) {
 var errNoSession = errors.New("no bridge session")
 
 func relayAlive(path string) bool {
-	c, err := net.Dial("unix", path)
+	c, err := dialUnix(path)
 	if err != nil {
 		return false
 	}

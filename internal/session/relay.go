@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -48,8 +47,8 @@ const relayWriteTimeout = 30 * time.Second
 
 type relay struct {
 	mu      sync.Mutex
-	current net.Conn
-	queue   []net.Conn
+	current conn
+	queue   []conn
 	hello   []byte
 
 	typing sync.Mutex // held while typing into the pane
@@ -91,21 +90,20 @@ func runRelay(socketPath, paneID string, panePID int, in io.Reader, keys io.Writ
 
 // listenRelay listens on path, replacing a stale socket left by a relay
 // that died, but never a live one.
-func listenRelay(path string) (net.Listener, error) {
-	if c, err := net.Dial("unix", path); err == nil {
+func listenRelay(path string) (*unixListener, error) {
+	if c, err := dialUnix(path); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("a relay is already listening on %s", path)
 	}
 	os.Remove(path)
-	ln, err := net.Listen("unix", path)
+	ln, err := listenUnix(path)
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	return ln, nil
 }
 
-func (r *relay) acceptLoop(ln net.Listener) {
+func (r *relay) acceptLoop(ln *unixListener) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -125,12 +123,8 @@ func (r *relay) acceptLoop(ln net.Listener) {
 
 // sameUser checks the peer's credentials: the directory is private
 // already, this is a second line of defence.
-func sameUser(c net.Conn) bool {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return false
-	}
-	raw, err := uc.SyscallConn()
+func sameUser(c conn) bool {
+	raw, err := c.SyscallConn()
 	if err != nil {
 		return false
 	}
@@ -145,7 +139,7 @@ func sameUser(c net.Conn) bool {
 // watch serves the client's requests until it hangs up, then gives the
 // stream to the next one in the queue. A client that breaks the protocol
 // (a request before its turn, a malformed one) is hung up on.
-func (r *relay) watch(c net.Conn) {
+func (r *relay) watch(c conn) {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 0, 512), relayMaxRequest)
 	for sc.Scan() && r.serve(c, sc.Text()) {
@@ -156,7 +150,7 @@ func (r *relay) watch(c net.Conn) {
 }
 
 // serve runs one request of c; false means hang up.
-func (r *relay) serve(c net.Conn, req string) bool {
+func (r *relay) serve(c conn, req string) bool {
 	hexKeys, ok := strings.CutPrefix(req, "type ")
 	if !ok {
 		return false
@@ -193,7 +187,7 @@ func (r *relay) promote() {
 }
 
 // drop forgets c wherever it is. Call with r.mu held.
-func (r *relay) drop(c net.Conn) {
+func (r *relay) drop(c conn) {
 	c.Close()
 	if r.current == c {
 		r.current = nil
@@ -234,7 +228,7 @@ func (r *relay) closeAll() {
 
 // relayClient is ptysend's end of a relay connection.
 type relayClient struct {
-	conn    net.Conn
+	conn    conn
 	r       *bufio.Reader
 	PaneID  string
 	PanePID int
@@ -247,7 +241,7 @@ var errNoRelay = errors.New("no relay is listening")
 // dialRelay connects to the relay; the turn to use the pane comes later,
 // with the hello (see waitTurn).
 func dialRelay(path string) (*relayClient, error) {
-	c, err := net.Dial("unix", path)
+	c, err := dialUnix(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w on %s: %v", errNoRelay, path, err)
 	}
