@@ -117,6 +117,7 @@ func settled(w *world, f func(round int) (sample, error)) func(int) (sample, err
 type results struct {
 	comparisons []*comparison
 	replSkipped string // why the REPL eval was not measured, if it was not
+	replErr     error  // how measuring it failed
 	outputBytes int
 	rss         []int64 // ptysend's max RSS for each memory run
 	rssSkipped  string  // why memory was not measured, if it was not
@@ -184,21 +185,35 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 		res.rss = append(res.rss, rss)
 	}
 
-	// 4. A REPL eval against the trivial call, when ptysend has REPLs.
+	// 4. A REPL eval against the trivial call, when ptysend has REPLs. A
+	// failure here is reported with the figures above, not instead of them.
 	if ok, why := hasREPL(w); !ok {
 		res.replSkipped = why
 		return res, nil
 	}
 	fmt.Fprintf(progress, "REPL eval: %d rounds...\n", cfg.REPL)
+	repl, err := measureREPL(w, cfg)
+	if err != nil {
+		res.replErr = err
+		return res, nil
+	}
+	res.comparisons = append(res.comparisons, repl)
+	return res, nil
+}
+
+// measureREPL times `ptysend --repl-eval '1 + 1'` in python3 against
+// `ptysend -- true`. A shell command cannot run while the REPL holds the
+// pane, so each round is: a trivial call, start python3, one untimed
+// eval, one timed eval, close. Starting and closing are not timed.
+func measureREPL(w *world, cfg config) (*comparison, error) {
 	repl := &comparison{
 		title:  "REPL eval (python3)",
 		a:      &series{name: "ptysend --repl-eval '1 + 1'"},
 		b:      &series{name: "ptysend -- true"},
 		target: 2.0,
 	}
-	// A shell command cannot run while the REPL holds the pane, so each
-	// round is: a trivial call, start python3, one untimed eval, one timed
-	// eval, close. Starting and closing are not timed.
+	printsTwo := func(out string) bool { return strings.TrimSpace(out) == "2" }
+	anything := func(string) bool { return true }
 	for i := -cfg.Warmup; i < cfg.REPL; i++ {
 		if err := w.settle(); err != nil {
 			return nil, err
@@ -207,17 +222,17 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := w.ptysendExpect("", "--repl-start", "python3"); err != nil {
+		if _, err := w.ptysendCheck(anything, "--repl-start", "python3"); err != nil {
 			return nil, err
 		}
-		if _, err := w.ptysendExpect("2\n", "--repl-eval", "1 + 1"); err != nil {
+		if _, err := w.ptysendCheck(printsTwo, "--repl-eval", "1 + 1"); err != nil {
 			return nil, err
 		}
-		e, err := w.ptysendExpect("2\n", "--repl-eval", "1 + 1")
+		e, err := w.ptysendCheck(printsTwo, "--repl-eval", "1 + 1")
 		if err != nil {
 			return nil, err
 		}
-		if _, err := w.ptysendExpect("", "--repl-close"); err != nil {
+		if _, err := w.ptysendCheck(anything, "--repl-close"); err != nil {
 			return nil, err
 		}
 		if i >= 0 {
@@ -225,8 +240,7 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 			repl.b.add(t)
 		}
 	}
-	res.comparisons = append(res.comparisons, repl)
-	return res, nil
+	return repl, nil
 }
 
 // hasREPL reports whether this ptysend can drive REPLs.
@@ -252,6 +266,9 @@ func (r *results) report(out io.Writer) {
 			fmt.Fprintf(out, "  %-66s n=%-3d median %8s  p90 %8s\n", s.name, len(s.samples), ms(s.median()), ms(s.p90()))
 		}
 		fmt.Fprintf(out, "  ratio of medians %.2fx (target <= %.1fx): %s\n", c.ratio(), c.target, verdict(c.ratio() <= c.target))
+	}
+	if r.replErr != nil {
+		fmt.Fprintf(out, "\nREPL eval: FAILED: %v\n", r.replErr)
 	}
 	if r.replSkipped != "" {
 		fmt.Fprintf(out, "\nREPL eval: not measured (%s)\n", r.replSkipped)

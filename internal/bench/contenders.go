@@ -95,6 +95,19 @@ func (w *world) ptysendExpect(want string, args ...string) (sample, error) {
 	return r.sample, nil
 }
 
+// ptysendCheck runs ptysend and checks that it exited 0 and that its
+// stdout passes ok.
+func (w *world) ptysendCheck(ok func(stdout string) bool, args ...string) (sample, error) {
+	r, err := w.ptysend(args...)
+	if err != nil {
+		return sample{}, err
+	}
+	if r.code != 0 || !ok(r.stdout) {
+		return sample{}, fmt.Errorf("ptysend %q: got exit %d, stdout %s, stderr %q", args, r.code, brief(r.stdout), r.stderr)
+	}
+	return r.sample, nil
+}
+
 // bare is the reference: the least tmux needs to run a command in the
 // same pane and know that it ended, returning no output. Two tmux client
 // processes: send-keys types the command followed by a wait-for signal,

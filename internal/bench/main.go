@@ -36,6 +36,9 @@ func main() {
 		fail(err)
 	}
 	res.report(os.Stdout)
+	if res.replErr != nil {
+		os.Exit(1)
+	}
 }
 
 func fail(err error) {
