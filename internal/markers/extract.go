@@ -25,6 +25,7 @@ type Extractor struct {
 	done    bool
 	status  int
 	pending []byte // bytes held back: a possible marker prefix or a lone '\r'
+	joined  []byte // pending followed by the next chunk
 	scratch []byte
 	err     error
 }
@@ -51,13 +52,17 @@ func (e *Extractor) Write(p []byte) (int, error) {
 	}
 	data := p
 	if len(e.pending) > 0 {
-		data = append(e.pending, p...)
-		e.pending = nil
+		// The buffers are reused: a chunk often ends with a held '\r', and
+		// a new slice per chunk made ptysend's memory grow with the output
+		// (no GC runs in so short a process): +0.5 MiB for seq 1 300000.
+		e.joined = append(append(e.joined[:0], e.pending...), p...)
+		data = e.joined
+		e.pending = e.pending[:0]
 	}
 	if !e.started {
 		i := bytes.Index(data, e.start)
 		if i < 0 {
-			e.pending = append([]byte(nil), data[len(data)-heldPrefix(data, e.start):]...)
+			e.hold(data[len(data)-heldPrefix(data, e.start):])
 			return n, nil
 		}
 		e.started = true
@@ -73,7 +78,7 @@ func (e *Extractor) consume(data []byte) {
 		status, ok, complete := parseStatus(data[i+len(e.end):])
 		if !complete {
 			e.emit(data[:i])
-			e.pending = append([]byte(nil), data[i:]...)
+			e.hold(data[i:])
 			return
 		}
 		if ok {
@@ -93,7 +98,13 @@ func (e *Extractor) consume(data []byte) {
 		body = body[:len(body)-1]
 	}
 	e.emit(body)
-	e.pending = append([]byte(nil), data[len(data)-keep:]...)
+	e.hold(data[len(data)-keep:])
+}
+
+// hold keeps b (a copy) for the next chunk. b never lies in e.pending's
+// own storage: it is part of the caller's chunk or of e.joined.
+func (e *Extractor) hold(b []byte) {
+	e.pending = append(e.pending[:0], b...)
 }
 
 // emit writes b with "\r\n" turned back into "\n". A '\r' that may pair

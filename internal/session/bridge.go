@@ -3,13 +3,13 @@ package session
 import (
 	"errors"
 	"fmt"
-	"github.com/ptybridge/ptybridge/internal/markers"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
 // HistoryLimit is the scrollback of the shared pane, for the human: the
@@ -38,6 +38,9 @@ func ValidateName(name string) error {
 
 func (b Bridge) target() string     { return sessionTarget(b.Name) }
 func (b Bridge) socketPath() string { return relaySocketPath(b.RuntimeDir, b.Name) }
+
+// relayCommand is what pipe-pane runs, with -O (the pane's output to its
+// stdin) and -I (its stdout to the pane's input, for typing).
 func (b Bridge) relayCommand() string {
 	// tmux expands formats in the command, so a literal '#' is doubled.
 	q := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
@@ -61,7 +64,13 @@ func (b Bridge) Open(width, height int, shell, dir string) error {
 		";", "new-window", "-k", "-t", "="+b.Name+":^", "-c", dir,
 		";", "set-option", "-t", t, "-F", "@ptybridge_pane", "#{pane_id}",
 		";", "set-option", "-t", t, "@ptybridge_relay", b.socketPath(),
-		";", "pipe-pane", "-t", t, b.relayCommand())
+		";", "pipe-pane", "-I", "-O", "-t", t, b.relayCommand())
+	if err == nil {
+		os.Remove(b.modePath()) // a new pane is not in copy mode
+		if err := b.watchMode(); err != nil {
+			return err
+		}
+	}
 	if err != nil && !isDuplicateSession(err) {
 		return err
 	}
@@ -88,10 +97,26 @@ func (b Bridge) AttachArgs() []string {
 // ensureRelay returns the socket of a live relay for the bridge, starting
 // one when none answers. Fails with errNoSession when the session is gone.
 func (b Bridge) ensureRelay() (string, error) {
-	mine := b.socketPath()
-	if relayAlive(mine) {
-		return mine, nil
+	if relayAlive(b.socketPath()) {
+		return b.socketPath(), nil
 	}
+	return b.startRelay(false)
+}
+
+// replaceRelay starts a relay of our version in place of a live one of
+// another version (left by an older ptybridge).
+func (b Bridge) replaceRelay() (string, error) {
+	// The old relay exits when its pipe closes; its socket file goes now,
+	// so that the new relay can listen on the path at once.
+	os.Remove(b.socketPath())
+	return b.startRelay(true)
+}
+
+// startRelay (re)starts the relay of the bridge's shared pane. Unless
+// replacing, a live relay of a bridge opened with another runtime
+// directory (another environment) is used as it is.
+func (b Bridge) startRelay(replacing bool) (string, error) {
+	mine := b.socketPath()
 	// display-message falls back to another session when the target does
 	// not exist (tmux 3.3a), so the answer must name ours.
 	out, err := tmux("display-message", "-p", "-t", b.target(), "#{session_name}\t#{@ptybridge_pane}\t#{@ptybridge_relay}\t#{pane_id}")
@@ -103,9 +128,7 @@ func (b Bridge) ensureRelay() (string, error) {
 		return "", err
 	}
 	pane, recorded, active := fields[1], fields[2], fields[3]
-	// The bridge may have been opened with another runtime directory
-	// (another environment): its relay is as good as ours.
-	if recorded != "" && recorded != mine && relayAlive(recorded) {
+	if !replacing && recorded != "" && recorded != mine && relayAlive(recorded) {
 		return recorded, nil
 	}
 	if pane == "" {
@@ -118,19 +141,48 @@ func (b Bridge) ensureRelay() (string, error) {
 	}
 	// A relay that died may leave its pipe open in tmux: close it first.
 	_, err = tmux("pipe-pane", "-t", pane,
-		";", "pipe-pane", "-t", pane, b.relayCommand(),
+		";", "pipe-pane", "-I", "-O", "-t", pane, b.relayCommand(),
 		";", "set-option", "-t", b.target(), "@ptybridge_pane", pane,
 		";", "set-option", "-t", b.target(), "@ptybridge_relay", mine)
+	if err == nil {
+		err = b.watchMode()
+	}
 	if err != nil {
 		return "", err
 	}
 	return mine, waitForRelay(mine, 5*time.Second)
 }
 
+// modePath is where tmux records whether the shared pane is in a mode
+// (copy mode: the human is scrolling), so that ptysend knows it without
+// running tmux on the path of every call.
+func (b Bridge) modePath() string {
+	return strings.TrimSuffix(b.socketPath(), ".sock") + ".mode"
+}
+
+// watchMode sets the pane-mode-changed hook that keeps modePath current.
+// A path the nested quoting cannot carry records nothing: copy mode then
+// goes unnoticed, and keys still never become copy-mode commands.
+func (b Bridge) watchMode() error {
+	path := b.modePath()
+	if strings.ContainsAny(path, "'\"$`\\#") {
+		return nil
+	}
+	_, err := tmux("set-hook", "-t", b.target(), "pane-mode-changed",
+		fmt.Sprintf(`run-shell -b 'echo #{pane_in_mode} >"%s" 2>/dev/null'`, path))
+	return err
+}
+
+// inCopyMode reports whether the human is scrolling in the shared pane.
+func inCopyMode(b Bridge) bool {
+	mode, err := os.ReadFile(b.modePath())
+	return err == nil && strings.TrimSpace(string(mode)) == "1"
+}
+
 var errNoSession = errors.New("no bridge session")
 
 func relayAlive(path string) bool {
-	c, err := net.Dial("unix", path)
+	c, err := dialUnix(path)
 	if err != nil {
 		return false
 	}

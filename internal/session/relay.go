@@ -2,10 +2,10 @@ package session
 
 import (
 	"bufio"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -25,11 +25,21 @@ import (
 // concurrent calls. When the pane dies, tmux closes the pipe, the relay
 // closes every connection and removes its socket: a ptysend that is
 // waiting for output learns at once that the bridge is gone.
+//
+// Its standard output is the pane's input (pipe-pane -I): the client whose
+// turn it is sends "type HEX\n" and the relay types those bytes into the
+// pane, as send-keys would. This is the hot path of every call: typing
+// through the relay costs a write on an open socket, where a tmux
+// send-keys process costs ~4-5 ms of a ~10 ms call (scripts/bench).
 
 // relayHello opens every served connection: the protocol version, the
-// pane id, the pane's process id and what the pane's shell last said
-// (a markers.Snapshot).
-const relayHello = "ptybridge-relay 2"
+// pane id, the pane's process id and what the pane's shell last said (a
+// markers.Snapshot). A relay of another version (an older ptybridge's) is
+// replaced by ptysend, as a dead one is.
+const relayHello = "ptybridge-relay 3"
+
+// relayMaxRequest bounds a client's request line.
+const relayMaxRequest = 64 * 1024
 
 // relayWriteTimeout drops a client that stops reading, so that one stuck
 // caller cannot stall the pane (tmux buffers what the pipe does not take).
@@ -37,20 +47,29 @@ const relayWriteTimeout = 30 * time.Second
 
 type relay struct {
 	mu      sync.Mutex
-	current net.Conn
-	queue   []net.Conn
+	current conn
+	queue   []conn
 	hello   string
 	tracker markers.Tracker
+
+	typing sync.Mutex // held while typing into the pane
+	keys   io.Writer  // the pane's input
 }
 
 // RunRelay serves the stream read from in on socketPath until in ends.
+// What clients type goes to standard output, which pipe-pane -I connects
+// to the pane's input: nothing else may ever be written there.
 func RunRelay(socketPath, paneID string, panePID int, in io.Reader) error {
+	return runRelay(socketPath, paneID, panePID, in, os.Stdout)
+}
+
+func runRelay(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer) error {
 	ln, err := listenRelay(socketPath)
 	if err != nil {
 		return err
 	}
 	mine, _ := os.Stat(socketPath)
-	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID)}
+	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys}
 	go r.acceptLoop(ln)
 	buf := make([]byte, 64*1024)
 	for {
@@ -72,21 +91,20 @@ func RunRelay(socketPath, paneID string, panePID int, in io.Reader) error {
 
 // listenRelay listens on path, replacing a stale socket left by a relay
 // that died, but never a live one.
-func listenRelay(path string) (net.Listener, error) {
-	if c, err := net.Dial("unix", path); err == nil {
+func listenRelay(path string) (*unixListener, error) {
+	if c, err := dialUnix(path); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("a relay is already listening on %s", path)
 	}
 	os.Remove(path)
-	ln, err := net.Listen("unix", path)
+	ln, err := listenUnix(path)
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	return ln, nil
 }
 
-func (r *relay) acceptLoop(ln net.Listener) {
+func (r *relay) acceptLoop(ln *unixListener) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -106,12 +124,8 @@ func (r *relay) acceptLoop(ln net.Listener) {
 
 // sameUser checks the peer's credentials: the directory is private
 // already, this is a second line of defence.
-func sameUser(c net.Conn) bool {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return false
-	}
-	raw, err := uc.SyscallConn()
+func sameUser(c conn) bool {
+	raw, err := c.SyscallConn()
 	if err != nil {
 		return false
 	}
@@ -123,13 +137,39 @@ func sameUser(c net.Conn) bool {
 	return credErr == nil && int(cred.Uid) == os.Geteuid()
 }
 
-// watch waits for the client to hang up (clients never write), then gives
-// the stream to the next one in the queue.
-func (r *relay) watch(c net.Conn) {
-	io.Copy(io.Discard, c)
+// watch serves the client's requests until it hangs up, then gives the
+// stream to the next one in the queue. A client that breaks the protocol
+// (a request before its turn, a malformed one) is hung up on.
+func (r *relay) watch(c conn) {
+	sc := bufio.NewScanner(c)
+	sc.Buffer(make([]byte, 0, 512), relayMaxRequest)
+	for sc.Scan() && r.serve(c, sc.Text()) {
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.drop(c)
+}
+
+// serve runs one request of c; false means hang up.
+func (r *relay) serve(c conn, req string) bool {
+	hexKeys, ok := strings.CutPrefix(req, "type ")
+	if !ok {
+		return false
+	}
+	keys, err := hex.DecodeString(hexKeys)
+	if err != nil {
+		return false
+	}
+	r.typing.Lock()
+	defer r.typing.Unlock()
+	r.mu.Lock()
+	current := r.current == c
+	r.mu.Unlock()
+	if !current {
+		return false
+	}
+	_, err = r.keys.Write(keys)
+	return err == nil
 }
 
 // promote makes the first queued client current when nobody is. Call with
@@ -148,7 +188,7 @@ func (r *relay) promote() {
 }
 
 // drop forgets c wherever it is. Call with r.mu held.
-func (r *relay) drop(c net.Conn) {
+func (r *relay) drop(c conn) {
 	c.Close()
 	if r.current == c {
 		r.current = nil
@@ -190,7 +230,7 @@ func (r *relay) closeAll() {
 
 // relayClient is ptysend's end of a relay connection.
 type relayClient struct {
-	conn    net.Conn
+	conn    conn
 	r       *bufio.Reader
 	PaneID  string
 	PanePID int
@@ -201,10 +241,13 @@ type relayClient struct {
 // errNoRelay means nothing listens on the relay socket.
 var errNoRelay = errors.New("no relay is listening")
 
+// errRelayVersion means the relay speaks another version of the protocol.
+var errRelayVersion = errors.New("the relay speaks another protocol version")
+
 // dialRelay connects to the relay; the turn to use the pane comes later,
 // with the hello (see waitTurn).
 func dialRelay(path string) (*relayClient, error) {
-	c, err := net.Dial("unix", path)
+	c, err := dialUnix(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w on %s: %v", errNoRelay, path, err)
 	}
@@ -222,7 +265,7 @@ func (rc *relayClient) waitTurn(deadline time.Time) error {
 	}
 	fields := strings.Fields(line)
 	if len(fields) != 5 || fields[0]+" "+fields[1] != relayHello {
-		return fmt.Errorf("unexpected greeting from the relay: %q (a relay of another version? ask the user to restart ptybridge)", line)
+		return fmt.Errorf("%w: %q", errRelayVersion, line)
 	}
 	rc.PaneID = fields[2]
 	if rc.PanePID, err = strconv.Atoi(fields[3]); err != nil {
@@ -233,5 +276,11 @@ func (rc *relayClient) waitTurn(deadline time.Time) error {
 }
 
 func (rc *relayClient) Read(p []byte) (int, error) { return rc.r.Read(p) }
+
+// typeKeys has the relay type keys into the pane, once it is our turn.
+func (rc *relayClient) typeKeys(keys string) error {
+	_, err := fmt.Fprintf(rc.conn, "type %x\n", keys)
+	return err
+}
 
 func (rc *relayClient) Close() error { return rc.conn.Close() }

@@ -47,7 +47,7 @@ const closeGrace = 2 * time.Second
 // shows its prompt; what it printed until then goes to Stdout.
 func REPLStart(req REPLRequest, command string) (int, error) {
 	start := time.Now()
-	rc, err := openTurn(req, start)
+	rc, err := openTurn(req.Bridge, req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
 	}
@@ -120,7 +120,7 @@ func (r *replRun) awaitStart() (int, error) {
 // REPLEval types expr into the running REPL and prints its response.
 func REPLEval(req REPLRequest, expr string) (int, error) {
 	start := time.Now()
-	rc, err := openTurn(req, start)
+	rc, err := openTurn(req.Bridge, req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
 	}
@@ -169,7 +169,7 @@ func (r *replRun) awaitResponse() (int, error) {
 // the shell is back.
 func REPLClose(req REPLRequest) (int, error) {
 	start := time.Now()
-	rc, err := openTurn(req, start)
+	rc, err := openTurn(req.Bridge, req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
 	}
@@ -219,22 +219,6 @@ func (r *replRun) close() (int, error) {
 		Msg:  fmt.Sprintf("the REPL %s (pid %d) did not exit after Ctrl-D, SIGTERM and SIGKILL", r.st.Program, r.st.PID),
 		Hint: "ask the user to look at the ptybridge terminal",
 	}
-}
-
-// openTurn reaches the relay and waits for this call's turn.
-func openTurn(req REPLRequest, start time.Time) (*relayClient, error) {
-	if err := EnsureRuntimeDir(req.Bridge.RuntimeDir); err != nil {
-		return nil, asError(err)
-	}
-	rc, err := connect(req.Bridge)
-	if err != nil {
-		return nil, err
-	}
-	if err := waitForTurn(rc, Request{Bridge: req.Bridge, MaxTime: req.MaxTime, Stderr: req.Stderr}, start); err != nil {
-		rc.Close()
-		return nil, err
-	}
-	return rc, nil
 }
 
 // refuseSecondREPL: one REPL at a time (a REPL started from inside

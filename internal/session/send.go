@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -50,17 +49,11 @@ type Request struct {
 // status, or an *Error.
 func Send(req Request) (int, error) {
 	start := time.Now()
-	if err := EnsureRuntimeDir(req.Bridge.RuntimeDir); err != nil {
-		return 0, asError(err)
-	}
-	rc, err := connect(req.Bridge)
+	rc, err := openTurn(req.Bridge, req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
-	if err := waitForTurn(rc, req, start); err != nil {
-		return 0, err
-	}
 	shellPID, shell, err := idleShell(rc.PanePID)
 	if err != nil {
 		return 0, replBusyError(req.Bridge, rc.PanePID, err)
@@ -106,28 +99,53 @@ func connect(b Bridge) (*relayClient, error) {
 	return rc, nil
 }
 
+// openTurn reaches the relay and waits for this call's turn. A relay of
+// another protocol version (an older ptybridge's) is replaced once.
+func openTurn(b Bridge, maxTime time.Duration, stderr io.Writer, start time.Time) (*relayClient, error) {
+	if err := EnsureRuntimeDir(b.RuntimeDir); err != nil {
+		return nil, asError(err)
+	}
+	for replaced := false; ; replaced = true {
+		rc, err := connect(b)
+		if err != nil {
+			return nil, err
+		}
+		err = waitForTurn(rc, b, maxTime, stderr, start)
+		if err == nil {
+			return rc, nil
+		}
+		rc.Close()
+		if !errors.Is(err, errRelayVersion) || replaced {
+			return nil, asError(err)
+		}
+		if _, err := b.replaceRelay(); err != nil {
+			return nil, asError(err)
+		}
+	}
+}
+
 // waitForTurn waits while earlier calls use the pane, within --max-time.
-func waitForTurn(rc *relayClient, req Request, start time.Time) error {
+func waitForTurn(rc *relayClient, b Bridge, maxTime time.Duration, stderr io.Writer, start time.Time) error {
 	deadline := time.Time{}
-	if req.MaxTime > 0 {
-		deadline = start.Add(req.MaxTime)
+	if maxTime > 0 {
+		deadline = start.Add(maxTime)
 	}
 	notice := time.AfterFunc(queueNotice, func() {
-		fmt.Fprintln(req.Stderr, "ptysend: waiting for another ptysend call to finish in the shared terminal")
+		fmt.Fprintln(stderr, "ptysend: waiting for another ptysend call to finish in the shared terminal")
 	})
 	err := rc.waitTurn(deadline)
 	notice.Stop()
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
+	switch {
+	case err == nil, errors.Is(err, errRelayVersion):
+		return err
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &Error{
 			Code: ExitTimeout,
-			Msg:  fmt.Sprintf("--max-time %v passed while another ptysend call was using the shared terminal; nothing was run", req.MaxTime),
+			Msg:  fmt.Sprintf("--max-time %v passed while another ptysend call was using the shared terminal; nothing was run", maxTime),
 			Hint: "wait for the other call to finish, or retry with a larger --max-time",
 		}
 	}
-	return bridgeClosed(req.Bridge, false)
+	return bridgeClosed(b, false)
 }
 
 // bridgeClosed explains a relay that hung up.
@@ -233,36 +251,18 @@ func (c *call) cleanup() {
 	}
 }
 
-// typeLine types the short line that sources the script, then Enter, in
-// one tmux command that first checks, inside the server and so without a
-// gap the human could type into, that the pane is not in copy mode (where
-// keys would become copy-mode commands). The keys go as hex: no text of
-// ours can be taken for a tmux flag, key name or separator.
+// typeLine types the short line that sources the script, then Enter
+// ("\r", as send-keys Enter). The relay types it over the connection we
+// hold: no tmux process on the path of a call (one would cost ~4-5 ms of
+// a ~10 ms call). Keys written to the pane's input never become copy-mode
+// commands, but the human's scrolled view would drift under the output,
+// so a pane in copy mode is refused.
 func (c *call) typeLine() error {
-	sh, _ := markers.ShellFor(processName(c.shellPID))
-	pane := c.rc.PaneID
-	out, err := tmux("if-shell", "-F", "-t", pane, "#{pane_in_mode}",
-		"display-message -p "+inModeReply,
-		fmt.Sprintf("send-keys -t %s -H %s ; send-keys -t %s Enter", pane, hexKeys(markers.SourceLine(sh, c.script)), pane))
-	if err != nil {
-		return err
-	}
-	if strings.Contains(out, inModeReply) {
+	if inCopyMode(c.req.Bridge) {
 		return copyModeError
 	}
-	return nil
-}
-
-// inModeReply is what the typing command prints when it refused.
-const inModeReply = "ptybridge:in-copy-mode"
-
-// hexKeys spells s for send-keys -H.
-func hexKeys(s string) string {
-	parts := make([]string, len(s))
-	for i := range len(s) {
-		parts[i] = fmt.Sprintf("%02x", s[i])
-	}
-	return strings.Join(parts, " ")
+	sh, _ := markers.ShellFor(processName(c.shellPID))
+	return c.rc.typeKeys(markers.SourceLine(sh, c.script) + "\r")
 }
 
 func (c *call) sendKey(key string) {

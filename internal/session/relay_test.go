@@ -1,0 +1,96 @@
+package session
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
+)
+
+// keysWriter hands each write (what the relay types into the pane) to a
+// channel.
+type keysWriter chan string
+
+func (k keysWriter) Write(p []byte) (int, error) {
+	k <- string(p)
+	return len(p), nil
+}
+
+func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "rl") // unix socket paths are short
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "r.sock")
+	paneOut, feed := io.Pipe()
+	keys := make(keysWriter, 4)
+	done := make(chan error, 1)
+	go func() { done <- runRelay(sock, "%7", 42, paneOut, keys) }()
+	if err := waitForRelay(sock, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+
+	first, err := dialRelay(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if err := first.waitTurn(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if first.Shell.State != markers.StateUnknown || first.PaneID != "%7" || first.PanePID != 42 {
+		t.Fatalf("greeting: got %+v", first)
+	}
+
+	// A queued client may not type: the relay hangs up on it.
+	second, err := dialRelay(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := second.typeKeys("intruder\r"); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.waitTurn(time.Time{}); err == nil {
+		t.Fatal("a client that typed before its turn must be hung up on")
+	}
+
+	if err := first.typeKeys(" . '/x/it'\\''s.sh'\r"); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-keys; got != " . '/x/it'\\''s.sh'\r" {
+		t.Fatalf("typed %q", got)
+	}
+	feed.Write([]byte("output"))
+	buf := make([]byte, 6)
+	if _, err := io.ReadFull(first, buf); err != nil || string(buf) != "output" {
+		t.Fatalf("stream: got %q, %v", buf, err)
+	}
+	select {
+	case k := <-keys:
+		t.Fatalf("the queued client's keys were typed: %q", k)
+	default:
+	}
+	// The next client learns what the shell said meanwhile.
+	feed.Write([]byte("$ " + markers.PromptEvent(99)))
+	io.ReadFull(first, make([]byte, len("$ "+markers.PromptEvent(99))))
+	third, err := dialRelay(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	first.Close()
+	if err := third.waitTurn(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := (markers.Snapshot{State: markers.StatePrompt, PID: 99}); third.Shell != want {
+		t.Fatalf("the shell's state in the greeting: want %v, got %v", want, third.Shell)
+	}
+	feed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
