@@ -32,7 +32,7 @@ func TestHalfTypedLineIsLeftIntact(t *testing.T) {
 	human.typeKeys("echo human-was-")
 	b.waitFor("the human's keys to show", func() bool { return strings.Contains(b.paneText(), "echo human-was-") })
 
-	r := b.send("--", "echo agent")
+	r := b.send("--max-time", "3", "--", "echo agent")
 	if r.code != 125 || !strings.Contains(r.stderr, "not pressed Enter") || !strings.Contains(r.stderr, "hint: ask the user") {
 		t.Fatalf("want a refusal that explains the half-typed line:\n%v", r)
 	}
@@ -188,4 +188,87 @@ func TestTheHumanSeesEachAgentCommandReadably(t *testing.T) {
 			t.Errorf("the pane lacks %q:\n%s", want, pane)
 		}
 	}
+}
+
+func TestCommandsThatEndTheShellDoNotEndTheSession(t *testing.T) {
+	for _, c := range []struct{ name, cmd string }{
+		{"exit", "echo bye; exit 3"},
+		{"exec", "exec true"},
+		{"set -e and a failure", "set -e; false; echo never"},
+		{"killing the shell", "kill -9 $$"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			b := integrated(t)
+			r := b.send("--", c.cmd)
+			if r.code != 125 || !strings.Contains(r.stderr, "ended the shell of the shared terminal") ||
+				!strings.Contains(r.stderr, "a new shell was started") {
+				t.Fatalf("want exit 125 explaining the new shell:\n%v", r)
+			}
+			if got := b.run("--", "echo alive"); got != "alive\n" {
+				t.Fatalf("the new shell must take commands, got %q", got)
+			}
+			select {
+			case <-b.terms[0].done:
+				t.Fatalf("the human's terminal closed:\n%s", b.terms[0].screen())
+			default:
+			}
+		})
+	}
+}
+
+func TestSetELeftOnIsTurnedOffAgain(t *testing.T) {
+	b := integrated(t)
+	pid := b.run("--", "echo $$")
+	r := b.send("--", "set -e")
+	if r.code != 0 || !strings.Contains(r.stderr, "turned on set -e") {
+		t.Fatalf("want a note that set -e was turned off:\n%v", r)
+	}
+	b.terms[0].typeKeys("false\r") // the human's next failing command
+	if got := b.run("--", "echo $$; case $- in *e*) echo still-e;; esac"); got != pid {
+		t.Fatalf("the shell must survive the human's failing command with errexit off: was %q, now %q", pid, got)
+	}
+}
+
+func TestTheHumansOwnExitStillClosesTheTerminal(t *testing.T) {
+	b := integrated(t)
+	b.terms[0].typeKeys("exit\r")
+	b.terms[0].exited(t)
+	if _, err := b.tmux("has-session", "-t", "="+b.name); err == nil {
+		t.Fatal("the session must end with the human's shell, as it would without ptybridge")
+	}
+}
+
+func TestEndingAShellStartedByTheHumanReturnsToTheirShell(t *testing.T) {
+	b := integrated(t)
+	outer := b.run("--", "echo $$")
+	b.terms[0].typeKeys("exec bash --norc -i\r") // same pid, but not integrated
+	b.terms[0].typeKeys("bash --norc -i\r")      // a shell inside the shell
+	b.waitFor("the inner shell", func() bool {
+		out := b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_current_command}")
+		return out == "bash" && strings.Count(b.paneText(), "bash --norc -i") >= 2
+	})
+	r := b.send("--", "exit")
+	if r.code != 125 || !strings.Contains(r.stderr, "back in the user's previous shell") {
+		t.Fatalf("want a message that the user's previous shell is back:\n%v", r)
+	}
+	if got := b.run("--", "echo $$"); got != outer {
+		t.Fatalf("want the outer shell %q back, got %q", outer, got)
+	}
+}
+
+func TestKeysTypedAheadDuringACommandAreNotTypedOver(t *testing.T) {
+	b := integrated(t)
+	cmd := b.ptysend(nil, "--", "sleep 1")
+	must(t, cmd.Start())
+	b.waitFor("sleep to run", func() bool { return b.paneCommand() == "sleep" })
+	b.terms[0].typeKeys("echo typed-ahead") // while the agent's command runs
+	b.waitFor("the keys' echo", func() bool { return strings.Contains(b.paneText(), "echo typed-ahead") })
+	must(t, cmd.Wait())
+	r := b.send("--", "echo agent")
+	if r.code != 125 || !strings.Contains(r.stderr, "not pressed Enter") {
+		t.Fatalf("the human's typeahead is their line: want a refusal, got:\n%v", r)
+	}
+	b.terms[0].typeKeys("\r")
+	b.waitFor("the human's line to run whole", func() bool { return strings.Contains(b.paneText(), "\ntyped-ahead\n") })
 }

@@ -116,12 +116,23 @@ func posixScript(job Job, b builtins) string {
 	if b == zshBuiltins {
 		run = fmt.Sprintf("() { local -x %s; %s %s; }%s", pagerSettings, b.eval, cmd, redirects)
 	}
+	// errexit left on by the command would end the human's shell at their
+	// next failing command: it is switched off again, and the agent told.
 	return fmt.Sprintf("%[1]s '%%s\\n' %[4]s\n"+
+		"__ptybridge_opts=$-\n"+
 		"%[1]s '\\033]%[2]s;S;%%s\\007' %[3]s\n"+
 		"%[5]s\n"+
-		"%[1]s '\\033]%[2]s;E;%%s;%%d\\007' %[3]s \"$?\"\n",
-		b.printf, osc, job.ID, QuotePOSIX(DisplayLine(job.Command)), run)
+		"__ptybridge_status=$?\n"+
+		"case $-/$__ptybridge_opts in *e*/*e*) ;; *e*/*) set +e; %[1]s '%%s\\n' %[7]s >>%[6]s ;; esac\n"+
+		"%[1]s '\\033]%[2]s;E;%%s;%%d\\007' %[3]s \"$__ptybridge_status\"\n"+
+		"unset __ptybridge_opts __ptybridge_status\n",
+		b.printf, osc, job.ID, QuotePOSIX(DisplayLine(job.Command)), run,
+		QuotePOSIX(job.StderrPath), QuotePOSIX(errexitNote))
 }
+
+// errexitNote is what the agent reads when its command left set -e on.
+const errexitNote = "ptysend: note: the command turned on set -e in the shared shell; " +
+	"it was turned off again, as the user's next failing command would have closed their terminal"
 
 // pagerSettings make programs print straight through instead of waiting
 // in a pager for keys that no agent will press.

@@ -130,7 +130,7 @@ func TestScriptText(t *testing.T) {
 			name:     "POSIX quotes the command as one word and redirects stderr",
 			shell:    markers.POSIX,
 			job:      job,
-			contains: []string{`eval ' printf '\''%s\n'\'' "it'\''s" \ok' 2>|'/tmp/err path'`, `"$?"`},
+			contains: []string{`eval ' printf '\''%s\n'\'' "it'\''s" \ok' 2>|'/tmp/err path'`, `"$__ptybridge_status"`},
 			// Without StdinPath the command reads the terminal.
 			notContain: []string{" <'"},
 		},

@@ -62,6 +62,7 @@ func (b Bridge) Open(width, height int, shell, dir string) error {
 		";", "set-option", "-t", t, "history-limit", fmt.Sprint(HistoryLimit),
 		";", "set-option", "-t", t, "default-shell", shell,
 		";", "new-window", "-k", "-t", "="+b.Name+":^", "-c", dir,
+		";", "set-option", "-p", "-t", t, "remain-on-exit", "on",
 		";", "set-option", "-t", t, "-F", "@ptybridge_pane", "#{pane_id}",
 		";", "set-option", "-t", t, "@ptybridge_relay", b.socketPath(),
 		";", "pipe-pane", "-I", "-O", "-t", t, b.relayCommand())
@@ -142,6 +143,7 @@ func (b Bridge) startRelay(replacing bool) (string, error) {
 	// A relay that died may leave its pipe open in tmux: close it first.
 	_, err = tmux("pipe-pane", "-t", pane,
 		";", "pipe-pane", "-I", "-O", "-t", pane, b.relayCommand(),
+		";", "set-option", "-p", "-t", pane, "remain-on-exit", "on",
 		";", "set-option", "-t", b.target(), "@ptybridge_pane", pane,
 		";", "set-option", "-t", b.target(), "@ptybridge_relay", mine)
 	if err == nil {
@@ -151,6 +153,24 @@ func (b Bridge) startRelay(replacing bool) (string, error) {
 		return "", err
 	}
 	return mine, waitForRelay(mine, 5*time.Second)
+}
+
+// respawnShell starts a new shell in the shared pane after the agent's
+// command ended the old one (remain-on-exit kept the pane), in dir, with a
+// new relay: the old one watched the dead shell.
+func (b Bridge) respawnShell(pane, dir string) error {
+	os.Remove(b.socketPath())
+	args := []string{"respawn-pane", "-t", pane}
+	if dir != "" {
+		args = append(args, "-c", dir)
+	}
+	_, err := tmux(append(args,
+		";", "pipe-pane", "-t", pane,
+		";", "pipe-pane", "-I", "-O", "-t", pane, b.relayCommand())...)
+	if err != nil {
+		return err
+	}
+	return waitForRelay(b.socketPath(), 5*time.Second)
 }
 
 // modePath is where tmux records whether the shared pane is in a mode

@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
@@ -19,6 +21,33 @@ const settleLimit = 500 * time.Millisecond
 // prompt. needHooks is true when the shell has no integration yet (it
 // never spoke): then only /proc vouches for it, and this call installs it.
 func awaitFreePrompt(rc *relayClient, shellPID int, shellName string) (needHooks bool, err error) {
+	needHooks, err = shellSaysItIsFree(rc, shellPID, shellName)
+	if err == nil && typedAhead(shellPID) {
+		return false, halfTypedError
+	}
+	return needHooks, err
+}
+
+// typedAhead reports keys the human typed that the shell has not read yet:
+// they wait in the terminal's input queue, typed during the previous
+// command, and appear on the line only once the shell reads them.
+func typedAhead(shellPID int) bool {
+	tty := openTTY(ttyOf(shellPID))
+	if tty == nil {
+		return false
+	}
+	defer tty.Close()
+	n, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCINQ)
+	return err == nil && n > 0
+}
+
+var halfTypedError = &Error{
+	Msg: "the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); " +
+		"nothing was typed, so their input stays intact",
+	Hint: "ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry",
+}
+
+func shellSaysItIsFree(rc *relayClient, shellPID int, shellName string) (needHooks bool, err error) {
 	if rc.Shell.PID != shellPID {
 		return true, nil
 	}
@@ -40,16 +69,18 @@ func awaitFreePrompt(rc *relayClient, shellPID int, shellName string) (needHooks
 	rc.conn.SetReadDeadline(time.Time{})
 	switch tr.Snapshot().State {
 	case markers.StateRunning:
+		// A shell exec'd by the human keeps the pid of the one it
+		// replaced, and the last event; it is at its prompt, with no
+		// hooks, if it sleeps in its line editor.
+		if atLineEditor(shellPID) {
+			return true, nil
+		}
 		return false, &Error{
 			Msg:  fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", shellName),
 			Hint: "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry",
 		}
 	case markers.StateTyped:
-		return false, &Error{
-			Msg: "the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); " +
-				"nothing was typed, so their input stays intact",
-			Hint: "ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry",
-		}
+		return false, halfTypedError
 	}
 	return false, nil
 }
@@ -58,4 +89,18 @@ func awaitFreePrompt(rc *relayClient, shellPID int, shellName string) (needHooks
 var copyModeError = &Error{
 	Msg:  "the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
 	Hint: "ask the user to leave copy mode (press q in the ptybridge terminal), then retry",
+}
+
+// atLineEditor reports whether the shell waits for keys in its line
+// editor: asleep in poll or select with the terminal in non-canonical
+// mode. A loop of builtins runs; a builtin read sleeps in a cooked read.
+func atLineEditor(shellPID int) bool {
+	tty := openTTY(ttyOf(shellPID))
+	if tty == nil {
+		return false
+	}
+	defer tty.Close()
+	wchan := readTrimmed(fmt.Sprintf("/proc/%d/wchan", shellPID))
+	return taskState(fmt.Sprintf("/proc/%d/stat", shellPID)) == 'S' &&
+		hasAnyPrefix(wchan, pollWaits) && lineEditorMode(tty)
 }

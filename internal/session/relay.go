@@ -60,10 +60,12 @@ type relay struct {
 // What clients type goes to standard output, which pipe-pane -I connects
 // to the pane's input: nothing else may ever be written there.
 func RunRelay(socketPath, paneID string, panePID int, in io.Reader) error {
-	return runRelay(socketPath, paneID, panePID, in, os.Stdout)
+	return runRelay(socketPath, paneID, panePID, in, os.Stdout, func(r *relay) {
+		go r.closePaneWhenTheHumanExits(paneID, panePID)
+	})
 }
 
-func runRelay(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer) error {
+func runRelay(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, started func(*relay)) error {
 	ln, err := listenRelay(socketPath)
 	if err != nil {
 		return err
@@ -71,6 +73,9 @@ func runRelay(socketPath, paneID string, panePID int, in io.Reader, keys io.Writ
 	mine, _ := os.Stat(socketPath)
 	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys}
 	go r.acceptLoop(ln)
+	if started != nil {
+		started(r)
+	}
 	buf := make([]byte, 64*1024)
 	for {
 		n, err := in.Read(buf)
@@ -213,6 +218,25 @@ func (r *relay) forward(b []byte) {
 	r.current.SetWriteDeadline(time.Now().Add(relayWriteTimeout))
 	if _, err := r.current.Write(b); err != nil {
 		r.drop(r.current)
+	}
+}
+
+// The shared pane has remain-on-exit on, so that a command of the agent's
+// that ends the shell (exit, exec, a failure under set -e) cannot destroy
+// the human's session: ptysend starts a new shell in the pane. When the
+// shell ends while no call holds the pane, the human ended it: the pane is
+// closed, as it would be without remain-on-exit, and the terminal with it.
+func (r *relay) closePaneWhenTheHumanExits(paneID string, panePID int) {
+	exited := exitOf(panePID)
+	if exited == nil {
+		return
+	}
+	<-exited
+	r.mu.Lock()
+	busy := r.current != nil
+	r.mu.Unlock()
+	if !busy {
+		tmux("kill-pane", "-t", paneID)
 	}
 }
 

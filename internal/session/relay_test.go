@@ -29,7 +29,7 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	paneOut, feed := io.Pipe()
 	keys := make(keysWriter, 4)
 	done := make(chan error, 1)
-	go func() { done <- runRelay(sock, "%7", 42, paneOut, keys) }()
+	go func() { done <- runRelay(sock, "%7", 42, paneOut, keys, nil) }()
 	if err := waitForRelay(sock, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}

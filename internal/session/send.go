@@ -65,7 +65,8 @@ func Send(req Request) (int, error) {
 		}
 		return 0, err
 	}
-	c := &call{req: req, rc: rc, shellPID: shellPID, start: start}
+	c := &call{req: req, rc: rc, shellPID: shellPID, shellName: processName(shellPID), start: start}
+	c.shellDir, _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", shellPID))
 	if needHooks {
 		c.hooks = markers.Integration(processName(shellPID), req.Bridge.RuntimeDir)
 	}
@@ -73,6 +74,8 @@ func Send(req Request) (int, error) {
 		return 0, asError(err)
 	}
 	defer c.cleanup()
+	// Watch the shell before typing: a command can end it at once.
+	c.shellExit = exitOf(shellPID)
 	if err := c.typeLine(); err != nil {
 		return 0, asError(err)
 	}
@@ -195,6 +198,10 @@ type call struct {
 	out      *gate
 	hooks    string // shell integration to install with this call
 
+	shellName string // the shell typed into, and its directory
+	shellDir  string
+	shellExit <-chan struct{}
+
 	toldWaiting bool
 }
 
@@ -291,6 +298,13 @@ func (c *call) wait() (int, error) {
 
 	for {
 		select {
+		case <-c.shellExit:
+			select {
+			case r := <-done: // it ended after its END marker: no matter
+				return c.finish(ext, r)
+			default:
+			}
+			return c.shellEnded(activity)
 		case <-activity:
 			noOutput.reset(c.req.Timeout)
 		case r := <-done:
@@ -318,6 +332,51 @@ func (c *call) wait() (int, error) {
 				status = 128 + int(s.(syscall.Signal))
 			}
 			return status, &Error{Code: status, Msg: "stopped by " + s.String() + "; the command was interrupted"}
+		}
+	}
+}
+
+// shellEnded reports a command that ended the shell it ran in (exit,
+// exec, a failure under set -e, a signal). When that was the pane's own
+// shell, remain-on-exit kept the pane, and with it the human's session: a
+// new shell is started there.
+func (c *call) shellEnded(activity <-chan struct{}) (int, error) {
+	c.drainOutput(activity)
+	c.copyStderr()
+	if c.shellPID != c.rc.PanePID {
+		return 0, &Error{
+			Msg: fmt.Sprintf("the command ended the shell it ran in (%s, which the user had started inside the shared terminal); "+
+				"the terminal is back in the user's previous shell", c.shellName),
+			Hint: "do not run exit or exec through ptysend; your next command runs in the previous shell",
+		}
+	}
+	if err := c.req.Bridge.respawnShell(c.rc.PaneID, c.shellDir); err != nil {
+		if isMissingSession(err) { // the human closed the bridge: that ended the shell
+			return 0, bridgeClosed(c.req.Bridge, true)
+		}
+		return 0, &Error{
+			Msg:  "the command ended the shell of the shared terminal, and starting a new one failed: " + err.Error(),
+			Hint: "ask the user to restart ptybridge",
+		}
+	}
+	return 0, &Error{
+		Msg: fmt.Sprintf("the command ended the shell of the shared terminal (%s: exit, exec, a failure under set -e, or a signal); "+
+			"a new shell was started in its place, so the old one's state (directory, variables, functions) is gone", c.shellName),
+		Hint: "do not end the shell through ptysend; to stop at the first error, run the commands in a child shell, e.g. bash -ec '...'",
+	}
+}
+
+// drainOutput lets the output the shell wrote before it ended arrive: it
+// waits until the stream has been quiet for a moment (bounded).
+func (c *call) drainOutput(activity <-chan struct{}) {
+	limit := time.After(200 * time.Millisecond)
+	for {
+		select {
+		case <-activity:
+		case <-time.After(20 * time.Millisecond):
+			return
+		case <-limit:
+			return
 		}
 	}
 }
