@@ -27,9 +27,7 @@ type cli struct {
 	Session string           `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to open (default ptybridge-<user>)."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
-	Relay     string `hidden:"" help:"Internal: serve the pane's output stream on this socket."`
-	RelayPane string `hidden:""`
-	RelayPID  int    `hidden:""`
+	session.RelayFlags `embed:""`
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -44,8 +42,8 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "ptybridge: error: %s\nhint: see ptybridge --help\n", err)
 		return 2
 	}
-	if c.Relay != "" {
-		if err := session.RunRelay(c.Relay, c.RelayPane, c.RelayPID, os.Stdin); err != nil {
+	if c.RelayFlags.Requested() {
+		if err := c.RelayFlags.Run(); err != nil {
 			return report(err)
 		}
 		return 0

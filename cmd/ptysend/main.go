@@ -76,9 +76,7 @@ type cli struct {
 
 	Words []string `arg:"" optional:"" passthrough:"" help:"Shell code to run in the shared terminal."`
 
-	Relay     string `hidden:"" help:"Internal: serve the pane's output stream on this socket."`
-	RelayPane string `hidden:""`
-	RelayPID  int    `hidden:""`
+	session.RelayFlags `embed:""`
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -101,8 +99,8 @@ func run(args []string) int {
 	if _, err := parser.Parse(args); err != nil {
 		return usageError(err.Error())
 	}
-	if c.Relay != "" {
-		if err := session.RunRelay(c.Relay, c.RelayPane, c.RelayPID, os.Stdin); err != nil {
+	if c.RelayFlags.Requested() {
+		if err := c.RelayFlags.Run(); err != nil {
 			return session.Report(os.Stderr, "ptysend", err)
 		}
 		return 0

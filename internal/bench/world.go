@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/ptybridge/ptybridge/internal/session"
 )
 
 // hangGuard bounds every wait so that a broken build fails with a message
@@ -156,7 +156,7 @@ func (w *world) command(name string, args ...string) (*exec.Cmd, context.CancelF
 func (w *world) settle() error {
 	deadline := time.Now().Add(hangGuard)
 	for {
-		fg, err := tpgid(w.panePID)
+		fg, err := session.ForegroundPID(w.panePID)
 		if err == nil && fg == w.panePID {
 			return nil
 		}
@@ -165,21 +165,4 @@ func (w *world) settle() error {
 		}
 		time.Sleep(time.Millisecond)
 	}
-}
-
-// tpgid is the foreground process group of pid's terminal.
-func tpgid(pid int) (int, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, errors.New("unexpected /proc stat")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 6 {
-		return 0, errors.New("unexpected /proc stat")
-	}
-	return strconv.Atoi(f[5])
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -50,4 +51,21 @@ func Report(w io.Writer, tool string, err error) int {
 		fmt.Fprintf(w, "hint: %s\n", e.Hint)
 	}
 	return e.ExitCode()
+}
+
+// RelayFlags are the hidden flags with which tmux starts the relay (see
+// Bridge.relayCommand). Both tools accept them: whichever set up the
+// bridge, or repaired it, runs as the relay.
+type RelayFlags struct {
+	Relay     string `hidden:"" help:"Internal: serve the pane's output stream on this socket."`
+	RelayPane string `hidden:""`
+	RelayPID  int    `hidden:""`
+}
+
+// Requested reports whether the tool was started as the relay.
+func (f RelayFlags) Requested() bool { return f.Relay != "" }
+
+// Run runs the relay on the process's standard input and output.
+func (f RelayFlags) Run() error {
+	return RunRelay(f.Relay, f.RelayPane, f.RelayPID, os.Stdin)
 }

@@ -7,7 +7,7 @@ import "strings"
 // full-screen program waiting for a key): it is waiting for the human,
 // not hung, so the no-output timeout must not kill it.
 func waitsForHuman(panePID int) bool {
-	fg, err := foregroundPID(panePID)
+	fg, err := ForegroundPID(panePID)
 	if err != nil || fg <= 0 {
 		return false
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
-// foregroundPID is the foreground process group of the pane's terminal
+// ForegroundPID is the foreground process group of the pane's terminal
 // (tpgid, field 8 of /proc/PID/stat of the pane's process). It equals a
 // shell's pid while that shell waits at its prompt.
-func foregroundPID(panePID int) (int, error) {
+func ForegroundPID(panePID int) (int, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", panePID))
 	if err != nil {
 		return 0, err
@@ -70,7 +70,7 @@ func idleShell(panePID int) (int, markers.Shell, error) {
 }
 
 func idleShellNow(panePID int) (int, markers.Shell, error) {
-	fg, err := foregroundPID(panePID)
+	fg, err := ForegroundPID(panePID)
 	if err != nil {
 		return 0, 0, &Error{
 			Msg:  "cannot inspect the shared terminal's processes: " + err.Error(),

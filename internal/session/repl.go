@@ -99,7 +99,7 @@ func (r *replRun) awaitStart() (int, error) {
 	case timedOut, signalled:
 		// Keep the state: the REPL may just be slow, or its prompt unknown;
 		// either way --repl-close can end it.
-		if fg, err := foregroundPID(r.rc.PanePID); err == nil && fg != r.st.ShellPID {
+		if fg, err := ForegroundPID(r.rc.PanePID); err == nil && fg != r.st.ShellPID {
 			r.st.PID = fg
 			saveREPL(r.req.Bridge, r.st)
 		}

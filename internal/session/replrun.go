@@ -214,7 +214,7 @@ func (r *replRun) check() (o outcome, ok, again bool) {
 	if start < 0 && !continuing {
 		return o, false, false
 	}
-	fg, err := foregroundPID(r.rc.PanePID)
+	fg, err := ForegroundPID(r.rc.PanePID)
 	if err != nil || fg == r.st.ShellPID {
 		return o, false, false // not started yet, or exited: END will come
 	}

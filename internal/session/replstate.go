@@ -75,7 +75,7 @@ func clearREPL(b Bridge, st *replState) {
 // inForeground reports whether the REPL still leads the terminal's
 // foreground: it has not exited, been suspended or replaced.
 func (st *replState) inForeground(panePID int) bool {
-	fg, err := foregroundPID(panePID)
+	fg, err := ForegroundPID(panePID)
 	return err == nil && fg == st.PID
 }
 

@@ -478,7 +478,7 @@ func (c *call) waitStopped(done <-chan streamResult) (bool, *streamResult) {
 		case r := <-done:
 			return true, &r
 		case <-tick.C:
-			if fg, err := foregroundPID(c.rc.PanePID); err == nil && fg == c.shellPID {
+			if fg, err := ForegroundPID(c.rc.PanePID); err == nil && fg == c.shellPID {
 				return true, nil
 			}
 		case <-deadline:
