@@ -170,6 +170,11 @@ func TestPagersPrintStraightThroughForTheAgentOnly(t *testing.T) {
 			if r := b.send("--timeout", "5", "--", "man ls"); r.code != 0 || !strings.Contains(r.stdout, "list directory contents") {
 				t.Fatalf("man must print straight through:\n%v", r)
 			}
+			// The human types at their prompt (typeahead in the instant after
+			// man ends is another matter).
+			b.waitFor("the prompt", func() bool {
+				return b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{cursor_x}") != "0"
+			})
 			b.terms[0].typeKeys("echo \"human-pager=$PAGER git=[$GIT_PAGER]\"\r")
 			b.waitFor("the human's pager settings, unchanged", func() bool {
 				return strings.Contains(b.paneText(), "\nhuman-pager=less git=[]")
