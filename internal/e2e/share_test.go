@@ -277,3 +277,26 @@ func TestKeysTypedAheadDuringACommandAreNotTypedOver(t *testing.T) {
 	b.terms[0].typeKeys("\r")
 	b.waitFor("the human's line to run whole", func() bool { return strings.Contains(b.paneText(), "\ntyped-ahead\n") })
 }
+
+func TestATimeoutInterruptsTheCommandWhileTheHumanScrolls(t *testing.T) {
+	b := integrated(t)
+	cmd := b.ptysend(nil, "--timeout", "1", "--", "echo started; sleep 300")
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	must(t, cmd.Start())
+	b.waitFor("sleep to run", func() bool { return b.paneCommand() == "sleep" })
+	b.terms[0].typeKeys("\x02[") // the human starts scrolling
+	b.waitFor("copy mode", func() bool {
+		return b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_in_mode}") == "1"
+	})
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 124 || stdout.String() != "started\n" {
+		t.Fatalf("want exit 124 with the output so far, got %d %q", code, stdout.String())
+	}
+	if b.paneCommand() == "sleep" {
+		t.Fatal("Ctrl-C must reach the command, not the human's copy mode")
+	}
+	if b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_in_mode}") != "1" {
+		t.Fatal("the human's scrolling must be left alone")
+	}
+}

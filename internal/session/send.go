@@ -58,19 +58,20 @@ func Send(req Request) (int, error) {
 	if err != nil {
 		return 0, replBusyError(req.Bridge, rc.PanePID, err)
 	}
-	needHooks, err := awaitFreePrompt(rc, shellPID, processName(shellPID))
+	name := processName(shellPID)
+	needHooks, err := awaitFreePrompt(rc, shellPID, name)
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
 			err = bridgeClosed(req.Bridge, false)
 		}
 		return 0, err
 	}
-	c := &call{req: req, rc: rc, shellPID: shellPID, shellName: processName(shellPID), start: start}
+	c := &call{req: req, rc: rc, shell: shell, shellPID: shellPID, shellName: name, start: start}
 	c.shellDir, _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", shellPID))
 	if needHooks {
-		c.hooks = markers.Integration(processName(shellPID), req.Bridge.RuntimeDir)
+		c.hooks = markers.Integration(name, req.Bridge.RuntimeDir)
 	}
-	if err := c.prepare(shell); err != nil {
+	if err := c.prepare(); err != nil {
 		return 0, asError(err)
 	}
 	defer c.cleanup()
@@ -108,7 +109,7 @@ func openTurn(b Bridge, maxTime time.Duration, stderr io.Writer, start time.Time
 	if err := EnsureRuntimeDir(b.RuntimeDir); err != nil {
 		return nil, asError(err)
 	}
-	for replaced := false; ; replaced = true {
+	for retried := false; ; retried = true {
 		rc, err := connect(b)
 		if err != nil {
 			return nil, err
@@ -118,14 +119,26 @@ func openTurn(b Bridge, maxTime time.Duration, stderr io.Writer, start time.Time
 			return rc, nil
 		}
 		rc.Close()
-		if !errors.Is(err, errRelayVersion) || replaced {
-			return nil, asError(err)
+		switch {
+		case retried:
+		case errors.Is(err, errRelayVersion):
+			if _, err := b.replaceRelay(); err != nil {
+				return nil, asError(err)
+			}
+			continue
+		case errors.Is(err, errRelayHungUp):
+			// It died as we came: connect again, and repair if need be.
+			continue
 		}
-		if _, err := b.replaceRelay(); err != nil {
-			return nil, asError(err)
+		if errors.Is(err, errRelayHungUp) {
+			return nil, bridgeClosed(b, false)
 		}
+		return nil, asError(err)
 	}
 }
+
+// errRelayHungUp means the relay closed the connection before our turn.
+var errRelayHungUp = errors.New("the relay hung up")
 
 // waitForTurn waits while earlier calls use the pane, within --max-time.
 func waitForTurn(rc *relayClient, b Bridge, maxTime time.Duration, stderr io.Writer, start time.Time) error {
@@ -141,6 +154,8 @@ func waitForTurn(rc *relayClient, b Bridge, maxTime time.Duration, stderr io.Wri
 	switch {
 	case err == nil, errors.Is(err, errRelayVersion):
 		return err
+	case errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET):
+		return errRelayHungUp
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &Error{
 			Code: ExitTimeout,
@@ -198,7 +213,8 @@ type call struct {
 	out      *gate
 	hooks    string // shell integration to install with this call
 
-	shellName string // the shell typed into, and its directory
+	shell     markers.Shell // the shell typed into: its syntax, name, directory
+	shellName string
 	shellDir  string
 	shellExit <-chan struct{}
 
@@ -210,7 +226,7 @@ func (c *call) path(ext string) string {
 }
 
 // prepare writes the wrapper script and the per-command files.
-func (c *call) prepare(shell markers.Shell) error {
+func (c *call) prepare() error {
 	id, err := markers.NewID()
 	if err != nil {
 		return err
@@ -229,7 +245,7 @@ func (c *call) prepare(shell markers.Shell) error {
 		job.StdinPath = c.inPath
 		go feedStdin(c.inPath, c.req.Stdin)
 	}
-	return os.WriteFile(c.script, []byte(c.hooks+markers.Script(shell, job)), 0o600)
+	return os.WriteFile(c.script, []byte(c.hooks+markers.Script(c.shell, job)), 0o600)
 }
 
 // forwardsStdin: a terminal on stdin means nothing to forward (the command
@@ -268,12 +284,19 @@ func (c *call) typeLine() error {
 	if inCopyMode(c.req.Bridge) {
 		return copyModeError
 	}
-	sh, _ := markers.ShellFor(processName(c.shellPID))
-	return c.rc.typeKeys(markers.SourceLine(sh, c.script) + "\r")
+	return c.rc.typeKeys(markers.SourceLine(c.shell, c.script) + "\r")
 }
 
+// Interrupt keys, typed through the relay into the terminal's input, where
+// the line discipline turns them into SIGINT and SIGQUIT for the command,
+// whatever tmux shows (copy mode would take them from send-keys).
+const (
+	ctrlC         = "\x03"
+	ctrlBackslash = "\x1c"
+)
+
 func (c *call) sendKey(key string) {
-	tmux("send-keys", "-t", c.rc.PaneID, key)
+	c.rc.typeKeys(key)
 }
 
 // streamResult is how the relay stream ended.
@@ -321,13 +344,13 @@ func (c *call) wait() (int, error) {
 				noOutput.reset(c.req.Timeout)
 				continue
 			}
-			return c.interrupt(ext, done, fmt.Sprintf("no output for %v (--timeout)", c.req.Timeout),
+			return c.interrupt(done, fmt.Sprintf("no output for %v (--timeout)", c.req.Timeout),
 				"if the command is slow but quiet, rerun it with a larger --timeout, e.g. --timeout 60")
 		case <-overall.C():
-			return c.interrupt(ext, done, fmt.Sprintf("the command ran longer than %v (--max-time)", c.req.MaxTime),
+			return c.interrupt(done, fmt.Sprintf("the command ran longer than %v (--max-time)", c.req.MaxTime),
 				"if it needs longer, rerun it with a larger --max-time, or run it in the background and poll")
 		case s := <-signals:
-			status, _ := c.interrupt(ext, done, "ptysend was stopped by "+s.String(), "")
+			status, _ := c.interrupt(done, "ptysend was stopped by "+s.String(), "")
 			if status == ExitTimeout {
 				status = 128 + int(s.(syscall.Signal))
 			}
@@ -444,14 +467,14 @@ func (c *call) copyStderr() {
 // interrupt runs the two-phase kill: Ctrl-C, and Ctrl-\ if the command is
 // still running KillGrace later. The output so far has been streamed
 // already; the call ends with ExitTimeout and says what happened.
-func (c *call) interrupt(ext *markers.Extractor, done <-chan streamResult, why, hint string) (int, error) {
+func (c *call) interrupt(done <-chan streamResult, why, hint string) (int, error) {
 	how := "interrupted it with Ctrl-C"
 	c.out.hold()
-	c.sendKey("C-c")
+	c.sendKey(ctrlC)
 	stopped, r := c.waitStopped(done)
 	if !stopped {
 		how = "it ignored Ctrl-C, so it was sent Ctrl-\\ (SIGQUIT)"
-		c.sendKey(`C-\`)
+		c.sendKey(ctrlBackslash)
 		stopped, r = c.waitStopped(done)
 	}
 	c.out.release(r != nil && r.err == nil)
