@@ -58,7 +58,7 @@ func Send(req Request) (int, error) {
 	if err != nil {
 		return 0, replBusyError(req.Bridge, rc.PanePID, err)
 	}
-	needHooks, err := awaitFreePrompt(rc, shellPID, processName(shellPID))
+	needHooks, err := awaitFreePrompt(rc, req.Bridge, shellPID, processName(shellPID))
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
 			err = bridgeClosed(req.Bridge, false)
@@ -78,6 +78,9 @@ func Send(req Request) (int, error) {
 	c.shellExit = exitOf(shellPID)
 	if err := c.typeLine(); err != nil {
 		return 0, asError(err)
+	}
+	if c.hooks != "" {
+		recordHooked(req.Bridge, shellPID)
 	}
 	return c.wait()
 }
