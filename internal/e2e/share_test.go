@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Sharing the terminal with the human: the agent is a guest, and never
@@ -26,38 +27,61 @@ func (b *bridge) paneCommand() string {
 	return strings.TrimSpace(out)
 }
 
-func TestHalfTypedLineIsLeftIntact(t *testing.T) {
-	b := integrated(t)
-	human := b.terms[0]
-	human.typeKeys("echo human-was-")
-	b.waitFor("the human's keys to show", func() bool { return strings.Contains(b.paneText(), "echo human-was-") })
+// fishPrompts is a fish configuration with a multi-line prompt and a
+// right prompt, both showing the last status: fish redraws the right
+// prompt after each key the human types.
+const fishPrompts = "function fish_prompt\n    set -l s $status\n    echo fish-prompt-line-one\n    echo -n \"[$s]> \"\nend\n" +
+	"function fish_right_prompt\n    echo -n \"[right $status]\"\nend\n"
 
-	r := b.send("--max-time", "3", "--", "echo agent")
-	if r.code != 125 || !strings.Contains(r.stderr, "not pressed Enter") || !strings.Contains(r.stderr, "hint: ask the user") {
-		t.Fatalf("want a refusal that explains the half-typed line:\n%v", r)
-	}
-	human.typeKeys("here\r")
-	b.waitFor("the human's own command to run intact", func() bool {
-		return strings.Contains(b.paneText(), "\nhuman-was-here\n")
-	})
-	if got := b.run("--", "echo agent"); got != "agent\n" {
-		t.Fatalf("after the human's Enter the agent runs again; got %q", got)
+func TestHalfTypedLineIsLeftIntact(t *testing.T) {
+	for _, c := range []struct {
+		name, shell, rc string
+	}{
+		{"bash", "bash", ""},
+		{"fish", "fish", ""},
+		{"fish with a multi-line prompt and a right prompt", "fish", fishPrompts},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			sh := shellByName(t, c.shell)
+			b := startShellBridge(t, sh, withRC(sh, c.rc))
+			checkUnaffectedCalls(t, b) // the first installs the hooks
+			human := b.terms[0]
+			human.typeKeys("echo human-was-")
+			b.waitFor("the human's keys to show", func() bool { return strings.Contains(b.paneText(), "echo human-was-") })
+
+			r := b.send("--max-time", "3", "--", "echo agent")
+			if r.code != 125 || !strings.Contains(r.stderr, "not pressed Enter") || !strings.Contains(r.stderr, "hint: ask the user") {
+				t.Fatalf("want a refusal that explains the half-typed line:\n%v", r)
+			}
+			human.typeKeys("here\r")
+			b.waitFor("the human's own command to run intact", func() bool {
+				return strings.Contains(b.paneText(), "\nhuman-was-here\n")
+			})
+			if got := b.run("--", "echo agent"); got != "agent\n" {
+				t.Fatalf("after the human's Enter the agent runs again; got %q", got)
+			}
+		})
 	}
 }
 
 func TestShellBusyWithBuiltinsIsRefused(t *testing.T) {
 	for _, c := range []struct {
-		name, keys string
-		running    func(state, wchan string) bool
+		name, shell, keys string
+		running           func(b *bridge) bool
 	}{
-		{"a loop of builtins", "while :; do :; done\r", func(state, _ string) bool { return state == "R" }},
-		{"a builtin read", "read answer\r", func(_, wchan string) bool { return wchan == "wait_woken" }},
+		{"bash: a loop of builtins", "bash", "while :; do :; done\r", isRunning},
+		{"bash: a builtin read", "bash", "read answer\r", func(b *bridge) bool { _, wchan := b.shellState(); return wchan == "wait_woken" }},
+		{"fish: a loop of builtins", "fish", "while true; end\r", isRunning},
+		// fish's read runs fish's own line editor, as its prompt does.
+		{"fish: a builtin read", "fish", "read answer\r", func(b *bridge) bool { return strings.Contains(b.paneText(), "\nread> ") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b := integrated(t)
+			t.Parallel()
+			b := integrated(t, withShell(shellByName(t, c.shell).path(t)))
 			human := b.terms[0]
 			human.typeKeys(c.keys)
-			b.waitFor("the shell to run the human's command", func() bool { return c.running(b.shellState()) })
+			b.waitFor("the shell to run the human's command", func() bool { return c.running(b) })
 			r := b.send("--", "echo agent")
 			if r.code != 125 || !strings.Contains(r.stderr, "running a command of the user's") {
 				t.Fatalf("to tmux the shell looks idle; the agent must still see it is busy:\n%v", r)
@@ -69,6 +93,18 @@ func TestShellBusyWithBuiltinsIsRefused(t *testing.T) {
 			b.waitFor("the agent to get the prompt back", func() bool { return b.send("--", "true").code == 0 })
 		})
 	}
+}
+
+// isRunning: the pane's shell stays on a CPU, or ready to be, for 100 ms:
+// longer than it runs to read and echo the keys of the line.
+func isRunning(b *bridge) bool {
+	for range 5 {
+		if state, _ := b.shellState(); state != "R" {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
 }
 
 func TestCopyModeIsRespected(t *testing.T) {
@@ -91,15 +127,20 @@ func TestCopyModeIsRespected(t *testing.T) {
 }
 
 func TestAgentLinesStayOutOfHistory(t *testing.T) {
-	b := startBridge(t, withEnv("HISTCONTROL", ""))
-	for _, cmd := range []string{"true", "echo one", "echo two"} {
-		b.run("--", cmd)
-	}
-	b.terms[0].typeKeys("echo typed-by-human\r")
-	b.waitFor("the human's command", func() bool { return strings.Contains(b.paneText(), "\ntyped-by-human") })
-	hist := b.run("--", "history")
-	if strings.Contains(hist, b.runtimeDir()) || !strings.Contains(hist, "echo typed-by-human") {
-		t.Fatalf("history must hold the human's commands and none of the agent's lines:\n%s", hist)
+	for _, shell := range []string{"bash", "fish"} {
+		t.Run(shell, func(t *testing.T) {
+			t.Parallel()
+			b := startShellBridge(t, shellByName(t, shell), withEnv("HISTCONTROL", ""))
+			for _, cmd := range []string{"true", "echo one", "echo two"} {
+				b.run("--", cmd)
+			}
+			b.terms[0].typeKeys("echo typed-by-human\r")
+			b.waitFor("the human's command", func() bool { return strings.Contains(b.paneText(), "\ntyped-by-human") })
+			hist := b.run("--", "history")
+			if strings.Contains(hist, b.runtimeDir()) || strings.Contains(hist, "ptybridge") || !strings.Contains(hist, "echo typed-by-human") {
+				t.Fatalf("history must hold the human's commands and none of the agent's lines:\n%s", hist)
+			}
+		})
 	}
 }
 

@@ -311,7 +311,7 @@ func TestFishGetsItsJobControlSettingBack(t *testing.T) {
 		return strings.Contains(b.paneText(), "\njob-control-is-interactive")
 	})
 	// Only this call's own restoring function may exist.
-	if got := b.run("--", "functions --all | string match '__ptybridge*' | count"); got != "1\n" {
+	if got := b.run("--", "functions --all | string match '__ptybridge_restore*' | count"); got != "1\n" {
 		t.Fatalf("the helper functions of earlier calls must be gone, found %q", got)
 	}
 }
@@ -367,4 +367,58 @@ func shellExamples(help string) map[string]string {
 		}
 	}
 	return examples
+}
+
+func TestFishPromptsLookTheSameWithTheHooks(t *testing.T) {
+	for _, c := range []struct {
+		name, rc    string
+		promptLines int
+	}{
+		{"the default prompt", "", 1},
+		{"a multi-line prompt and a right prompt", fishPrompts, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			sh := shellByName(t, "fish")
+			b := startShellBridge(t, sh, withRC(sh, c.rc))
+			human := b.terms[0]
+			// The prompt after a failing command of the human's, as the
+			// screen shows it: the status must reach the human's prompts.
+			promptAfterFailure := func(n int) string {
+				mark := fmt.Sprint("marker-", n)
+				human.typeKeys("echo " + mark + "; false\r")
+				var prompt string
+				b.waitFor("the prompt after "+mark, func() bool {
+					lines := strings.Split(b.mustTmux("capture-pane", "-p", "-t", "="+b.name+":"), "\n")
+					for i := len(lines) - 1; i >= 0; i-- {
+						if lines[i] == mark {
+							after := strings.TrimRight(strings.Join(lines[i+1:], "\n"), "\n ")
+							prompt = after
+							return after != "" && strings.Count(after, "\n") == c.promptLines-1 && strings.HasSuffix(after, "]") == (c.rc != "")
+						}
+					}
+					return false
+				})
+				return prompt
+			}
+			before := promptAfterFailure(1)
+			checkUnaffectedCalls(t, b) // the first installs the hooks
+			if after := promptAfterFailure(2); after != before {
+				t.Fatalf("the human's prompt must look as before the hooks:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+			if c.rc != "" && !strings.Contains(before, "[1]> ") {
+				t.Fatalf("the prompt must show the human's last status:\n%s", before)
+			}
+			// The human redefines the prompts (re-reads config.fish): the
+			// hooks follow, and a half-typed line is still seen.
+			human.typeKeys("source ~/.config/fish/config.fish; echo config-read\r")
+			b.waitFor("the configuration to be read again", func() bool { return strings.Contains(b.paneText(), "\nconfig-read\n") })
+			checkUnaffectedCalls(t, b)
+			human.typeKeys("echo half")
+			b.waitFor("the human's keys to show", func() bool { return strings.Contains(b.paneText(), "echo half") })
+			if r := b.send("--", "echo agent"); r.code != 125 || !strings.Contains(r.stderr, "not pressed Enter") {
+				t.Fatalf("want a refusal of the half-typed line:\n%v", r)
+			}
+		})
+	}
 }

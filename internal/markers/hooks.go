@@ -22,6 +22,8 @@ func Integration(shellName, runtimeDir string) string {
 		return fmt.Sprintf(bashHooks, QuotePOSIX(" . '"+runtimeDir+"/*"), QuotePOSIX(" . '"+runtimeDir+"/"))
 	case "zsh":
 		return fmt.Sprintf(zshHooks, QuotePOSIX(" . '"+runtimeDir+"/"))
+	case "fish":
+		return fishHooks
 	case "sh", "dash", "ksh", "ksh93", "mksh", "ash":
 		return posixPromptHook
 	}
@@ -63,6 +65,40 @@ add-zle-hook-widget line-init __ptybridge_line_init
 add-zsh-hook preexec __ptybridge_preexec
 add-zsh-hook zshaddhistory __ptybridge_history
 fi
+`
+
+// fish: the COMMAND event from a fish_preexec handler; the PROMPT event at
+// the end of fish_prompt, wrapped (fish draws the left prompt, then the
+// line, then the right prompt, and writes nothing printable of its own
+// after them while the line is empty). fish redraws the right prompt after
+// each key the human types, so it may carry no PROMPT event: it is
+// bracketed by OWN and OWN-END instead, and its text is not typing. A
+// fish_prompt handler, which runs before each prompt, wraps the prompts
+// again when the human redefines them (fish_config, a re-sourced
+// config.fish). $status and $pipestatus reach the human's prompts intact.
+// fish keeps our lines out of its history by their leading space.
+const fishHooks = `function __ptybridge_preexec --on-event fish_preexec
+    builtin printf '\e]6973;ptybridge;C;%s\a' $fish_pid
+end
+function __ptybridge_wrap_prompts --on-event fish_prompt
+    if functions -q fish_prompt; and not functions fish_prompt | string match -q '*__ptybridge_left_prompt*'
+        functions --erase __ptybridge_left_prompt
+        functions --copy fish_prompt __ptybridge_left_prompt
+        function fish_prompt
+            __ptybridge_left_prompt $argv
+            builtin printf '\e]6973;ptybridge;P;%s\a' $fish_pid
+        end
+    end
+    if functions -q fish_right_prompt; and not functions fish_right_prompt | string match -q '*__ptybridge_right_prompt*'
+        functions --erase __ptybridge_right_prompt
+        functions --copy fish_right_prompt __ptybridge_right_prompt
+        function fish_right_prompt
+            set -l text (__ptybridge_right_prompt $argv | string collect -N)
+            builtin printf '\e]6973;ptybridge;O;%s\a%s\e]6973;ptybridge;o;%s\a' $fish_pid "$text" $fish_pid
+        end
+    end
+end
+__ptybridge_wrap_prompts
 `
 
 // Shells without hooks get the PROMPT event at the end of PS1 only: any

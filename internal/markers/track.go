@@ -12,6 +12,10 @@ import (
 //	PROMPT  once its prompt is drawn and it waits for a line
 //	COMMAND when it starts running a line
 //
+// and a shell whose line editor redraws a right prompt after the human's
+// keys (fish does at each key) brackets it between OWN and OWN-END: text
+// between them is the shell's, not the echo of typing.
+//
 // The relay watches the pane's stream continuously and keeps the last
 // event in a Tracker, so that before typing anything ptysend knows whether
 // the shell is at an empty prompt, has a half-typed line (bytes were echoed
@@ -28,9 +32,12 @@ const (
 	StateRunning PaneState = "running" // running a line
 )
 
-// PromptEvent and CommandEvent are the markers the integration prints.
+// PromptEvent, CommandEvent, OwnEvent and OwnEndEvent are the markers the
+// integration prints.
 func PromptEvent(pid int) string  { return fmt.Sprintf("\x1b]%s;P;%d\a", osc, pid) }
 func CommandEvent(pid int) string { return fmt.Sprintf("\x1b]%s;C;%d\a", osc, pid) }
+func OwnEvent(pid int) string     { return fmt.Sprintf("\x1b]%s;O;%d\a", osc, pid) }
+func OwnEndEvent(pid int) string  { return fmt.Sprintf("\x1b]%s;o;%d\a", osc, pid) }
 
 var eventPrefix = []byte("\x1b]" + osc + ";")
 
@@ -43,6 +50,7 @@ type Tracker struct {
 	pid     int
 	pending []byte
 	esc     escState
+	own     bool // between OWN and OWN-END: the shell's text, not typing
 }
 
 // Snapshot is the tracker's view: the state and the shell it is about.
@@ -118,23 +126,28 @@ func (t *Tracker) event(body []byte) {
 	}
 	switch string(kind) {
 	case "P":
-		t.state, t.pid = StatePrompt, n
+		t.state, t.pid, t.own = StatePrompt, n, false
 	case "C":
-		t.state, t.pid = StateRunning, n
+		t.state, t.pid, t.own = StateRunning, n, false
+	case "O":
+		t.own = true
+	case "o":
+		t.own = false
 	}
 }
 
 // sawBytes notes output that is not an event: at a prompt, a printable
 // character is the echo of something the human typed. Escape sequences
 // and control characters are the line editor's own (zsh turns bracketed
-// paste on after its prompt, for one) and do not count.
+// paste on after its prompt, for one) and do not count, nor does the
+// shell's own text between OWN and OWN-END.
 func (t *Tracker) sawBytes(b []byte) {
 	for _, c := range b {
 		switch t.esc {
 		case escNone:
 			if c == 0x1b {
 				t.esc = escStart
-			} else if c >= 0x20 && c != 0x7f && t.state == StatePrompt {
+			} else if c >= 0x20 && c != 0x7f && t.state == StatePrompt && !t.own {
 				t.state = StateTyped
 			}
 		case escStart:

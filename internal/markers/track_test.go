@@ -24,6 +24,10 @@ func TestTrackerFollowsTheShellsEvents(t *testing.T) {
 		{"a marker-shaped run longer than any event is a foreign escape, not typing", PromptEvent(42) + "\x1b]6973;ptybridge;P;" + strings.Repeat("1", 80) + "\a", Snapshot{StatePrompt, 42}},
 		{"a pid of zero is ignored", "\x1b]6973;ptybridge;P;0\a", Snapshot{StateUnknown, 0}},
 		{"an unterminated marker longer than any event is a foreign escape", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100), Snapshot{StatePrompt, 42}},
+		{"a right prompt the shell draws after its prompt is not typing", "> " + PromptEvent(42) + "\x1b[K\r\x1b[93C" + OwnEvent(42) + "[right]" + OwnEndEvent(42) + "\r\x1b[5C", Snapshot{StatePrompt, 42}},
+		{"typing before the redrawn right prompt", "> " + PromptEvent(42) + "e\r\x1b[93C" + OwnEvent(42) + "[right]" + OwnEndEvent(42), Snapshot{StateTyped, 42}},
+		{"typing after the right prompt", PromptEvent(42) + OwnEvent(42) + "[right]" + OwnEndEvent(42) + "\r\x1b[5Ce", Snapshot{StateTyped, 42}},
+		{"the next prompt ends an unfinished right prompt", OwnEvent(42) + "[ri" + PromptEvent(42) + "e", Snapshot{StateTyped, 42}},
 		{"typing after a foreign escape ends", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100) + "\ay", Snapshot{StateTyped, 42}},
 	}
 	for _, c := range cases {

@@ -1,9 +1,11 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -20,8 +22,8 @@ const settleLimit = 500 * time.Millisecond
 // shell integration, whether the shell in the pane waits at an empty
 // prompt. needHooks is true when the shell has no integration yet (it
 // never spoke): then only /proc vouches for it, and this call installs it.
-func awaitFreePrompt(rc *relayClient, shellPID int, shellName string) (needHooks bool, err error) {
-	needHooks, err = shellSaysItIsFree(rc, shellPID, shellName)
+func awaitFreePrompt(rc *relayClient, b Bridge, shellPID int, shellName string) (needHooks bool, err error) {
+	needHooks, err = shellSaysItIsFree(rc, b, shellPID, shellName)
 	if err == nil && typedAhead(shellPID) {
 		return false, halfTypedError
 	}
@@ -47,7 +49,7 @@ var halfTypedError = &Error{
 	Hint: "ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry",
 }
 
-func shellSaysItIsFree(rc *relayClient, shellPID int, shellName string) (needHooks bool, err error) {
+func shellSaysItIsFree(rc *relayClient, b Bridge, shellPID int, shellName string) (needHooks bool, err error) {
 	if rc.Shell.PID != shellPID {
 		return true, nil
 	}
@@ -71,8 +73,10 @@ func shellSaysItIsFree(rc *relayClient, shellPID int, shellName string) (needHoo
 	case markers.StateRunning:
 		// A shell exec'd by the human keeps the pid of the one it
 		// replaced, and the last event; it is at its prompt, with no
-		// hooks, if it sleeps in its line editor.
-		if atLineEditor(shellPID) {
+		// hooks, if it sleeps in its line editor. The program the hooks
+		// were installed in sleeping there runs a line editor of the
+		// user's command instead (fish's read, bash's read -e).
+		if atLineEditor(shellPID) && !hookedExec(b, shellPID) {
 			return true, nil
 		}
 		return false, &Error{
@@ -83,6 +87,44 @@ func shellSaysItIsFree(rc *relayClient, shellPID int, shellName string) (needHoo
 		return false, halfTypedError
 	}
 	return false, nil
+}
+
+// hookedPath records the exec of the shell the hooks were last installed
+// in (see execImage).
+func (b Bridge) hookedPath() string {
+	return strings.TrimSuffix(b.socketPath(), ".sock") + ".hooked"
+}
+
+// recordHooked notes that the hooks are installed in the shell pid runs.
+func recordHooked(b Bridge, pid int) {
+	if img := execImage(pid); img != "" {
+		os.WriteFile(b.hookedPath(), []byte(img), 0o600)
+	}
+}
+
+// hookedExec reports whether pid still runs the program the hooks were
+// installed in. Unknown means no, as before the record existed.
+func hookedExec(b Bridge, pid int) bool {
+	rec, err := os.ReadFile(b.hookedPath())
+	img := execImage(pid)
+	return err == nil && img != "" && string(rec) == img
+}
+
+// execImage tells one exec of process pid from another: its pid and the
+// addresses of its code and stack, which the kernel places anew, at
+// random, for each program it execs. "" when /proc does not show them.
+func execImage(pid int) string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := bytes.LastIndexByte(stat, ')')
+	if err != nil || i < 0 {
+		return ""
+	}
+	// Fields 26 to 28 of stat: startcode, endcode, startstack.
+	fields := strings.Fields(string(stat[i+1:]))
+	if len(fields) < 26 || fields[23] == "0" {
+		return ""
+	}
+	return fmt.Sprintf("%d %s", pid, strings.Join(fields[23:26], " "))
 }
 
 // copyModeError: keys sent now would become copy-mode commands.

@@ -36,7 +36,7 @@ import (
 // pane id, the pane's process id and what the pane's shell last said (a
 // markers.Snapshot). A relay of another version (an older ptybridge's) is
 // replaced by ptysend, as a dead one is.
-const relayHello = "ptybridge-relay 3"
+const relayHello = "ptybridge-relay 4"
 
 // relayMaxRequest bounds a client's request line.
 const relayMaxRequest = 64 * 1024

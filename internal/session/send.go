@@ -59,7 +59,7 @@ func Send(req Request) (int, error) {
 		return 0, replBusyError(req.Bridge, rc.PanePID, err)
 	}
 	name := processName(shellPID)
-	needHooks, err := awaitFreePrompt(rc, shellPID, name)
+	needHooks, err := awaitFreePrompt(rc, req.Bridge, shellPID, name)
 	if err != nil {
 		if _, ok := err.(*Error); !ok {
 			err = bridgeClosed(req.Bridge, false)
@@ -79,6 +79,9 @@ func Send(req Request) (int, error) {
 	c.shellExit = exitOf(shellPID)
 	if err := c.typeLine(); err != nil {
 		return 0, asError(err)
+	}
+	if c.hooks != "" {
+		recordHooked(req.Bridge, shellPID)
 	}
 	return c.wait()
 }
