@@ -36,6 +36,11 @@ in its syntax:
   ptysend -- 'set -x MODE dev; for f in *.go; wc -l $f; end'         # fish
 Other shells (tcsh, nu, pwsh...) are refused with exit 125.
 
+The terminal is the user's: ptysend types nothing while the user runs
+something, has a half-typed line or scrolls back; it exits 125 and the
+"hint:" line says what to ask the user. A command waiting for the user (a
+password prompt) is not killed by --timeout; ptysend says what it asks.
+
 Exit status: the command's own; 124 when --timeout or --max-time fired
 (Ctrl-C is sent, then Ctrl-\ 3 s later; the output so far is printed);
 125 when ptysend itself failed (no bridge, bad flags, busy terminal).
