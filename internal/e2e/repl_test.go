@@ -335,3 +335,43 @@ func TestCloseUsesStrongerMeansAndIsIdempotent(t *testing.T) {
 		t.Fatalf("second close:\n%v", r)
 	}
 }
+
+// bashREPL is bash run as a REPL: its line editor (readline) turns
+// bracketed paste on at its prompt, unlike python's and node's.
+const (
+	bashREPL       = `PS1='repl$ ' PS2='more> ' bash --norc --noprofile -i`
+	bashREPLPrompt = `^repl\$ `
+	bashREPLCont   = `^more> `
+)
+
+func TestBracketedPasteKeepsTABsAsText(t *testing.T) {
+	b := startBridge(t)
+	if r := b.send("--repl-start", bashREPL, "--prompt", bashREPLPrompt, "--continuation", bashREPLCont); r.code != 0 {
+		t.Fatalf("start:\n%v", r)
+	}
+	// Typed without brackets, readline would take the TAB inside the
+	// quotes for a completion (and lose it), and run each line apart.
+	if got := b.eval("echo \"[\t]\" | cat -A"); got != "[^I]$\n" {
+		t.Fatalf("a TAB inside a line: got %q", got)
+	}
+	// (A multi-line paste runs too, but readline 8.2 redraws it through
+	// cursor-up moves, which the one-line screen cannot follow: its echo
+	// is not told from output, by this path as by tmux's paste-buffer.)
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("close:\n%v", r)
+	}
+	if got := b.run("--", "echo back"); got != "back\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestLongInputIsTypedWhole(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	// Larger than one relay request (and than send-keys could take).
+	long := strings.Repeat("abcdefgh", 5000)
+	if got := b.eval(`s = "` + long + `"` + "\nprint(len(s), s[-9:])"); got != "40000 habcdefgh\n" {
+		t.Fatalf("got %q", got)
+	}
+}

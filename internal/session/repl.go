@@ -298,11 +298,10 @@ func inputLines(expr string) []string {
 	return strings.Split(strings.TrimRight(expr, "\n"), "\n")
 }
 
-// typeInput pastes the lines and presses Enter. A paste goes through the
-// line editor as text: TABs are not completions, long lines are not cut,
-// and with bracketed paste (when the REPL asks for it) several lines are
-// one edit.
-func (r *replRun) typeInput(lines []string) error {
+// pasteWithTmux pastes the lines and presses Enter with tmux (see
+// typeInput): paste-buffer -p brackets the paste when the REPL has asked
+// for bracketed paste, as tmux knows from the pane's output.
+func (r *replRun) pasteWithTmux(lines []string) error {
 	buf := "ptybridge-" + string(r.st.ID)
 	pane := r.rc.PaneID
 	_, err := tmuxInput(strings.Join(lines, "\n"),
@@ -311,8 +310,6 @@ func (r *replRun) typeInput(lines []string) error {
 		";", "send-keys", "-t", pane, "Enter")
 	return err
 }
-
-func (r *replRun) sendKey(key string) { tmux("send-keys", "-t", r.rc.PaneID, key) }
 
 // checkReady makes sure the REPL waits at its prompt with an empty line
 // before anything is typed: not evaluating, and not holding a line the

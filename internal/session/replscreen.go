@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
 // lineScreen turns a REPL's raw terminal output into the text lines a
@@ -23,6 +25,9 @@ type lineScreen struct {
 	partial []byte // an incomplete UTF-8 sequence split across chunks
 	// onLine receives every finished line, without its "\n".
 	onLine func(string)
+	// paste is the bracketed paste mode: the relay's as of our first
+	// byte, then switched by what the REPL prints.
+	paste markers.PasteMode
 }
 
 type escState int
@@ -44,6 +49,17 @@ func (s *lineScreen) reset(text string, col int) {
 	s.cells = []rune(text)
 	s.col = col
 	s.pad()
+}
+
+// pasteMode is the bracketed paste mode, unknown in the middle of an
+// escape sequence (the switch may be the one coming).
+func (s *lineScreen) pasteMode() markers.PasteMode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != ground || s.paste == "" {
+		return markers.PasteUnknown
+	}
+	return s.paste
 }
 
 // cursorLine is the current line as the human sees it, up to the cursor
@@ -118,6 +134,8 @@ func (s *lineScreen) afterEscape(r rune) {
 		s.state = osc
 	case '(', ')', '*', '+', '#', '%':
 		s.state = charset
+	case 'c': // RIS, a full reset: modes off
+		s.state, s.paste = ground, markers.PasteOff
 	default:
 		s.state = ground
 	}
@@ -165,7 +183,11 @@ func (s *lineScreen) pad() {
 // of it.
 func (s *lineScreen) control(final rune, params []byte) {
 	if len(params) > 0 && (params[0] == '?' || params[0] == '>' || params[0] == '=') {
-		return // private modes (bracketed paste, cursor keys...)
+		// Private modes (bracketed paste, cursor keys...) change no text.
+		if final == 'h' || final == 'l' {
+			s.paste = markers.PasteSwitch(params, final == 'h', s.paste)
+		}
+		return
 	}
 	n := firstParam(params)
 	switch final {

@@ -3,6 +3,8 @@ package session
 import (
 	"reflect"
 	"testing"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
 func TestLineScreenShowsWhatTheHumanSees(t *testing.T) {
@@ -53,5 +55,30 @@ func TestLineScreenStartsFromTheCapturedLine(t *testing.T) {
 	s.Write([]byte("1 + 1\n"))
 	if !reflect.DeepEqual(got, []string{">>> 1 + 1"}) {
 		t.Fatalf("got %q", got)
+	}
+}
+
+func TestLineScreenFollowsBracketedPaste(t *testing.T) {
+	cases := []struct {
+		name string
+		from markers.PasteMode
+		raw  string
+		want markers.PasteMode
+	}{
+		{"the relay's mode holds", markers.PasteOff, ">>> ", markers.PasteOff},
+		{"a line editor turns it on", markers.PasteOff, "\x1b[?2004hsqlite> ", markers.PasteOn},
+		{"and off", markers.PasteOn, "\x1b[?2004l\r", markers.PasteOff},
+		{"a reset ends it", markers.PasteOn, "\x1bc", markers.PasteOff},
+		{"unknown stays unknown", markers.PasteUnknown, "> ", markers.PasteUnknown},
+		{"half a sequence is unknown", markers.PasteOff, "\x1b[?20", markers.PasteUnknown},
+	}
+	for _, c := range cases {
+		s := &lineScreen{paste: c.from}
+		for i := 0; i < len(c.raw); i++ {
+			s.Write([]byte{c.raw[i]})
+		}
+		if got := s.pasteMode(); got != c.want {
+			t.Errorf("%s: want %v, got %v", c.name, c.want, got)
+		}
 	}
 }
