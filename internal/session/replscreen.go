@@ -28,6 +28,10 @@ type lineScreen struct {
 	// paste is the bracketed paste mode: the relay's as of our first
 	// byte, then switched by what the REPL prints.
 	paste markers.PasteMode
+	// own: the current line is what the stream made it, from a known
+	// start (a saved view, the REPL's START, or a newline since a reset
+	// from tmux's capture), so it may be saved as the next call's view.
+	own bool
 }
 
 type escState int
@@ -49,6 +53,30 @@ func (s *lineScreen) reset(text string, col int) {
 	s.cells = []rune(text)
 	s.col = col
 	s.pad()
+	s.own = false
+}
+
+// restore starts the current line over from a view saved by an earlier
+// call at the very point of the stream where ours starts.
+func (s *lineScreen) restore(cells string, col int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cells = []rune(cells)
+	s.col = max(0, col)
+	s.pad()
+	s.own = true
+}
+
+// view is the current line to save for the next call: its cells and the
+// cursor column, when the line is the stream's own and no sequence is
+// half read.
+func (s *lineScreen) view() (cells string, col int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.own || s.state != ground || len(s.partial) > 0 {
+		return "", 0, false
+	}
+	return string(s.cells), s.col, true
 }
 
 // pasteMode is the bracketed paste mode, unknown in the middle of an
@@ -147,7 +175,7 @@ func (s *lineScreen) plain(r rune) {
 		s.state = escape
 	case r == '\n':
 		line := s.text()
-		s.cells, s.col = s.cells[:0], 0
+		s.cells, s.col, s.own = s.cells[:0], 0, true
 		if s.onLine != nil {
 			s.onLine(line)
 		}

@@ -82,3 +82,35 @@ func TestLineScreenFollowsBracketedPaste(t *testing.T) {
 		}
 	}
 }
+
+func TestLineScreenViewIsTheStreamsOwnLine(t *testing.T) {
+	s := &lineScreen{}
+	s.reset(">>> ab", 6) // from tmux: not the stream's own
+	if _, _, ok := s.view(); ok {
+		t.Fatal("a line captured by tmux must not be saved as a view")
+	}
+	s.Write([]byte("c\n2\n>>> "))
+	if cells, col, ok := s.view(); !ok || cells != ">>> " || col != 4 {
+		t.Fatalf("after a newline: got %q at %d, %v", cells, col, ok)
+	}
+	s.Write([]byte("\x1b[3"))
+	if _, _, ok := s.view(); ok {
+		t.Fatal("not in the middle of an escape sequence")
+	}
+	s.Write([]byte("Gx\xe6"))
+	if _, _, ok := s.view(); ok {
+		t.Fatal("not in the middle of a UTF-8 sequence")
+	}
+	s.Write([]byte("\xbc\xa2"))
+	if cells, col, ok := s.view(); !ok || cells != ">>x漢" || col != 4 {
+		t.Fatalf("got %q at %d, %v", cells, col, ok)
+	}
+	var r lineScreen
+	r.restore(">>> ", 4)
+	if line, col := r.cursorLine(); line != ">>> " || col != 4 {
+		t.Fatalf("restored: got %q at %d", line, col)
+	}
+	if _, _, ok := r.view(); !ok {
+		t.Fatal("a restored view is the stream's own")
+	}
+}

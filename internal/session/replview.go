@@ -15,6 +15,51 @@ import (
 //     the REPL has asked for bracketed paste; the relay tracks that mode
 //     in the stream and tells it in its greeting (streamView.Paste), and
 //     the lineScreen follows it from there.
+//   - The readiness check: the lineScreen already emulates the cursor
+//     line from the stream to see the prompt at the end of an evaluation.
+//     A call that ends at the prompt saves that line (replView) with the
+//     stream offset it holds for; the next call restores it when its own
+//     stream starts at that same offset of the same relay, i.e. when not
+//     one byte was printed in between: no key of the human was echoed,
+//     the REPL printed nothing on its own. The human's half-typed line,
+//     a busy REPL and copy mode (the tmux hook's file) are refused as
+//     before; /proc still tells whether the REPL waits for input. Any
+//     other start falls back to tmux's capture of the line, after which
+//     the next newline makes the line the stream's own again.
+
+// replView is a call's cursor line, saved for the next one.
+type replView struct {
+	Relay  string `json:"relay"`
+	Offset int64  `json:"offset"` // in the relay's stream: the line holds after this many bytes
+	Cells  string `json:"cells"`  // the line, trailing blanks included
+	Col    int    `json:"col"`
+}
+
+// startsAt reports whether the view holds where stream starts.
+func (v *replView) startsAt(stream streamView) bool {
+	return v != nil && v.Relay == stream.Relay && v.Offset == stream.Offset
+}
+
+// view is the cursor line as of the stream read so far, nil when it
+// cannot be known from it (a tmux capture with no newline since, a
+// sequence half read or held back).
+func (r *replRun) view() *replView {
+	r.streamMu.Lock()
+	defer r.streamMu.Unlock()
+	cells, col, ok := r.screen.view()
+	if !ok || r.ext.Holding() || r.rc.Stream.Relay == "" {
+		return nil
+	}
+	return &replView{Relay: r.rc.Stream.Relay, Offset: r.rc.Stream.Offset + r.fed, Cells: cells, Col: col}
+}
+
+// saveView records the view for the next call. Bytes still on their way
+// (the REPL printed after its prompt) make the next call's offset differ:
+// it asks tmux then.
+func (r *replRun) saveView() {
+	r.st.View = r.view()
+	saveREPL(r.req.Bridge, r.st)
+}
 
 // Bracketed paste wraps a paste in these (xterm's, as tmux sends them).
 const (
