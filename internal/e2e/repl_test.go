@@ -135,7 +135,7 @@ func TestPythonOutputThatLooksLikeAPromptIsNotOne(t *testing.T) {
 	}
 	// Worse: the prompt-shaped text is on the cursor line while it sleeps.
 	if got := b.eval(`_ = sys.stdout.write(">>> "); sys.stdout.flush(); time.sleep(1.5); print("done")`); got != ">>> done\n" {
-		t.Fatalf("got %q", got)
+		t.Fatalf("got %q; the pane shows:\n%s", got, b.paneText())
 	}
 }
 
@@ -333,5 +333,171 @@ func TestCloseUsesStrongerMeansAndIsIdempotent(t *testing.T) {
 	}
 	if r := b.send("--repl-close"); r.code != 0 || !strings.Contains(r.stderr, "no REPL") {
 		t.Fatalf("second close:\n%v", r)
+	}
+}
+
+// bashREPL is bash run as a REPL: its line editor (readline) turns
+// bracketed paste on at its prompt, unlike python's and node's.
+const (
+	bashREPL       = `PS1='repl$ ' PS2='more> ' bash --norc --noprofile -i`
+	bashREPLPrompt = `^repl\$ `
+	bashREPLCont   = `^more> `
+)
+
+func TestBracketedPasteKeepsTABsAsText(t *testing.T) {
+	b := startBridge(t)
+	if r := b.send("--repl-start", bashREPL, "--prompt", bashREPLPrompt, "--continuation", bashREPLCont); r.code != 0 {
+		t.Fatalf("start:\n%v", r)
+	}
+	// Typed without brackets, readline would take the TAB inside the
+	// quotes for a completion (and lose it), and run each line apart.
+	if got := b.eval("echo \"[\t]\" | cat -A"); got != "[^I]$\n" {
+		t.Fatalf("a TAB inside a line: got %q", got)
+	}
+	// (A multi-line paste runs too, but readline 8.2 redraws it through
+	// cursor-up moves, which the one-line screen cannot follow: its echo
+	// is not told from output, by this path as by tmux's paste-buffer.)
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("close:\n%v", r)
+	}
+	if got := b.run("--", "echo back"); got != "back\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestLongInputIsTypedWhole(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	// Larger than one relay request (and than send-keys could take).
+	long := strings.Repeat("abcdefgh", 5000)
+	if got := b.eval(`s = "` + long + `"` + "\nprint(len(s), s[-9:])"); got != "40000 habcdefgh\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// sendWithoutTmux runs ptysend with no tmux on its PATH: a call that
+// would start a tmux process fails.
+func (b *bridge) sendWithoutTmux(args ...string) result {
+	b.t.Helper()
+	cmd := b.ptysend(nil, args...)
+	cmd.Env = append([]string(nil), b.env...)
+	for i, kv := range cmd.Env {
+		if strings.HasPrefix(kv, "PATH=") {
+			cmd.Env[i] = "PATH=" + bin
+		}
+	}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		b.t.Fatalf("ptysend did not run: %v", err)
+	}
+	return result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+// evalWithoutTmux is eval with no tmux process allowed on its path.
+func (b *bridge) evalWithoutTmux(expr string) string {
+	b.t.Helper()
+	r := b.sendWithoutTmux("--repl-eval", expr)
+	if r.code != 0 {
+		b.t.Fatalf("--repl-eval %q without tmux failed:\n%v\npane:\n%s", expr, r, b.paneText())
+	}
+	return r.stdout
+}
+
+func TestEvalsRunNoTmuxProcess(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	// The start saw the whole line of the prompt: even the first eval
+	// knows it from the stream, and types through the relay.
+	if got := b.evalWithoutTmux("1 + 1"); got != "2\n" {
+		t.Fatalf("got %q", got)
+	}
+	// No bracketed paste in python: the keys go as a plain paste, and a
+	// leading TAB indents.
+	if got := b.evalWithoutTmux("def twice(n):\n\treturn n * 2"); got != "" {
+		t.Fatalf("def: got %q", got)
+	}
+	if got := b.evalWithoutTmux("print(twice(21))\nprint('second')"); got != "42\nsecond\n" {
+		t.Fatalf("got %q", got)
+	}
+	// Output without a final newline: the prompt follows it on its line.
+	if got := b.evalWithoutTmux("import sys; _ = sys.stdout.write('no newline')"); got != "no newline" {
+		t.Fatalf("got %q", got)
+	}
+	if got := b.evalWithoutTmux("'after'"); got != "'after'\n" {
+		t.Fatalf("got %q", got)
+	}
+	if r := b.sendWithoutTmux("--timeout", "1", "--repl-eval", "import time; time.sleep(300)"); r.code != 124 || !strings.Contains(r.stdout, "KeyboardInterrupt") {
+		t.Fatalf("the timeout's Ctrl-C goes through the relay too:\n%v", r)
+	}
+	if got := b.eval("'usable'"); got != "'usable'\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestBracketedPasteWithoutTmux(t *testing.T) {
+	b := startBridge(t)
+	if r := b.send("--repl-start", bashREPL, "--prompt", bashREPLPrompt, "--continuation", bashREPLCont); r.code != 0 {
+		t.Fatalf("start:\n%v", r)
+	}
+	for range 2 {
+		if got := b.evalWithoutTmux("echo \"[\t]\" | cat -A"); got != "[^I]$\n" {
+			t.Fatalf("a TAB inside a line: got %q", got)
+		}
+	}
+}
+
+func TestUserTypingAtTheREPLPromptBetweenEvals(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	b.evalWithoutTmux("x = 1")
+	// The human types at the prompt while no call runs: the next call's
+	// stream no longer starts where the last one left the line, so it
+	// looks at the line with tmux, and refuses.
+	b.terms[0].typeKeys("abc")
+	b.waitFor("the user's keys at the prompt", func() bool { return strings.Contains(b.paneText(), ">>> abc") })
+	for range 2 {
+		r := b.send("--repl-eval", "x + 1")
+		expectCode(t, r, 125)
+		expectStderr(t, r, "the user is typing", "hint: ")
+	}
+	// Without tmux to look, it must not type either.
+	r := b.sendWithoutTmux("--repl-eval", "x + 1")
+	if r.code != 125 || !strings.Contains(r.stderr, "tmux") {
+		t.Fatalf("want a refusal for want of tmux:\n%v", r)
+	}
+	b.terms[0].typeKeys("\x15") // Ctrl-U: the user clears their line
+	b.waitFor("the line to be clear", func() bool { return b.send("--repl-eval", "x + 1").stdout == "2\n" })
+	// That eval saw its line through: the next one knows it again.
+	if got := b.evalWithoutTmux("x + 2"); got != "3\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestCopyModeRefusesAnEvalKnownFromTheStream(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	b.evalWithoutTmux("x = 1")
+	modeFile := filepath.Join(b.runtimeDir(), b.name+".mode")
+	b.terms[0].typeKeys("\x02[") // the prefix, then [: the human scrolls back
+	b.waitFor("copy mode to be recorded", func() bool {
+		m, _ := os.ReadFile(modeFile)
+		return strings.TrimSpace(string(m)) == "1"
+	})
+	r := b.sendWithoutTmux("--repl-eval", "x + 1")
+	expectCode(t, r, 125)
+	expectStderr(t, r, "copy mode", "press q")
+	b.terms[0].typeKeys("q")
+	b.waitFor("copy mode to end", func() bool {
+		m, _ := os.ReadFile(modeFile)
+		return strings.TrimSpace(string(m)) == "0"
+	})
+	if got := b.evalWithoutTmux("x + 1"); got != "2\n" {
+		t.Fatalf("got %q", got)
 	}
 }

@@ -41,6 +41,11 @@ func (e *Extractor) Started() bool { return e.started }
 // Done reports whether the END marker has been seen; Status is valid then.
 func (e *Extractor) Done() bool { return e.done }
 
+// Holding reports whether bytes are held back for the next chunk (a
+// possible marker prefix, a lone '\r'): what Out got so far is then not
+// yet all the stream fed so far.
+func (e *Extractor) Holding() bool { return len(e.pending) > 0 }
+
 // Status is the command's exit status, once Done.
 func (e *Extractor) Status() int { return e.status }
 

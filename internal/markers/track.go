@@ -51,6 +51,38 @@ type Tracker struct {
 	pending []byte
 	esc     escState
 	own     bool // between OWN and OWN-END: the shell's text, not typing
+	// paste is the bracketed paste mode; params the current CSI
+	// sequence's parameter bytes (only what a mode switch needs).
+	paste  PasteMode
+	params []byte
+}
+
+// PasteMode is whether the pane's program has asked for bracketed paste
+// (ESC[?2004h; ESC[?2004l or a terminal reset, ESC c, ends it): then
+// tmux's paste-buffer -p wraps a paste in ESC[200~ ... ESC[201~, and a
+// line editor takes the text as text (a TAB is no completion, a newline
+// does not run the line). ptysend types REPL input the same way.
+type PasteMode string
+
+const (
+	PasteUnknown PasteMode = "unknown" // no switch seen since the tracker started
+	PasteOff     PasteMode = "off"
+	PasteOn      PasteMode = "on"
+)
+
+// maxParams bounds the parameters kept of a CSI sequence; a longer one
+// makes a mode switch it carries unknown.
+const maxParams = 32
+
+// Paste is the bracketed paste mode as of the bytes fed so far. In the
+// middle of an escape sequence, or of a held marker prefix (which may
+// turn out to be one), it is unknown: whoever reads the stream from here
+// on cannot finish that sequence.
+func (t *Tracker) Paste() PasteMode {
+	if t.paste == "" || t.esc != escNone || len(t.pending) > 0 {
+		return PasteUnknown
+	}
+	return t.paste
 }
 
 // Snapshot is the tracker's view: the state and the shell it is about.
@@ -154,14 +186,22 @@ func (t *Tracker) sawBytes(b []byte) {
 			switch c {
 			case '[':
 				t.esc = escCSI
+				t.params = t.params[:0]
 			case ']', 'P', '_', '^', 'X':
 				t.esc = escString
+			case 'c': // RIS, a full reset: modes off
+				t.esc, t.paste = escNone, PasteOff
 			default:
 				t.esc = escNone
 			}
 		case escCSI:
 			if c >= 0x40 && c <= 0x7e {
 				t.esc = escNone
+				if c == 'h' || c == 'l' {
+					t.paste = PasteSwitch(t.params, c == 'h', t.paste)
+				}
+			} else if len(t.params) <= maxParams {
+				t.params = append(t.params, c)
 			}
 		case escString:
 			switch c {
@@ -174,6 +214,28 @@ func (t *Tracker) sawBytes(b []byte) {
 			t.esc = escNone
 		}
 	}
+}
+
+// PasteSwitch is the bracketed paste mode after a CSI sequence ending in
+// h (set) or l (reset) with the given parameter bytes: private modes
+// ("?1;2004") switch it when they list 2004. Parameters longer than
+// maxParams leave it unknown.
+func PasteSwitch(params []byte, set bool, mode PasteMode) PasteMode {
+	if len(params) == 0 || params[0] != '?' {
+		return mode
+	}
+	if len(params) > maxParams {
+		return PasteUnknown
+	}
+	for _, p := range bytes.Split(params[1:], []byte(";")) {
+		if string(p) == "2004" {
+			if set {
+				return PasteOn
+			}
+			return PasteOff
+		}
+	}
+	return mode
 }
 
 // escState is where the tracker is inside an escape sequence.

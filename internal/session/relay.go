@@ -33,10 +33,11 @@ import (
 // send-keys process costs ~4-5 ms of a ~10 ms call (scripts/bench).
 
 // relayHello opens every served connection: the protocol version, the
-// pane id, the pane's process id and what the pane's shell last said (a
-// markers.Snapshot). A relay of another version (an older ptybridge's) is
+// pane id, the pane's process id, what the pane's shell last said (a
+// markers.Snapshot) and where the client's stream starts (a streamView,
+// for REPL evaluations). A relay of another version (an older ptybridge's) is
 // replaced by ptysend, as a dead one is.
-const relayHello = "ptybridge-relay 4"
+const relayHello = "ptybridge-relay 5"
 
 // relayMaxRequest bounds a client's request line.
 const relayMaxRequest = 64 * 1024
@@ -51,6 +52,10 @@ type relay struct {
 	queue   []conn
 	hello   string
 	tracker markers.Tracker
+	// instance and streamed (bytes forwarded so far) make the streamView
+	// of the greeting.
+	instance string
+	streamed int64
 
 	typing sync.Mutex // held while typing into the pane
 	keys   io.Writer  // the pane's input
@@ -71,7 +76,7 @@ func runRelay(socketPath, paneID string, panePID int, in io.Reader, keys io.Writ
 		return err
 	}
 	mine, _ := os.Stat(socketPath)
-	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys}
+	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys, instance: newRelayInstance()}
 	go r.acceptLoop(ln)
 	if started != nil {
 		started(r)
@@ -184,7 +189,8 @@ func (r *relay) promote() {
 		c := r.queue[0]
 		r.queue = r.queue[1:]
 		c.SetWriteDeadline(time.Now().Add(relayWriteTimeout))
-		if _, err := fmt.Fprintf(c, "%s %s\n", r.hello, r.tracker.Snapshot()); err != nil {
+		view := streamView{Relay: r.instance, Offset: r.streamed, Paste: r.tracker.Paste()}
+		if _, err := fmt.Fprintf(c, "%s %s %s\n", r.hello, r.tracker.Snapshot(), view); err != nil {
 			c.Close()
 			continue
 		}
@@ -212,6 +218,7 @@ func (r *relay) forward(b []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.tracker.Write(b)
+	r.streamed += int64(len(b))
 	if r.current == nil {
 		return
 	}
@@ -260,6 +267,8 @@ type relayClient struct {
 	PanePID int
 	// Shell is what the pane's shell last said when our turn came.
 	Shell markers.Snapshot
+	// Stream places our first byte in the pane's output.
+	Stream streamView
 }
 
 // errNoRelay means nothing listens on the relay socket.
@@ -288,14 +297,17 @@ func (rc *relayClient) waitTurn(deadline time.Time) error {
 		return err
 	}
 	fields := strings.Fields(line)
-	if len(fields) != 5 || fields[0]+" "+fields[1] != relayHello {
+	if len(fields) != 6 || fields[0]+" "+fields[1] != relayHello {
 		return fmt.Errorf("%w: %q", errRelayVersion, line)
 	}
 	rc.PaneID = fields[2]
 	if rc.PanePID, err = strconv.Atoi(fields[3]); err != nil {
 		return err
 	}
-	rc.Shell, err = markers.ParseSnapshot(fields[4])
+	if rc.Shell, err = markers.ParseSnapshot(fields[4]); err != nil {
+		return err
+	}
+	rc.Stream, err = parseStreamView(fields[5])
 	return err
 }
 

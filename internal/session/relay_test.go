@@ -45,6 +45,9 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	if first.Shell.State != markers.StateUnknown || first.PaneID != "%7" || first.PanePID != 42 {
 		t.Fatalf("greeting: got %+v", first)
 	}
+	if v := first.Stream; v.Offset != 0 || v.Paste != markers.PasteUnknown || v.Relay == "" {
+		t.Fatalf("stream view in the greeting: got %+v", v)
+	}
 
 	// A queued client may not type: the relay hangs up on it.
 	second, err := dialRelay(sock)
@@ -74,9 +77,11 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 		t.Fatalf("the queued client's keys were typed: %q", k)
 	default:
 	}
-	// The next client learns what the shell said meanwhile.
-	feed.Write([]byte("$ " + markers.PromptEvent(99)))
-	io.ReadFull(first, make([]byte, len("$ "+markers.PromptEvent(99))))
+	// The next client learns what the shell said meanwhile, and where in
+	// the stream it starts.
+	prompt := "$ " + markers.PromptEvent(99) + "\x1b[?2004h"
+	feed.Write([]byte(prompt))
+	io.ReadFull(first, make([]byte, len(prompt)))
 	third, err := dialRelay(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -89,8 +94,24 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	if want := (markers.Snapshot{State: markers.StatePrompt, PID: 99}); third.Shell != want {
 		t.Fatalf("the shell's state in the greeting: want %v, got %v", want, third.Shell)
 	}
+	want := streamView{Relay: first.Stream.Relay, Offset: int64(len("output") + len(prompt)), Paste: markers.PasteOn}
+	if third.Stream != want {
+		t.Fatalf("stream view: want %v, got %v", want, third.Stream)
+	}
 	feed.Close()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestStreamViewRoundTrips(t *testing.T) {
+	v := streamView{Relay: newRelayInstance(), Offset: 123456789, Paste: markers.PasteOn}
+	if got, err := parseStreamView(v.String()); err != nil || got != v {
+		t.Fatalf("%v: got %v, %v", v, got, err)
+	}
+	for _, bad := range []string{"", "a:1", ":1:on", "a:-1:on", "a:x:on", "a:1:maybe", "a:1:on:x"} {
+		if _, err := parseStreamView(bad); err == nil {
+			t.Errorf("%q must not parse", bad)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
@@ -85,6 +86,7 @@ func (r *replRun) awaitStart() (int, error) {
 	switch o.kind {
 	case atPrompt:
 		r.st.PID = o.pid
+		r.st.View = r.view()
 		if err := saveREPL(r.req.Bridge, r.st); err != nil {
 			return 0, asError(err)
 		}
@@ -149,6 +151,7 @@ func (r *replRun) awaitResponse() (int, error) {
 		switch {
 		case o.kind == atPrompt:
 			r.writeBeforePrompt(o)
+			r.saveView()
 			return 0, nil
 		case o.kind == atContinuation && !closedBlock:
 			// A compound statement (python's def) ends with an empty line.
@@ -298,11 +301,10 @@ func inputLines(expr string) []string {
 	return strings.Split(strings.TrimRight(expr, "\n"), "\n")
 }
 
-// typeInput pastes the lines and presses Enter. A paste goes through the
-// line editor as text: TABs are not completions, long lines are not cut,
-// and with bracketed paste (when the REPL asks for it) several lines are
-// one edit.
-func (r *replRun) typeInput(lines []string) error {
+// pasteWithTmux pastes the lines and presses Enter with tmux (see
+// typeInput): paste-buffer -p brackets the paste when the REPL has asked
+// for bracketed paste, as tmux knows from the pane's output.
+func (r *replRun) pasteWithTmux(lines []string) error {
 	buf := "ptybridge-" + string(r.st.ID)
 	pane := r.rc.PaneID
 	_, err := tmuxInput(strings.Join(lines, "\n"),
@@ -312,26 +314,30 @@ func (r *replRun) typeInput(lines []string) error {
 	return err
 }
 
-func (r *replRun) sendKey(key string) { tmux("send-keys", "-t", r.rc.PaneID, key) }
-
 // checkReady makes sure the REPL waits at its prompt with an empty line
 // before anything is typed: not evaluating, and not holding a line the
 // human is typing.
 func (r *replRun) checkReady() error {
-	line, col, inMode, err := cursorLine(r.rc.PaneID)
-	if err != nil {
-		return asError(err)
-	}
-	if inMode {
+	if !r.viewed {
+		// No view from the stream (the human typed, the REPL printed on
+		// its own, the relay was restarted since the last call): tmux's.
+		line, col, inMode, err := cursorLine(r.rc.PaneID)
+		if err != nil {
+			return asError(err)
+		}
+		if inMode {
+			return copyModeError
+		}
+		r.screen.reset(line, col)
+	} else if inCopyMode(r.req.Bridge) {
 		return copyModeError
 	}
-	r.screen.reset(line, col)
-	line, _ = r.screen.cursorLine() // with the prompt's trailing blanks
+	line, col := r.screen.cursorLine() // with the prompt's trailing blanks
 	start, end := promptIn(r.prompt, line)
 	if start > 0 {
 		// Output without a final newline before the prompt went to an
 		// earlier call; the echo of this input starts at the prompt.
-		r.screen.reset(line[start:], col-start)
+		r.screen.reset(line[start:], col-utf8.RuneCountInString(line[:start]))
 	}
 	switch {
 	case start < 0 || !r.waitsForInputSoon():
@@ -349,9 +355,12 @@ func (r *replRun) checkReady() error {
 }
 
 // waitsForInputSoon allows for a REPL that has just printed its prompt
-// and is about to sleep, or a runtime thread that is briefly awake.
+// and is about to sleep, or a runtime thread that is briefly awake: node
+// reads its history file in worker threads after its first prompt. Up
+// to ~250 ms, on a loaded machine (it waits only when the REPL is not
+// asleep: at once for an eval that follows the last call's prompt).
 func (r *replRun) waitsForInputSoon() bool {
-	for d := time.Millisecond; d <= 16*time.Millisecond; d *= 2 {
+	for d := time.Millisecond; d <= 128*time.Millisecond; d *= 2 {
 		if waitsForInput(r.st.PID, r.tty) {
 			return true
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -25,6 +26,14 @@ type replRun struct {
 	screen       *lineScreen
 	out          *replOutput
 	ext          *markers.Extractor
+	// streamMu is held while a chunk goes through ext into screen, so
+	// that the screen, ext's held bytes and fed (the bytes of the stream
+	// they have taken, from our turn on) are seen together.
+	streamMu sync.Mutex
+	fed      int64
+	// viewed: the screen starts from the view the last call saved, so the
+	// cursor line is known without asking tmux.
+	viewed bool
 	// promptOnly: after a Ctrl-C only the main prompt means the REPL gave
 	// up the input; its continuation prompt may still show for a moment.
 	promptOnly bool
@@ -48,8 +57,16 @@ func newREPLRun(req REPLRequest, rc *relayClient, st *replState, start time.Time
 		r.cont = regexp.MustCompile(st.Continuation)
 	}
 	r.out.prompt, r.out.cont = r.prompt, r.cont
-	r.screen = &lineScreen{onLine: r.out.line}
+	r.screen = &lineScreen{onLine: r.out.line, paste: rc.Stream.Paste}
 	r.ext = markers.NewExtractor(st.ID, r.screen)
+	if st.PID == 0 {
+		// --repl-start: the REPL's output starts at START, on the line
+		// after the [agent] $ line.
+		r.screen.restore("", 0)
+	} else if st.View.startsAt(rc.Stream) {
+		r.screen.restore(st.View.Cells, st.View.Col)
+		r.viewed = true
+	}
 	if st.PID != 0 {
 		// The START marker went by in an earlier call: declare it seen, so
 		// the extractor passes the REPL's output on and stops at END.
@@ -102,7 +119,10 @@ func (r *replRun) pump() {
 	for {
 		n, err := r.rc.Read(buf)
 		if n > 0 {
+			r.streamMu.Lock()
 			r.ext.Write(buf[:n])
+			r.fed += int64(n)
+			r.streamMu.Unlock()
 			if r.ext.Done() {
 				r.done <- streamResult{}
 				return

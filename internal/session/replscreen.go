@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
 // lineScreen turns a REPL's raw terminal output into the text lines a
@@ -23,6 +25,13 @@ type lineScreen struct {
 	partial []byte // an incomplete UTF-8 sequence split across chunks
 	// onLine receives every finished line, without its "\n".
 	onLine func(string)
+	// paste is the bracketed paste mode: the relay's as of our first
+	// byte, then switched by what the REPL prints.
+	paste markers.PasteMode
+	// own: the current line is what the stream made it, from a known
+	// start (a saved view, the REPL's START, or a newline since a reset
+	// from tmux's capture), so it may be saved as the next call's view.
+	own bool
 }
 
 type escState int
@@ -44,6 +53,41 @@ func (s *lineScreen) reset(text string, col int) {
 	s.cells = []rune(text)
 	s.col = col
 	s.pad()
+	s.own = false
+}
+
+// restore starts the current line over from a view saved by an earlier
+// call at the very point of the stream where ours starts.
+func (s *lineScreen) restore(cells string, col int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cells = []rune(cells)
+	s.col = max(0, col)
+	s.pad()
+	s.own = true
+}
+
+// view is the current line to save for the next call: its cells and the
+// cursor column, when the line is the stream's own and no sequence is
+// half read.
+func (s *lineScreen) view() (cells string, col int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.own || s.state != ground || len(s.partial) > 0 {
+		return "", 0, false
+	}
+	return string(s.cells), s.col, true
+}
+
+// pasteMode is the bracketed paste mode, unknown in the middle of an
+// escape sequence (the switch may be the one coming).
+func (s *lineScreen) pasteMode() markers.PasteMode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != ground || s.paste == "" {
+		return markers.PasteUnknown
+	}
+	return s.paste
 }
 
 // cursorLine is the current line as the human sees it, up to the cursor
@@ -118,6 +162,8 @@ func (s *lineScreen) afterEscape(r rune) {
 		s.state = osc
 	case '(', ')', '*', '+', '#', '%':
 		s.state = charset
+	case 'c': // RIS, a full reset: modes off
+		s.state, s.paste = ground, markers.PasteOff
 	default:
 		s.state = ground
 	}
@@ -129,7 +175,7 @@ func (s *lineScreen) plain(r rune) {
 		s.state = escape
 	case r == '\n':
 		line := s.text()
-		s.cells, s.col = s.cells[:0], 0
+		s.cells, s.col, s.own = s.cells[:0], 0, true
 		if s.onLine != nil {
 			s.onLine(line)
 		}
@@ -165,7 +211,11 @@ func (s *lineScreen) pad() {
 // of it.
 func (s *lineScreen) control(final rune, params []byte) {
 	if len(params) > 0 && (params[0] == '?' || params[0] == '>' || params[0] == '=') {
-		return // private modes (bracketed paste, cursor keys...)
+		// Private modes (bracketed paste, cursor keys...) change no text.
+		if final == 'h' || final == 'l' {
+			s.paste = markers.PasteSwitch(params, final == 'h', s.paste)
+		}
+		return
 	}
 	n := firstParam(params)
 	switch final {

@@ -3,6 +3,8 @@ package session
 import (
 	"reflect"
 	"testing"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
 func TestLineScreenShowsWhatTheHumanSees(t *testing.T) {
@@ -53,5 +55,62 @@ func TestLineScreenStartsFromTheCapturedLine(t *testing.T) {
 	s.Write([]byte("1 + 1\n"))
 	if !reflect.DeepEqual(got, []string{">>> 1 + 1"}) {
 		t.Fatalf("got %q", got)
+	}
+}
+
+func TestLineScreenFollowsBracketedPaste(t *testing.T) {
+	cases := []struct {
+		name string
+		from markers.PasteMode
+		raw  string
+		want markers.PasteMode
+	}{
+		{"the relay's mode holds", markers.PasteOff, ">>> ", markers.PasteOff},
+		{"a line editor turns it on", markers.PasteOff, "\x1b[?2004hsqlite> ", markers.PasteOn},
+		{"and off", markers.PasteOn, "\x1b[?2004l\r", markers.PasteOff},
+		{"a reset ends it", markers.PasteOn, "\x1bc", markers.PasteOff},
+		{"unknown stays unknown", markers.PasteUnknown, "> ", markers.PasteUnknown},
+		{"half a sequence is unknown", markers.PasteOff, "\x1b[?20", markers.PasteUnknown},
+	}
+	for _, c := range cases {
+		s := &lineScreen{paste: c.from}
+		for i := 0; i < len(c.raw); i++ {
+			s.Write([]byte{c.raw[i]})
+		}
+		if got := s.pasteMode(); got != c.want {
+			t.Errorf("%s: want %v, got %v", c.name, c.want, got)
+		}
+	}
+}
+
+func TestLineScreenViewIsTheStreamsOwnLine(t *testing.T) {
+	s := &lineScreen{}
+	s.reset(">>> ab", 6) // from tmux: not the stream's own
+	if _, _, ok := s.view(); ok {
+		t.Fatal("a line captured by tmux must not be saved as a view")
+	}
+	s.Write([]byte("c\n2\n>>> "))
+	if cells, col, ok := s.view(); !ok || cells != ">>> " || col != 4 {
+		t.Fatalf("after a newline: got %q at %d, %v", cells, col, ok)
+	}
+	s.Write([]byte("\x1b[3"))
+	if _, _, ok := s.view(); ok {
+		t.Fatal("not in the middle of an escape sequence")
+	}
+	s.Write([]byte("Gx\xe6"))
+	if _, _, ok := s.view(); ok {
+		t.Fatal("not in the middle of a UTF-8 sequence")
+	}
+	s.Write([]byte("\xbc\xa2"))
+	if cells, col, ok := s.view(); !ok || cells != ">>x漢" || col != 4 {
+		t.Fatalf("got %q at %d, %v", cells, col, ok)
+	}
+	var r lineScreen
+	r.restore(">>> ", 4)
+	if line, col := r.cursorLine(); line != ">>> " || col != 4 {
+		t.Fatalf("restored: got %q at %d", line, col)
+	}
+	if _, _, ok := r.view(); !ok {
+		t.Fatal("a restored view is the stream's own")
 	}
 }

@@ -28,6 +28,8 @@ type replState struct {
 	// REPL exits, is how ptysend learns of a death without polling.
 	ID     markers.ID `json:"id"`
 	Script string     `json:"script"`
+	// View is the cursor line as the last call left it (replview.go).
+	View *replView `json:"view,omitempty"`
 }
 
 func replStatePath(b Bridge) string {
