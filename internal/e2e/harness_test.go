@@ -383,3 +383,16 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.buf.String()
 }
+
+// waitForCopyMode waits until the human's copy mode is on (or off) as the
+// bridge records it: tmux's pane-mode-changed hook writes the mode file
+// beside the relay socket a moment after tmux's own flag changes.
+func (b *bridge) waitForCopyMode(on bool) {
+	b.t.Helper()
+	want := map[bool]string{true: "1", false: "0"}[on]
+	modeFile := filepath.Join(b.runtimeDir(), b.name+".mode")
+	b.waitFor("copy mode "+want+" to be recorded", func() bool {
+		m, _ := os.ReadFile(modeFile)
+		return strings.TrimSpace(string(m)) == want
+	})
+}

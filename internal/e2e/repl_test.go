@@ -483,20 +483,13 @@ func TestCopyModeRefusesAnEvalKnownFromTheStream(t *testing.T) {
 	b := startBridge(t)
 	b.run("--repl-start", "python3")
 	b.evalWithoutTmux("x = 1")
-	modeFile := filepath.Join(b.runtimeDir(), b.name+".mode")
 	b.terms[0].typeKeys("\x02[") // the prefix, then [: the human scrolls back
-	b.waitFor("copy mode to be recorded", func() bool {
-		m, _ := os.ReadFile(modeFile)
-		return strings.TrimSpace(string(m)) == "1"
-	})
+	b.waitForCopyMode(true)
 	r := b.sendWithoutTmux("--repl-eval", "x + 1")
 	expectCode(t, r, 125)
 	expectStderr(t, r, "copy mode", "press q")
 	b.terms[0].typeKeys("q")
-	b.waitFor("copy mode to end", func() bool {
-		m, _ := os.ReadFile(modeFile)
-		return strings.TrimSpace(string(m)) == "0"
-	})
+	b.waitForCopyMode(false)
 	if got := b.evalWithoutTmux("x + 1"); got != "2\n" {
 		t.Fatalf("got %q", got)
 	}

@@ -111,9 +111,7 @@ func TestCopyModeIsRespected(t *testing.T) {
 	b := integrated(t)
 	human := b.terms[0]
 	human.typeKeys("\x02[") // the prefix, then [: the human scrolls back
-	b.waitFor("copy mode", func() bool {
-		return b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_in_mode}") == "1"
-	})
+	b.waitForCopyMode(true)
 
 	r := b.send("--", "echo agent")
 	if r.code != 125 || !strings.Contains(r.stderr, "copy mode") || !strings.Contains(r.stderr, "press q") {
@@ -327,9 +325,7 @@ func TestATimeoutInterruptsTheCommandWhileTheHumanScrolls(t *testing.T) {
 	must(t, cmd.Start())
 	b.waitFor("sleep to run", func() bool { return b.paneCommand() == "sleep" })
 	b.terms[0].typeKeys("\x02[") // the human starts scrolling
-	b.waitFor("copy mode", func() bool {
-		return b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_in_mode}") == "1"
-	})
+	b.waitForCopyMode(true)
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 124 || stdout.String() != "started\n" {
 		t.Fatalf("want exit 124 with the output so far, got %d %q", code, stdout.String())

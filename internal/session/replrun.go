@@ -5,10 +5,10 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
@@ -39,8 +39,8 @@ type replRun struct {
 	promptOnly bool
 	chunks     chan struct{}
 	done       chan streamResult
-	death      chan struct{}
-	pidfd      int
+	death      <-chan struct{}
+	written    int64 // the REPL's written bytes at the last look (see check)
 }
 
 func newREPLRun(req REPLRequest, rc *relayClient, st *replState, start time.Time) *replRun {
@@ -51,7 +51,6 @@ func newREPLRun(req REPLRequest, rc *relayClient, st *replState, start time.Time
 		out:    &replOutput{w: req.Stdout},
 		chunks: make(chan struct{}, 1),
 		done:   make(chan streamResult, 1),
-		pidfd:  -1,
 	}
 	if st.Continuation != "" {
 		r.cont = regexp.MustCompile(st.Continuation)
@@ -81,36 +80,12 @@ func (r *replRun) stop() {
 	if r.tty != nil {
 		r.tty.Close()
 	}
-	if r.pidfd >= 0 {
-		unix.Close(r.pidfd)
-	}
 }
 
-// watchDeath signals r.death when the REPL's process exits, without
-// polling: a pidfd becomes readable then. (The END marker normally says
-// so too; it does not when the shell dropped the rest of the wrapper,
-// e.g. after the REPL died of SIGINT.)
-func (r *replRun) watchDeath() {
-	fd, err := unix.PidfdOpen(r.st.PID, 0)
-	if err != nil {
-		return // no pidfd (old kernel, or already gone): END still tells
-	}
-	r.pidfd = fd
-	r.death = make(chan struct{})
-	go func() {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		for {
-			n, err := unix.Poll(fds, -1)
-			if err == unix.EINTR {
-				continue
-			}
-			if n > 0 && fds[0].Revents&unix.POLLIN != 0 {
-				close(r.death)
-			}
-			return
-		}
-	}()
-}
+// watchDeath makes r.death close when the REPL's process exits. (The END
+// marker normally says so too; it does not when the shell dropped the rest
+// of the wrapper, e.g. after the REPL died of SIGINT.)
+func (r *replRun) watchDeath() { r.death = exitOf(r.st.PID) }
 
 // pump feeds the stream to the extractor; r.chunks says that output came
 // and nothing more is buffered, the moment to look at the prompt.
@@ -181,15 +156,15 @@ func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome 
 	backoff := recheckFirst
 	signals, stopSignals := notifyStop()
 	defer stopSignals()
-	look := func() (outcome, bool) {
-		o, ok, again := r.check()
+	look := func(fromTimer bool) (outcome, bool) {
+		o, ok, again := r.check(fromTimer)
 		if again {
 			recheck.Reset(backoff)
 			backoff = min(2*backoff, recheckMax)
 		}
 		return o, ok
 	}
-	if o, ok := look(); ok {
+	if o, ok := look(false); ok {
 		return o
 	}
 	for {
@@ -197,11 +172,11 @@ func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome 
 		case <-r.chunks:
 			noOutput.reset(noOutputLimit)
 			backoff = recheckFirst
-			if o, ok := look(); ok {
+			if o, ok := look(false); ok {
 				return o
 			}
 		case <-recheck.C:
-			if o, ok := look(); ok {
+			if o, ok := look(true); ok {
 				return o
 			}
 		case res := <-r.done:
@@ -224,7 +199,13 @@ func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome 
 // cursor line showing the prompt, and the REPL asleep waiting for the
 // terminal. again asks for another look soon: the prompt shows but the
 // REPL is not asleep yet.
-func (r *replRun) check() (o outcome, ok, again bool) {
+//
+// A look on a timer, not on new output, may see the REPL back at its
+// prompt while the screen still shows an older, prompt-shaped line: what
+// it wrote last is still on its way through tmux and the relay. It is
+// done only if it wrote nothing since the previous look (the kernel's
+// count of its written bytes); else that output will arrive and decide.
+func (r *replRun) check(fromTimer bool) (o outcome, ok, again bool) {
 	if !r.out.echoed() {
 		return o, false, false
 	}
@@ -238,7 +219,9 @@ func (r *replRun) check() (o outcome, ok, again bool) {
 	if err != nil || fg == r.st.ShellPID {
 		return o, false, false // not started yet, or exited: END will come
 	}
-	if !waitsForInput(fg, r.tty) {
+	written, previous := bytesWritten(fg), r.written
+	r.written = written
+	if !waitsForInput(fg, r.tty) || fromTimer && written != previous {
 		return o, false, true
 	}
 	if continuing {
@@ -268,4 +251,22 @@ func (r *replRun) afterDeath() outcome {
 			return outcome{kind: died}
 		}
 	}
+}
+
+// bytesWritten is the number of bytes process pid has written (wchar in
+// /proc/PID/io), or -1 when unknown.
+func bytesWritten(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
 }
