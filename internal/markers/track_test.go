@@ -33,16 +33,21 @@ func TestTrackerFollowsTheShellsEvents(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, chunks := range splits(c.stream) {
-				var tr Tracker
-				for _, ch := range chunks {
-					tr.Write([]byte(ch))
-				}
-				if got := tr.Snapshot(); got != c.want {
+				if got := fed(chunks).Snapshot(); got != c.want {
 					t.Fatalf("fed as %q: want %v, got %v", chunks, c.want, got)
 				}
 			}
 		})
 	}
+}
+
+// fed is a tracker that was fed the chunks in turn.
+func fed(chunks []string) *Tracker {
+	var tr Tracker
+	for _, ch := range chunks {
+		tr.Write([]byte(ch))
+	}
+	return &tr
 }
 
 // splits is the stream whole, byte by byte, and cut in two at every point.
@@ -116,11 +121,7 @@ func TestTrackerFollowsBracketedPasteMode(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, chunks := range splits(c.stream) {
-				var tr Tracker
-				for _, ch := range chunks {
-					tr.Write([]byte(ch))
-				}
-				if got := tr.Paste(); got != c.want {
+				if got := fed(chunks).Paste(); got != c.want {
 					t.Fatalf("fed as %q: want %v, got %v", chunks, c.want, got)
 				}
 			}
