@@ -77,7 +77,10 @@ func isMissingSession(err error) bool {
 	if !errors.As(err, &te) {
 		return false
 	}
-	for _, s := range []string{"can't find session", "no server running", "error connecting to", "can't find pane", "can't find window"} {
+	// A server that is exiting (its last session just ended) answers
+	// "server exited unexpectedly" or "lost server".
+	for _, s := range []string{"can't find session", "no server running", "error connecting to", "can't find pane", "can't find window",
+		"server exited unexpectedly", "lost server"} {
 		if strings.Contains(te.Msg, s) {
 			return true
 		}
