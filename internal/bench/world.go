@@ -9,11 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/creack/pty"
-
+	"github.com/ptybridge/ptybridge/internal/bridgetest"
 	"github.com/ptybridge/ptybridge/internal/session"
 )
 
@@ -50,9 +48,7 @@ type world struct {
 	name    string
 	pane    string // the shared pane's id
 	panePID int    // its shell
-	term    *os.File
-	human   *exec.Cmd
-	drained chan struct{}
+	human   *bridgetest.Terminal
 }
 
 func newWorld(bin string) (w *world, err error) {
@@ -66,37 +62,11 @@ func newWorld(bin string) (w *world, err error) {
 			w.close()
 		}
 	}()
-	for _, kv := range os.Environ() {
-		switch strings.SplitN(kv, "=", 2)[0] {
-		case "TMUX", "TMUX_PANE", "PTYBRIDGE_SESSION", "PTYBRIDGE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "HISTFILE":
-			continue
-		}
-		w.env = append(w.env, kv)
-	}
-	os.Mkdir(filepath.Join(dir, "home"), 0o700)
-	w.env = append(w.env,
-		"TMUX_TMPDIR="+dir,
-		"PTYBRIDGE_RUNTIME_DIR="+filepath.Join(dir, "rt"),
-		"PTYBRIDGE_SESSION="+w.name,
-		"HOME="+filepath.Join(dir, "home"),
-		"SHELL=/bin/bash",
-		"TERM=xterm-256color",
-		"PATH="+bin+":"+os.Getenv("PATH"))
-
-	human := exec.Command(filepath.Join(bin, "ptybridge"))
-	human.Env, human.Dir = w.env, dir
-	f, err := pty.StartWithSize(human, &pty.Winsize{Rows: 40, Cols: 120})
-	if err != nil {
+	w.env = append(bridgetest.Env(dir, bin), "PTYBRIDGE_SESSION="+w.name)
+	// What the human's terminal shows is of no interest here.
+	if w.human, err = bridgetest.Open(filepath.Join(bin, "ptybridge"), w.env, dir, io.Discard); err != nil {
 		return nil, err
 	}
-	w.term, w.human, w.drained = f, human, make(chan struct{})
-	// The human's terminal must be read, or tmux stalls writing to it; what
-	// it shows is of no interest here.
-	go func() {
-		io.Copy(io.Discard, f)
-		human.Wait()
-		close(w.drained)
-	}()
 
 	deadline := time.Now().Add(hangGuard)
 	for {
@@ -120,13 +90,7 @@ func newWorld(bin string) (w *world, err error) {
 
 func (w *world) close() {
 	if w.human != nil {
-		w.human.Process.Signal(syscall.SIGHUP)
-		w.term.Close()
-		select {
-		case <-w.drained:
-		case <-time.After(hangGuard):
-			w.human.Process.Kill()
-		}
+		w.human.Close(hangGuard)
 	}
 	// tmux daemonizes: nobody else would stop the private server.
 	w.tmux("kill-server")

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
+	"github.com/ptybridge/ptybridge/internal/bridgetest"
 )
 
 // bin holds the ptybridge and ptysend binaries built for this run.
@@ -92,21 +92,7 @@ func newWorld(t *testing.T, opts ...option) *bridge {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &bridge{t: t, dir: dir, name: "ptybridge-" + currentUser()}
-	for _, kv := range os.Environ() {
-		switch strings.SplitN(kv, "=", 2)[0] {
-		case "TMUX", "TMUX_PANE", "PTYBRIDGE_SESSION", "PTYBRIDGE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "HISTFILE":
-			continue
-		}
-		b.env = append(b.env, kv)
-	}
-	os.Mkdir(filepath.Join(dir, "home"), 0o700)
-	b.setenv("TMUX_TMPDIR", dir)
-	b.setenv("PTYBRIDGE_RUNTIME_DIR", filepath.Join(dir, "rt"))
-	b.setenv("HOME", filepath.Join(dir, "home"))
-	b.setenv("SHELL", "/bin/bash")
-	b.setenv("TERM", "xterm-256color")
-	b.setenv("PATH", bin+":"+os.Getenv("PATH"))
+	b := &bridge{t: t, dir: dir, name: "ptybridge-" + currentUser(), env: bridgetest.Env(dir, bin)}
 	for _, o := range opts {
 		o(b)
 	}
@@ -186,39 +172,19 @@ func (b *bridge) mustTmux(args ...string) string {
 
 // terminal is one terminal window of the human, running ptybridge.
 type terminal struct {
-	pty  *os.File
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	seen bytes.Buffer
-	done chan struct{}
-	once sync.Once
+	*bridgetest.Terminal
+	shown lockedBuffer
 }
 
 // openTerminal starts ptybridge in a new pseudo-terminal.
 func (b *bridge) openTerminal(args ...string) *terminal {
 	b.t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "ptybridge"), args...)
-	cmd.Env = b.env
-	cmd.Dir = b.dir
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	term := &terminal{}
+	var err error
+	term.Terminal, err = bridgetest.Open(filepath.Join(bin, "ptybridge"), b.env, b.dir, &term.shown, args...)
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	term := &terminal{pty: f, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		buf := make([]byte, 32*1024)
-		for {
-			n, err := f.Read(buf)
-			term.mu.Lock()
-			term.seen.Write(buf[:n])
-			term.mu.Unlock()
-			if err != nil {
-				break
-			}
-		}
-		cmd.Wait()
-		close(term.done)
-	}()
 	b.mu.Lock()
 	b.terms = append(b.terms, term)
 	b.mu.Unlock()
@@ -226,41 +192,23 @@ func (b *bridge) openTerminal(args ...string) *terminal {
 }
 
 // typeKeys types as the human does, in the human's terminal.
-func (term *terminal) typeKeys(s string) {
-	term.pty.Write([]byte(s))
-}
+func (term *terminal) typeKeys(s string) { term.Type(s) }
 
 // screen is everything the terminal has shown so far.
-func (term *terminal) screen() string {
-	term.mu.Lock()
-	defer term.mu.Unlock()
-	return term.seen.String()
-}
+func (term *terminal) screen() string { return term.shown.String() }
 
 // close hangs up the terminal, as when the human closes the window.
-func (term *terminal) close() {
-	term.once.Do(func() {
-		// What the kernel does when the window's master side goes away. A
-		// Close alone would wait for the pending Read of the master.
-		term.cmd.Process.Signal(syscall.SIGHUP)
-		term.pty.Close()
-		select {
-		case <-term.done:
-		case <-time.After(hangGuard):
-			term.cmd.Process.Kill()
-		}
-	})
-}
+func (term *terminal) close() { term.Close(hangGuard) }
 
 // exited waits for ptybridge (the tmux client it became) to exit.
 func (term *terminal) exited(t *testing.T) int {
 	t.Helper()
 	select {
-	case <-term.done:
+	case <-term.Done:
 	case <-time.After(hangGuard):
 		t.Fatalf("ptybridge did not exit; the terminal showed:\n%s", term.screen())
 	}
-	return term.cmd.ProcessState.ExitCode()
+	return term.Cmd.ProcessState.ExitCode()
 }
 
 // waitReady waits until a terminal is attached and the shell runs.

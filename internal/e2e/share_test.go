@@ -253,7 +253,7 @@ func TestCommandsThatEndTheShellDoNotEndTheSession(t *testing.T) {
 				t.Fatalf("the new shell must take commands, got %q", got)
 			}
 			select {
-			case <-b.terms[0].done:
+			case <-b.terms[0].Done:
 				t.Fatalf("the human's terminal closed:\n%s", b.terms[0].screen())
 			default:
 			}
