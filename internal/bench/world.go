@@ -92,18 +92,11 @@ func (w *world) close() {
 	if w.human != nil {
 		w.human.Close(hangGuard)
 	}
-	// tmux daemonizes: nobody else would stop the private server.
-	w.tmux("kill-server")
-	os.RemoveAll(w.dir)
+	bridgetest.Remove(w.env, w.dir)
 }
 
 // tmux runs one tmux command against the private server.
-func (w *world) tmux(args ...string) (string, error) {
-	cmd := exec.Command("tmux", args...)
-	cmd.Env = w.env
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
+func (w *world) tmux(args ...string) (string, error) { return bridgetest.Tmux(w.env, args...) }
 
 // command prepares a process of the world, killed if it hangs.
 func (w *world) command(name string, args ...string) (*exec.Cmd, context.CancelFunc) {

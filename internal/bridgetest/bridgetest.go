@@ -90,3 +90,18 @@ func (t *Terminal) Close(guard time.Duration) {
 		}
 	})
 }
+
+// Tmux runs a tmux command against the private server of env.
+func Tmux(env []string, args ...string) (string, error) {
+	cmd := exec.Command("tmux", args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// Remove stops the private tmux server of env and removes dir. tmux
+// daemonizes: no clean-up of the processes a test started reaches it.
+func Remove(env []string, dir string) {
+	Tmux(env, "kill-server")
+	os.RemoveAll(dir)
+}

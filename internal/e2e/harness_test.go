@@ -147,18 +147,11 @@ func (b *bridge) cleanup() {
 	for _, term := range terms {
 		term.close()
 	}
-	// tmux daemonizes: the test's process clean-up never reaches it.
-	b.tmux("kill-server")
-	os.RemoveAll(b.dir)
+	bridgetest.Remove(b.env, b.dir)
 }
 
 // tmux runs a tmux command against the test's private server.
-func (b *bridge) tmux(args ...string) (string, error) {
-	cmd := exec.Command("tmux", args...)
-	cmd.Env = b.env
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
+func (b *bridge) tmux(args ...string) (string, error) { return bridgetest.Tmux(b.env, args...) }
 
 // mustTmux is tmux for commands that must succeed.
 func (b *bridge) mustTmux(args ...string) string {
