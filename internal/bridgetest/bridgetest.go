@@ -33,7 +33,10 @@ func Env(dir, binDir string) []string {
 		}
 		env = append(env, kv)
 	}
-	os.Mkdir(filepath.Join(dir, "home"), 0o700)
+	// fish's first start in a home without this directory forks a
+	// background job that parses every man page: it outlives the test's
+	// tmux server and loads the machine. Its existence says "done".
+	os.MkdirAll(filepath.Join(dir, "home", ".local", "share", "fish", "generated_completions"), 0o700)
 	return append(env,
 		"TMUX_TMPDIR="+dir,
 		"PTYBRIDGE_RUNTIME_DIR="+filepath.Join(dir, "rt"),

@@ -47,6 +47,8 @@ const relayMaxRequest = 64 * 1024
 const relayWriteTimeout = 30 * time.Second
 
 type relay struct {
+	inputEnded chan struct{} // closed when the pane's output ends
+
 	mu      sync.Mutex
 	current conn
 	queue   []conn
@@ -76,7 +78,8 @@ func runRelay(socketPath, paneID string, panePID int, in io.Reader, keys io.Writ
 		return err
 	}
 	mine, _ := os.Stat(socketPath)
-	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys, instance: newRelayInstance()}
+	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys, instance: newRelayInstance(),
+		inputEnded: make(chan struct{})}
 	go r.acceptLoop(ln)
 	if started != nil {
 		started(r)
@@ -91,6 +94,7 @@ func runRelay(socketPath, paneID string, panePID int, in io.Reader, keys io.Writ
 			break
 		}
 	}
+	close(r.inputEnded)
 	ln.Close()
 	if now, err := os.Stat(socketPath); err == nil && mine != nil && os.SameFile(mine, now) {
 		os.Remove(socketPath)
@@ -239,6 +243,14 @@ func (r *relay) closePaneWhenTheHumanExits(paneID string, panePID int) {
 		return
 	}
 	<-exited
+	// When the whole pane goes (the session ended, the server was
+	// killed), its pipe closes too: nothing is left to close, and a tmux
+	// call would only find the server gone.
+	select {
+	case <-r.inputEnded:
+		return
+	case <-time.After(paneGoneGrace):
+	}
 	r.mu.Lock()
 	busy := r.current != nil
 	r.mu.Unlock()
@@ -246,6 +258,10 @@ func (r *relay) closePaneWhenTheHumanExits(paneID string, panePID int) {
 		tmux("kill-pane", "-t", paneID)
 	}
 }
+
+// paneGoneGrace is how long the relay waits, after the pane's shell ended,
+// for the pane's pipe to close as well.
+const paneGoneGrace = 100 * time.Millisecond
 
 func (r *relay) closeAll() {
 	r.mu.Lock()
