@@ -94,12 +94,7 @@ func TestPythonREPLStartEvalClose(t *testing.T) {
 	if got := b.eval("import sys; print('to stderr', file=sys.stderr)"); got != "to stderr\n" {
 		t.Fatalf("the REPL's stderr is on the terminal, got %q", got)
 	}
-	if r := b.send("--repl-close"); r.code != 0 {
-		t.Fatalf("close:\n%v", r)
-	}
-	if got := b.run("--", "echo shell is back"); got != "shell is back\n" {
-		t.Fatalf("got %q", got)
-	}
+	b.closeREPL()
 	if _, err := os.Stat(filepath.Join(b.runtimeDir(), b.name+".repl.json")); !os.IsNotExist(err) {
 		t.Fatalf("the REPL state must be gone after close: %v", err)
 	}
@@ -160,12 +155,7 @@ func TestNodeREPLOutputIsPlainText(t *testing.T) {
 	if got := b.eval("const s = Date.now(); while (Date.now() - s < 1500) {}; 'busy loop done'"); got != "'busy loop done'\n" {
 		t.Fatalf("got %q", got)
 	}
-	if r := b.send("--repl-close"); r.code != 0 {
-		t.Fatalf("close:\n%v", r)
-	}
-	if got := b.run("--", "echo back"); got != "back\n" {
-		t.Fatalf("got %q", got)
-	}
+	b.closeREPL()
 }
 
 func TestPythonTimeoutInterruptsTheEvaluationNotTheREPL(t *testing.T) {
@@ -325,12 +315,7 @@ func TestCloseUsesStrongerMeansAndIsIdempotent(t *testing.T) {
 	b := startBridge(t)
 	b.startFake()
 	b.eval("stubborn")
-	if r := b.send("--repl-close"); r.code != 0 {
-		t.Fatalf("close:\n%v", r)
-	}
-	if got := b.run("--", "echo back"); got != "back\n" {
-		t.Fatalf("got %q", got)
-	}
+	b.closeREPL()
 	if r := b.send("--repl-close"); r.code != 0 || !strings.Contains(r.stderr, "no REPL") {
 		t.Fatalf("second close:\n%v", r)
 	}
@@ -357,12 +342,7 @@ func TestBracketedPasteKeepsTABsAsText(t *testing.T) {
 	// (A multi-line paste runs too, but readline 8.2 redraws it through
 	// cursor-up moves, which the one-line screen cannot follow: its echo
 	// is not told from output, by this path as by tmux's paste-buffer.)
-	if r := b.send("--repl-close"); r.code != 0 {
-		t.Fatalf("close:\n%v", r)
-	}
-	if got := b.run("--", "echo back"); got != "back\n" {
-		t.Fatalf("got %q", got)
-	}
+	b.closeREPL()
 }
 
 func TestLongInputIsTypedWhole(t *testing.T) {
@@ -492,5 +472,16 @@ func TestCopyModeRefusesAnEvalKnownFromTheStream(t *testing.T) {
 	b.waitForCopyMode(false)
 	if got := b.evalWithoutTmux("x + 1"); got != "2\n" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// closeREPL closes the REPL and checks that the shell takes commands again.
+func (b *bridge) closeREPL() {
+	b.t.Helper()
+	if r := b.send("--repl-close"); r.code != 0 {
+		b.t.Fatalf("close:\n%v", r)
+	}
+	if got := b.run("--", "echo shell is back"); got != "shell is back\n" {
+		b.t.Fatalf("after close, got %q", got)
 	}
 }
