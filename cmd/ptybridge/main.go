@@ -8,9 +8,11 @@ import (
 	"os"
 
 	"github.com/alecthomas/kong"
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/cli"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/rundir"
 	"golang.org/x/term"
-
-	"github.com/ptybridge/ptybridge/internal/session"
 )
 
 var version = "dev"
@@ -23,17 +25,17 @@ command the agent runs and can answer its prompts (sudo passwords, ssh,
 confirmations). Several terminals may run ptybridge at once; closing the
 last one ends the shared shell.`
 
-type cli struct {
+type flags struct {
 	Session string           `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to open (default ptybridge-<user>)."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
-	session.RelayFlags `embed:""`
+	cli.RelayFlags `embed:""`
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
-	var c cli
+	var c flags
 	parser, err := kong.New(&c, kong.Name("ptybridge"), kong.Description(description), kong.Vars{"version": version})
 	if err != nil {
 		panic(err)
@@ -49,16 +51,16 @@ func run(args []string) int {
 		return 0
 	}
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
-		return report(&session.Error{
+		return report(&failure.Error{
 			Msg:  "standard input is not a terminal: ptybridge opens an interactive terminal for a human",
 			Hint: "run ptybridge yourself in a terminal window; an agent should ask the user to do it",
 		})
 	}
 	name := c.Session
 	if name == "" {
-		name = session.DefaultSessionName()
+		name = bridge.DefaultName()
 	}
-	if err := session.ValidateName(name); err != nil {
+	if err := bridge.ValidateName(name); err != nil {
 		return report(err)
 	}
 	if err := open(name); err != nil {
@@ -68,8 +70,8 @@ func run(args []string) int {
 }
 
 func open(name string) error {
-	dir := session.RuntimeDirPath()
-	if err := session.EnsureRuntimeDir(dir); err != nil {
+	dir := rundir.Path()
+	if err := rundir.Ensure(dir); err != nil {
 		return err
 	}
 	exe, err := os.Executable()
@@ -84,14 +86,14 @@ func open(name string) error {
 	if err != nil {
 		cwd = "/"
 	}
-	b := session.Bridge{Name: name, RuntimeDir: dir, Exe: exe}
-	if err := b.Open(width, height, session.LoginShell(), cwd); err != nil {
+	br := bridge.Bridge{Name: name, RuntimeDir: dir, Exe: exe}
+	if err := br.Open(width, height, bridge.LoginShell(), cwd); err != nil {
 		return err
 	}
-	return b.Attach()
+	return br.Attach()
 }
 
 func report(err error) int {
-	session.Report(os.Stderr, "ptybridge", err)
+	cli.Report(os.Stderr, "ptybridge", err)
 	return 1
 }

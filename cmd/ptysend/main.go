@@ -7,12 +7,13 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/alecthomas/kong"
 
-	"github.com/ptybridge/ptybridge/internal/session"
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/cli"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/rundir"
 )
 
 var version = "dev"
@@ -67,34 +68,33 @@ Examples:
   echo data | ptysend -- wc -c
   ptysend --repl-start python3 && ptysend --repl-eval '1 + 1' && ptysend --repl-close`
 
-type cli struct {
+// flags are ptysend's command line: the options every mode shares, then
+// the modes (modes.go), of which one runs.
+type flags struct {
 	Session string           `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to use (default ptybridge-<user>)."`
-	Timeout session.Duration `default:"10s" placeholder:"DURATION" help:"Interrupt the command after this long without output (seconds, or 90s, 2m; 0 = never)."`
-	MaxTime session.Duration `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (0 = never)."`
+	Timeout cli.Duration     `default:"10s" placeholder:"DURATION" help:"Interrupt the command after this long without output (seconds, or 90s, 2m; 0 = never)."`
+	MaxTime cli.Duration     `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (0 = never)."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
-	REPLStart    string  `name:"repl-start" placeholder:"CMD" help:"Start the REPL CMD in the shared terminal; returns when its prompt shows."`
-	Prompt       string  `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset)."`
-	Continuation string  `placeholder:"REGEX" help:"With --prompt: the REPL's continuation prompt (python's '... '), if it has one."`
-	REPLEval     *string `name:"repl-eval" placeholder:"EXPR" help:"Evaluate EXPR in the running REPL and print its response (--repl-eval=EXPR when EXPR starts with '-')."`
-	REPLClose    bool    `name:"repl-close" help:"Leave the running REPL; harmless when none runs."`
+	REPLStart replStart `embed:""`
+	REPLEval  replEval  `embed:""`
+	REPLClose replClose `embed:""`
+	Command   command   `embed:""`
 
-	Words []string `arg:"" optional:"" passthrough:"" help:"Shell code to run in the shared terminal."`
-
-	session.RelayFlags `embed:""`
+	cli.RelayFlags `embed:""`
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
-	var c cli
-	parser, err := kong.New(&c,
+	var f flags
+	parser, err := kong.New(&f,
 		kong.Name("ptysend"),
 		kong.Description(description),
 		kong.Vars{"version": version},
 		kong.Exit(func(code int) {
 			if code != 0 {
-				code = session.ExitFailure
+				code = failure.ExitFailure
 			}
 			os.Exit(code)
 		}))
@@ -104,103 +104,37 @@ func run(args []string) int {
 	if _, err := parser.Parse(args); err != nil {
 		return usageError(err.Error())
 	}
-	if c.RelayFlags.Requested() {
-		if err := c.RelayFlags.Run(); err != nil {
-			return session.Report(os.Stderr, "ptysend", err)
+	if f.RelayFlags.Requested() {
+		if err := f.RelayFlags.Run(); err != nil {
+			return cli.Report(os.Stderr, "ptysend", err)
 		}
 		return 0
 	}
-	words := c.Words
-	if repl, code := replMode(c); repl {
-		return code
-	}
-	if len(words) > 0 && words[0] == "--" {
-		words = words[1:]
-	} else if len(words) > 0 && strings.HasPrefix(words[0], "-") {
-		// The words pass through unparsed from the first one on, so an
-		// unknown flag lands here.
-		return usageError("unknown flag " + words[0] + " (to run a command that starts with '-', put it after --)")
-	}
-	if len(words) == 0 {
-		return usageError("no command given")
-	}
-	bridge, err := bridgeFor(c)
+	m, err := f.mode()
 	if err != nil {
-		return session.Report(os.Stderr, "ptysend", err)
+		return usageError(err.Error())
 	}
-	status, err := session.Send(session.Request{
-		Bridge:  bridge,
-		Command: strings.Join(words, " "),
-		Timeout: time.Duration(c.Timeout),
-		MaxTime: time.Duration(c.MaxTime),
-		Stdin:   os.Stdin,
-		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
-	})
+	b, err := f.bridge()
 	if err != nil {
-		return session.Report(os.Stderr, "ptysend", err)
+		return cli.Report(os.Stderr, "ptysend", err)
+	}
+	status, err := m.Run(f.call(b))
+	if err != nil {
+		return cli.Report(os.Stderr, "ptysend", err)
 	}
 	return status
 }
 
 func usageError(msg string) int {
 	fmt.Fprintf(os.Stderr, "ptysend: error: %s\nhint: usage: ptysend [flags] -- WORDS...; see ptysend --help\n", msg)
-	return session.ExitFailure
+	return failure.ExitFailure
 }
 
-func bridgeFor(c cli) (session.Bridge, error) {
-	name := c.Session
+func (f *flags) bridge() (bridge.Bridge, error) {
+	name := f.Session
 	if name == "" {
-		name = session.DefaultSessionName()
+		name = bridge.DefaultName()
 	}
 	exe, _ := os.Executable()
-	return session.Bridge{Name: name, RuntimeDir: session.RuntimeDirPath(), Exe: exe}, session.ValidateName(name)
-}
-
-// replMode runs --repl-start, --repl-eval or --repl-close; repl is false
-// when none was given.
-func replMode(c cli) (repl bool, code int) {
-	modes := 0
-	for _, set := range []bool{c.REPLStart != "", c.REPLEval != nil, c.REPLClose} {
-		if set {
-			modes++
-		}
-	}
-	switch {
-	case modes == 0 && (c.Prompt != "" || c.Continuation != ""):
-		return true, usageError("--prompt and --continuation go with --repl-start")
-	case modes == 0:
-		return false, 0
-	case modes > 1 || len(c.Words) > 0:
-		return true, usageError("use one of --repl-start, --repl-eval, --repl-close, or -- WORDS, not several")
-	case (c.Prompt != "" || c.Continuation != "") && c.REPLStart == "":
-		return true, usageError("--prompt and --continuation go with --repl-start")
-	case c.Continuation != "" && c.Prompt == "":
-		return true, usageError("--continuation needs --prompt")
-	case c.REPLEval != nil && strings.TrimSpace(*c.REPLEval) == "":
-		return true, usageError("--repl-eval needs an expression")
-	}
-	bridge, err := bridgeFor(c)
-	if err != nil {
-		return true, session.Report(os.Stderr, "ptysend", err)
-	}
-	req := session.REPLRequest{
-		Bridge:  bridge,
-		Timeout: time.Duration(c.Timeout), MaxTime: time.Duration(c.MaxTime),
-		Stdout: os.Stdout, Stderr: os.Stderr,
-		Prompt: c.Prompt, Continuation: c.Continuation,
-	}
-	var status int
-	switch {
-	case c.REPLStart != "":
-		status, err = session.REPLStart(req, c.REPLStart)
-	case c.REPLEval != nil:
-		status, err = session.REPLEval(req, *c.REPLEval)
-	default:
-		status, err = session.REPLClose(req)
-	}
-	if err != nil {
-		return true, session.Report(os.Stderr, "ptysend", err)
-	}
-	return true, status
+	return bridge.Bridge{Name: name, RuntimeDir: rundir.Path(), Exe: exe}, bridge.ValidateName(name)
 }

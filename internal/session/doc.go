@@ -1,10 +1,9 @@
-// Package session is everything that talks to tmux and to the shared pane:
-// creating and attaching the bridge session (ptybridge), the relay that
-// streams the pane's raw output to one caller at a time, and running one
-// command in the pane (ptysend).
-//
-// tmux is always reached through the user's default server: $TMUX is
-// removed from every tmux call, so ptybridge and ptysend agree on the server
-// whether or not either of them runs inside another tmux. TMUX_TMPDIR is
-// honoured, as tmux itself does.
+// Package session runs one command of the agent's in the shared pane, as
+// `ptysend -- WORDS` does: it takes a turn at the pane (internal/bridge),
+// makes sure the shell is free (internal/pane), writes the per-call
+// wrapper script (internal/markers), types the line that runs it through
+// the relay, and streams the output between the markers to stdout until
+// the END marker, a timeout (with the two-phase kill) or the bridge
+// closing. It ties the other packages together and owns no mechanism of
+// its own beyond that.
 package session

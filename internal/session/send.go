@@ -1,7 +1,6 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,31 +11,20 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/pane"
+	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/relay"
+	"github.com/ptybridge/ptybridge/internal/repl"
+	"github.com/ptybridge/ptybridge/internal/tmux"
 )
-
-// NoBridgeMessage is what ptysend prints when no bridge is running.
-const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
-	"\n" +
-	"You have used `ptysend`, but it currently has nowhere to send to.\n" +
-	"\n" +
-	"The user needs to start the interactive backing terminal using `ptybridge`.\n" +
-	"Do not try this yourself - instead, ask the user to do it for you.\n" +
-	"\n" +
-	"This is necessary for *interactive* commands - for example, sudo (requiring\n" +
-	"a password prompt). If you can avoid interactive tools, then prefer that.\n" +
-	"Otherwise, please ask the user now.\n"
-
-// KillGrace is how long each phase of the two-phase kill waits for the
-// command to stop: Ctrl-C, then Ctrl-\.
-const KillGrace = 3 * time.Second
-
-// queueNotice is how long a call waits for its turn before it says so.
-const queueNotice = time.Second
 
 // Request is one ptysend call.
 type Request struct {
-	Bridge  Bridge
+	Bridge  bridge.Bridge
 	Command string
 	// Timeout is the no-output timeout; MaxTime the overall one. Zero
 	// disables either.
@@ -49,20 +37,20 @@ type Request struct {
 // status, or an *Error.
 func Send(req Request) (int, error) {
 	start := time.Now()
-	rc, err := openTurn(req.Bridge, req.MaxTime, req.Stderr, start)
+	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
-	shellPID, shell, err := idleShell(rc.PanePID)
+	shellPID, shell, err := pane.IdleShell(rc.PanePID)
 	if err != nil {
-		return 0, replBusyError(req.Bridge, rc.PanePID, err)
+		return 0, repl.BusyError(req.Bridge, rc.PanePID, err)
 	}
-	name := processName(shellPID)
-	needHooks, err := awaitFreePrompt(rc, req.Bridge, shellPID, name)
+	name := proc.Name(shellPID)
+	needHooks, err := pane.AwaitFreePrompt(rc, req.Bridge, shellPID, name)
 	if err != nil {
-		if _, ok := err.(*Error); !ok {
-			err = bridgeClosed(req.Bridge, false)
+		if _, ok := err.(*failure.Error); !ok {
+			err = req.Bridge.Closed(false)
 		}
 		return 0, err
 	}
@@ -72,141 +60,24 @@ func Send(req Request) (int, error) {
 		c.hooks = markers.Integration(name, req.Bridge.RuntimeDir)
 	}
 	if err := c.prepare(); err != nil {
-		return 0, asError(err)
+		return 0, failure.From(err)
 	}
 	defer c.cleanup()
 	// Watch the shell before typing: a command can end it at once.
-	c.shellExit = exitOf(shellPID)
-	if err := c.typeLine(); err != nil {
-		return 0, asError(err)
+	c.shellExit = proc.ExitOf(shellPID)
+	if err := pane.TypeSourceLine(c.rc, c.req.Bridge, c.shell, c.script); err != nil {
+		return 0, failure.From(err)
 	}
 	if c.hooks != "" {
-		recordHooked(req.Bridge, shellPID)
+		pane.RecordHooked(req.Bridge, shellPID)
 	}
 	return c.wait()
-}
-
-// connect reaches the bridge's relay, repairing it when it died.
-func connect(b Bridge) (*relayClient, error) {
-	rc, err := dialRelay(b.socketPath())
-	if err == nil {
-		return rc, nil
-	}
-	path, err := b.ensureRelay()
-	if errors.Is(err, errNoSession) || errors.Is(err, ErrNoTmux) {
-		return nil, &Error{Verbatim: NoBridgeMessage}
-	}
-	if err != nil {
-		return nil, asError(err)
-	}
-	rc, err = dialRelay(path)
-	if err != nil {
-		return nil, asError(err)
-	}
-	return rc, nil
-}
-
-// openTurn reaches the relay and waits for this call's turn. A relay of
-// another protocol version (an older ptybridge's) is replaced once.
-func openTurn(b Bridge, maxTime time.Duration, stderr io.Writer, start time.Time) (*relayClient, error) {
-	if err := EnsureRuntimeDir(b.RuntimeDir); err != nil {
-		return nil, asError(err)
-	}
-	for retried := false; ; retried = true {
-		rc, err := connect(b)
-		if err != nil {
-			return nil, err
-		}
-		err = waitForTurn(rc, b, maxTime, stderr, start)
-		if err == nil {
-			return rc, nil
-		}
-		rc.Close()
-		switch {
-		case retried:
-		case errors.Is(err, errRelayVersion):
-			if _, err := b.replaceRelay(); err != nil {
-				return nil, asError(err)
-			}
-			continue
-		case errors.Is(err, errRelayHungUp):
-			// It died as we came: connect again, and repair if need be.
-			continue
-		}
-		if errors.Is(err, errRelayHungUp) {
-			return nil, bridgeClosed(b, false)
-		}
-		return nil, asError(err)
-	}
-}
-
-// errRelayHungUp means the relay closed the connection before our turn.
-var errRelayHungUp = errors.New("the relay hung up")
-
-// waitForTurn waits while earlier calls use the pane, within --max-time.
-func waitForTurn(rc *relayClient, b Bridge, maxTime time.Duration, stderr io.Writer, start time.Time) error {
-	deadline := time.Time{}
-	if maxTime > 0 {
-		deadline = start.Add(maxTime)
-	}
-	notice := time.AfterFunc(queueNotice, func() {
-		fmt.Fprintln(stderr, "ptysend: waiting for another ptysend call to finish in the shared terminal")
-	})
-	err := rc.waitTurn(deadline)
-	notice.Stop()
-	switch {
-	case err == nil, errors.Is(err, errRelayVersion):
-		return err
-	case errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET):
-		return errRelayHungUp
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return &Error{
-			Code: ExitTimeout,
-			Msg:  fmt.Sprintf("--max-time %v passed while another ptysend call was using the shared terminal; nothing was run", maxTime),
-			Hint: "wait for the other call to finish, or retry with a larger --max-time",
-		}
-	}
-	return bridgeClosed(b, false)
-}
-
-// bridgeClosed explains a relay that hung up.
-func bridgeClosed(b Bridge, running bool) error {
-	what := "the bridge terminal was closed"
-	if running {
-		what += " while the command was running"
-	}
-	if _, err := tmux("has-session", "-t", b.target()); err == nil {
-		return &Error{
-			Msg:  "lost the output stream of the shared terminal (its relay stopped)",
-			Hint: "retry the command; if it happens again, ask the user to restart ptybridge",
-		}
-	}
-	return &Error{
-		Msg:  what,
-		Hint: "ask the user to restart ptybridge in a terminal, then rerun the command (the shell's state, such as cd and variables, is gone)",
-	}
-}
-
-// asError turns any error into an *Error that says what to do.
-func asError(err error) error {
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	var u *UnsafeDirError
-	if errors.As(err, &u) {
-		return &Error{Msg: u.Error(), Hint: u.Hint()}
-	}
-	if errors.Is(err, ErrNoTmux) {
-		return &Error{Msg: err.Error(), Hint: "install tmux (e.g. sudo apt-get install tmux, or brew install tmux)"}
-	}
-	return &Error{Msg: err.Error(), Hint: "this is unexpected: please report it with the command you ran"}
 }
 
 // call is one command's run in the pane.
 type call struct {
 	req      Request
-	rc       *relayClient
+	rc       *relay.Client
 	shellPID int
 	start    time.Time
 	id       markers.ID
@@ -277,19 +148,6 @@ func (c *call) cleanup() {
 	}
 }
 
-// typeLine types the short line that sources the script, then Enter
-// ("\r", as send-keys Enter). The relay types it over the connection we
-// hold: no tmux process on the path of a call (one would cost ~4-5 ms of
-// a ~10 ms call). Keys written to the pane's input never become copy-mode
-// commands, but the human's scrolled view would drift under the output,
-// so a pane in copy mode is refused.
-func (c *call) typeLine() error {
-	if inCopyMode(c.req.Bridge) {
-		return copyModeError
-	}
-	return c.rc.typeKeys(markers.SourceLine(c.shell, c.script) + "\r")
-}
-
 // Interrupt keys, typed through the relay into the terminal's input, where
 // the line discipline turns them into SIGINT and SIGQUIT for the command,
 // whatever tmux shows (copy mode would take them from send-keys).
@@ -299,7 +157,7 @@ const (
 )
 
 func (c *call) sendKey(key string) {
-	c.rc.typeKeys(key)
+	c.rc.Type(key)
 }
 
 // streamResult is how the relay stream ended.
@@ -315,8 +173,8 @@ func (c *call) wait() (int, error) {
 	done := make(chan streamResult, 1)
 	go c.pump(ext, activity, done)
 
-	noOutput := newTimer(c.req.Timeout)
-	overall := newTimer(remaining(c.start, c.req.MaxTime))
+	noOutput := limits.NewTimer(c.req.Timeout)
+	overall := limits.NewTimer(limits.Remaining(c.start, c.req.MaxTime))
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
@@ -332,19 +190,19 @@ func (c *call) wait() (int, error) {
 			}
 			return c.shellEnded(activity)
 		case <-activity:
-			noOutput.reset(c.req.Timeout)
+			noOutput.Reset(c.req.Timeout)
 		case r := <-done:
 			return c.finish(ext, r)
 		case <-noOutput.C():
 			// Output on stderr goes to a file, not the stream: count it too.
 			if size := fileSize(c.errPath); size > errSize {
 				errSize = size
-				noOutput.reset(c.req.Timeout)
+				noOutput.Reset(c.req.Timeout)
 				continue
 			}
-			if waitsForHuman(c.rc.PanePID) {
+			if pane.WaitsForHuman(c.rc.PanePID) {
 				c.tellWaitingForHuman()
-				noOutput.reset(c.req.Timeout)
+				noOutput.Reset(c.req.Timeout)
 				continue
 			}
 			return c.interrupt(done, fmt.Sprintf("no output for %v (--timeout)", c.req.Timeout),
@@ -354,10 +212,10 @@ func (c *call) wait() (int, error) {
 				"if it needs longer, rerun it with a larger --max-time, or run it in the background and poll")
 		case s := <-signals:
 			status, _ := c.interrupt(done, "ptysend was stopped by "+s.String(), "")
-			if status == ExitTimeout {
+			if status == failure.ExitTimeout {
 				status = 128 + int(s.(syscall.Signal))
 			}
-			return status, &Error{Code: status, Msg: "stopped by " + s.String() + "; the command was interrupted"}
+			return status, &failure.Error{Code: status, Msg: "stopped by " + s.String() + "; the command was interrupted"}
 		}
 	}
 }
@@ -370,22 +228,22 @@ func (c *call) shellEnded(activity <-chan struct{}) (int, error) {
 	c.drainOutput(activity)
 	c.copyStderr()
 	if c.shellPID != c.rc.PanePID {
-		return 0, &Error{
+		return 0, &failure.Error{
 			Msg: fmt.Sprintf("the command ended the shell it ran in (%s, which the user had started inside the shared terminal); "+
 				"the terminal is back in the user's previous shell", c.shellName),
 			Hint: "do not run exit or exec through ptysend; your next command runs in the previous shell",
 		}
 	}
-	if err := c.req.Bridge.respawnShell(c.rc.PaneID, c.shellDir); err != nil {
-		if isMissingSession(err) { // the human closed the bridge: that ended the shell
-			return 0, bridgeClosed(c.req.Bridge, true)
+	if err := c.req.Bridge.RespawnShell(c.rc.PaneID, c.shellDir); err != nil {
+		if tmux.IsMissingSession(err) { // the human closed the bridge: that ended the shell
+			return 0, c.req.Bridge.Closed(true)
 		}
-		return 0, &Error{
+		return 0, &failure.Error{
 			Msg:  "the command ended the shell of the shared terminal, and starting a new one failed: " + err.Error(),
 			Hint: "ask the user to restart ptybridge",
 		}
 	}
-	return 0, &Error{
+	return 0, &failure.Error{
 		Msg: fmt.Sprintf("the command ended the shell of the shared terminal (%s: exit, exec, a failure under set -e, or a signal); "+
 			"a new shell was started in its place, so the old one's state (directory, variables, functions) is gone", c.shellName),
 		Hint: "do not end the shell through ptysend; to stop at the first error, run the commands in a child shell, e.g. bash -ec '...'",
@@ -438,10 +296,10 @@ func (c *call) pump(ext *markers.Extractor, activity chan<- struct{}, done chan<
 func (c *call) finish(ext *markers.Extractor, r streamResult) (int, error) {
 	c.copyStderr()
 	if r.err == io.ErrUnexpectedEOF {
-		return 0, bridgeClosed(c.req.Bridge, true)
+		return 0, c.req.Bridge.Closed(true)
 	}
 	if r.err != nil {
-		return 0, &Error{Msg: "writing the output: " + r.err.Error(), Hint: "make sure ptysend's standard output can be written"}
+		return 0, &failure.Error{Msg: "writing the output: " + r.err.Error(), Hint: "make sure ptysend's standard output can be written"}
 	}
 	return ext.Status(), nil
 }
@@ -452,7 +310,7 @@ func (c *call) tellWaitingForHuman() {
 		return
 	}
 	c.toldWaiting = true
-	asks := whatTheTerminalAsks(c.rc.PaneID)
+	asks := pane.WhatTheTerminalAsks(c.rc.PaneID)
 	if asks == "" {
 		asks = "(input)"
 	}
@@ -468,8 +326,8 @@ func (c *call) copyStderr() {
 }
 
 // interrupt runs the two-phase kill: Ctrl-C, and Ctrl-\ if the command is
-// still running KillGrace later. The output so far has been streamed
-// already; the call ends with ExitTimeout and says what happened.
+// still running limits.KillGrace later. The output so far has been streamed
+// already; the call ends with failure.ExitTimeout and says what happened.
 func (c *call) interrupt(done <-chan streamResult, why, hint string) (int, error) {
 	how := "interrupted it with Ctrl-C"
 	c.out.hold()
@@ -482,21 +340,21 @@ func (c *call) interrupt(done <-chan streamResult, why, hint string) (int, error
 	}
 	c.out.release(r != nil && r.err == nil)
 	if r != nil && r.err == io.ErrUnexpectedEOF {
-		return 0, bridgeClosed(c.req.Bridge, true)
+		return 0, c.req.Bridge.Closed(true)
 	}
 	c.copyStderr()
 	if !stopped {
 		how += "; it is still running in the shared terminal"
 		hint = "ask the user to stop the command in the ptybridge terminal before you run anything else"
 	}
-	return ExitTimeout, &Error{Code: ExitTimeout, Msg: why + ": " + how, Hint: hint}
+	return failure.ExitTimeout, &failure.Error{Code: failure.ExitTimeout, Msg: why + ": " + how, Hint: hint}
 }
 
-// waitStopped waits up to KillGrace for the command to end: its END
+// waitStopped waits up to limits.KillGrace for the command to end: its END
 // marker, or (as an interrupted shell drops the rest of the line) the
 // shell back in the foreground of the terminal.
 func (c *call) waitStopped(done <-chan streamResult) (bool, *streamResult) {
-	deadline := time.After(KillGrace)
+	deadline := time.After(limits.KillGrace)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -504,7 +362,7 @@ func (c *call) waitStopped(done <-chan streamResult) (bool, *streamResult) {
 		case r := <-done:
 			return true, &r
 		case <-tick.C:
-			if fg, err := ForegroundPID(c.rc.PanePID); err == nil && fg == c.shellPID {
+			if fg, err := proc.ForegroundPID(c.rc.PanePID); err == nil && fg == c.shellPID {
 				return true, nil
 			}
 		case <-deadline:
@@ -519,37 +377,4 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
-}
-
-func remaining(start time.Time, limit time.Duration) time.Duration {
-	if limit <= 0 {
-		return 0
-	}
-	if left := time.Until(start.Add(limit)); left > 0 {
-		return left
-	}
-	return time.Nanosecond
-}
-
-// optTimer is a timer that never fires when its duration is zero.
-type optTimer struct{ t *time.Timer }
-
-func newTimer(d time.Duration) *optTimer {
-	if d <= 0 {
-		return &optTimer{}
-	}
-	return &optTimer{time.NewTimer(d)}
-}
-
-func (o *optTimer) C() <-chan time.Time {
-	if o.t == nil {
-		return nil
-	}
-	return o.t.C
-}
-
-func (o *optTimer) reset(d time.Duration) {
-	if o.t != nil {
-		o.t.Reset(d)
-	}
 }

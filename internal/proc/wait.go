@@ -1,4 +1,4 @@
-package session
+package proc
 
 import (
 	"bytes"
@@ -34,10 +34,10 @@ var ttyReadWaits = []string{"wait_woken", "n_tty_read"}
 // pollWaits are wait channels of a thread waiting in poll, select or epoll.
 var pollWaits = []string{"poll_schedule_timeout", "do_select", "do_sys_poll", "ep_poll", "do_epoll_wait"}
 
-// waitsForInput reports whether process pid sleeps until the terminal tty
+// WaitsForInput reports whether process pid sleeps until the terminal tty
 // has input: none of its threads runs, and one sleeps in a terminal read,
 // or in poll while the terminal is in non-canonical (line editor) mode.
-func waitsForInput(pid int, tty *os.File) bool {
+func WaitsForInput(pid int, tty *os.File) bool {
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
 		return false
@@ -45,7 +45,7 @@ func waitsForInput(pid int, tty *os.File) bool {
 	reading, polling := false, false
 	for _, task := range tasks {
 		dir := fmt.Sprintf("/proc/%d/task/%s/", pid, task.Name())
-		state, wchan := taskState(dir+"stat"), readTrimmed(dir+"wchan")
+		state, wchan := TaskState(dir+"stat"), readTrimmed(dir+"wchan")
 		if state != 'S' {
 			return false // running, in disk I/O, stopped or gone
 		}
@@ -55,8 +55,8 @@ func waitsForInput(pid int, tty *os.File) bool {
 	return reading || (polling && lineEditorMode(tty))
 }
 
-// taskState is the state letter of /proc/.../stat, 0 when unreadable.
-func taskState(path string) byte {
+// TaskState is the state letter of /proc/.../stat, 0 when unreadable.
+func TaskState(path string) byte {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
@@ -93,9 +93,9 @@ func lineEditorMode(tty *os.File) bool {
 	return err == nil && t.Lflag&unix.ICANON == 0
 }
 
-// openTTY opens the pane's terminal to read its mode: never as our
+// OpenTTY opens the pane's terminal to read its mode: never as our
 // controlling terminal, never blocking.
-func openTTY(path string) *os.File {
+func OpenTTY(path string) *os.File {
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil
@@ -103,11 +103,11 @@ func openTTY(path string) *os.File {
 	return f
 }
 
-// ttyOf is the terminal of process pid: the first of its standard files
+// TTYOf is the terminal of process pid: the first of its standard files
 // that is one. Standard input alone is not enough: while a shell runs a
 // builtin with redirections (ptysend's "eval ... <fifo 2>file"), the shell
 // itself holds those files on 0 and 2.
-func ttyOf(pid int) string {
+func TTYOf(pid int) string {
 	for fd := range 3 {
 		p, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
 		if err == nil && (strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty")) {

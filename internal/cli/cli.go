@@ -1,13 +1,19 @@
-package session
+// Package cli is what ptybridge and ptysend share on the command line:
+// the duration flag type, the hidden flags with which tmux starts the
+// relay, and printing a failure in the project's style with its exit
+// code. The mains hold the rest of their flags and the wiring.
+package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
 // Duration is a flag value: a Go duration ("90s", "2m") or a bare number
@@ -38,10 +44,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // Report prints err for the tool in the project's style ("tool: error:
 // what happened", then "hint: what to do") and returns the exit code.
 func Report(w io.Writer, tool string, err error) int {
-	var e *Error
-	if !errors.As(err, &e) {
-		e = asError(err).(*Error)
-	}
+	e := failure.From(err)
 	if e.Verbatim != "" {
 		fmt.Fprint(w, e.Verbatim)
 		return e.ExitCode()
@@ -67,5 +70,5 @@ func (f RelayFlags) Requested() bool { return f.Relay != "" }
 
 // Run runs the relay on the process's standard input and output.
 func (f RelayFlags) Run() error {
-	return RunRelay(f.Relay, f.RelayPane, f.RelayPID, os.Stdin)
+	return relay.Run(f.Relay, f.RelayPane, f.RelayPID, os.Stdin)
 }

@@ -1,9 +1,11 @@
-package session
+package repl
 
 import (
 	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/relay"
+	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
 // An evaluation used to run two tmux processes (~4 ms each, as much as a
@@ -13,7 +15,7 @@ import (
 //   - Typing: the relay types for the client whose turn it is, as for
 //     commands. What tmux's paste-buffer -p adds is the bracketing when
 //     the REPL has asked for bracketed paste; the relay tracks that mode
-//     in the stream and tells it in its greeting (streamView.Paste), and
+//     in the stream and tells it in its greeting (relay.StreamView.Paste), and
 //     the lineScreen follows it from there.
 //   - The readiness check: the lineScreen already emulates the cursor
 //     line from the stream to see the prompt at the end of an evaluation.
@@ -36,7 +38,7 @@ type replView struct {
 }
 
 // startsAt reports whether the view holds where stream starts.
-func (v *replView) startsAt(stream streamView) bool {
+func (v *replView) startsAt(stream relay.StreamView) bool {
 	return v != nil && v.Relay == stream.Relay && v.Offset == stream.Offset
 }
 
@@ -67,10 +69,6 @@ const (
 	pasteEnd   = "\x1b[201~"
 )
 
-// relayChunk bounds the keys of one relay request (hex doubles them; the
-// relay takes requests of up to relayMaxRequest bytes).
-const relayChunk = 16 * 1024
-
 // typeInput types the lines and presses Enter, byte for byte as tmux's
 // paste-buffer -p followed by send-keys Enter would, through the relay:
 // newlines become "\r" (Enter), and when the REPL has turned bracketed
@@ -86,9 +84,9 @@ func (r *replRun) typeInput(lines []string) error {
 	text := strings.Join(lines, "\r")
 	switch r.pasteMode() {
 	case markers.PasteOn:
-		return r.typeKeys(pasteStart + text + pasteEnd + "\r")
+		return r.rc.Type(pasteStart + text + pasteEnd + "\r")
 	case markers.PasteOff:
-		return r.typeKeys(text + "\r")
+		return r.rc.Type(text + "\r")
 	}
 	return r.pasteWithTmux(lines)
 }
@@ -104,18 +102,6 @@ func (r *replRun) pasteMode() markers.PasteMode {
 	return r.screen.pasteMode()
 }
 
-// typeKeys has the relay type keys into the pane, in requests it takes.
-func (r *replRun) typeKeys(keys string) error {
-	for len(keys) > 0 {
-		n := min(len(keys), relayChunk)
-		if err := r.rc.typeKeys(keys[:n]); err != nil {
-			return err
-		}
-		keys = keys[n:]
-	}
-	return nil
-}
-
 // replKeys are the keys sent to a REPL, as tmux's send-keys sends them.
 var replKeys = map[string]string{"Enter": "\r", "C-c": "\x03", "C-d": "\x04"}
 
@@ -123,8 +109,8 @@ var replKeys = map[string]string{"Enter": "\r", "C-c": "\x03", "C-d": "\x04"}
 // cannot: the key must not be lost). Keys typed into the pane's input
 // never become copy-mode commands, as send-keys' would.
 func (r *replRun) sendKey(key string) {
-	if k, ok := replKeys[key]; ok && r.rc.typeKeys(k) == nil {
+	if k, ok := replKeys[key]; ok && r.rc.Type(k) == nil {
 		return
 	}
-	tmux("send-keys", "-t", r.rc.PaneID, key)
+	tmux.Run("send-keys", "-t", r.rc.PaneID, key)
 }

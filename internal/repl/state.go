@@ -1,13 +1,15 @@
-package session
+package repl
 
 import (
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
 
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/proc"
 )
 
 // replState is the REPL running in the shared pane, kept between ptysend
@@ -32,13 +34,9 @@ type replState struct {
 	View *replView `json:"view,omitempty"`
 }
 
-func replStatePath(b Bridge) string {
-	return strings.TrimSuffix(b.socketPath(), ".sock") + ".repl.json"
-}
-
 // loadREPL reads the state, nil when no REPL was started.
-func loadREPL(b Bridge) (*replState, error) {
-	data, err := os.ReadFile(replStatePath(b))
+func loadREPL(b bridge.Bridge) (*replState, error) {
+	data, err := os.ReadFile(b.File(".repl.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -48,27 +46,27 @@ func loadREPL(b Bridge) (*replState, error) {
 	var st replState
 	if err := json.Unmarshal(data, &st); err != nil || !st.ID.Valid() {
 		// A torn or foreign file describes no REPL we can drive.
-		os.Remove(replStatePath(b))
+		os.Remove(b.File(".repl.json"))
 		return nil, nil
 	}
 	return &st, nil
 }
 
-func saveREPL(b Bridge, st *replState) error {
+func saveREPL(b bridge.Bridge, st *replState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	tmp := replStatePath(b) + ".tmp"
+	tmp := b.File(".repl.json") + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return err
 	}
-	return os.Rename(tmp, replStatePath(b))
+	return os.Rename(tmp, b.File(".repl.json"))
 }
 
 // clearREPL forgets the REPL and removes its wrapper script.
-func clearREPL(b Bridge, st *replState) {
-	os.Remove(replStatePath(b))
+func clearREPL(b bridge.Bridge, st *replState) {
+	os.Remove(b.File(".repl.json"))
 	if st != nil && st.Script != "" {
 		os.Remove(st.Script)
 	}
@@ -77,18 +75,18 @@ func clearREPL(b Bridge, st *replState) {
 // inForeground reports whether the REPL still leads the terminal's
 // foreground: it has not exited, been suspended or replaced.
 func (st *replState) inForeground(panePID int) bool {
-	fg, err := ForegroundPID(panePID)
+	fg, err := proc.ForegroundPID(panePID)
 	return err == nil && fg == st.PID
 }
 
-// replBusyError replaces the generic busy-pane error of `ptysend -- CMD`
+// BusyError replaces the generic busy-pane error of `ptysend -- CMD`
 // when the program in the way is our own REPL.
-func replBusyError(b Bridge, panePID int, busy error) error {
+func BusyError(b bridge.Bridge, panePID int, busy error) error {
 	st, err := loadREPL(b)
 	if err != nil || st == nil || !st.inForeground(panePID) {
 		return busy
 	}
-	return &Error{
+	return &failure.Error{
 		Msg: "the REPL " + st.Program + " started with --repl-start runs in the shared terminal, so the command was not typed",
 		Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close " +
 			"and then run the command",

@@ -1,7 +1,11 @@
-package session
+// Package rundir owns the private runtime directory where the relay's
+// socket and the per-call files live: where it is, and the checks that
+// no other local user could have planted it or can read it (a real
+// directory, ours, mode 0700). It must not create anything inside it
+// beyond the directory itself.
+package rundir
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,12 +28,9 @@ func UserName() string {
 	return strconv.Itoa(os.Getuid())
 }
 
-// DefaultSessionName is the per-user bridge session.
-func DefaultSessionName() string { return "ptybridge-" + UserName() }
-
-// RuntimeDirPath is where private runtime files live: PTYBRIDGE_RUNTIME_DIR,
+// Path is where private runtime files live: PTYBRIDGE_RUNTIME_DIR,
 // else $XDG_RUNTIME_DIR/ptybridge, else /tmp/ptybridge-<user>.
-func RuntimeDirPath() string {
+func Path() string {
 	if d := os.Getenv("PTYBRIDGE_RUNTIME_DIR"); d != "" {
 		return d
 	}
@@ -39,11 +40,11 @@ func RuntimeDirPath() string {
 	return filepath.Join(os.TempDir(), "ptybridge-"+UserName())
 }
 
-// EnsureRuntimeDir creates the runtime directory with mode 0700 when it is
+// Ensure creates the runtime directory with mode 0700 when it is
 // missing, and refuses one that another user could have planted or can
 // read: it must be a real directory (not a symlink), owned by us, with no
 // permissions for group or others.
-func EnsureRuntimeDir(dir string) error {
+func Ensure(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(dir), err)
 	}
@@ -89,9 +90,9 @@ func checkPrivateDir(dir string) error {
 	return nil
 }
 
-// relaySocketPath is the relay's socket for a session. Characters outside
+// SocketPath is the relay's socket for a session. Characters outside
 // a safe set are encoded so that any session name is one file name.
-func relaySocketPath(dir, sessionName string) string {
+func SocketPath(dir, sessionName string) string {
 	var b strings.Builder
 	for _, c := range []byte(sessionName) {
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
@@ -101,32 +102,4 @@ func relaySocketPath(dir, sessionName string) string {
 		}
 	}
 	return filepath.Join(dir, b.String()+".sock")
-}
-
-// LoginShell is $SHELL, else the user's shell from the user database,
-// else /bin/sh.
-func LoginShell() string {
-	if s := os.Getenv("SHELL"); s != "" {
-		return s
-	}
-	if s := passwdShell(os.Getuid()); s != "" {
-		return s
-	}
-	return "/bin/sh"
-}
-
-func passwdShell(uid int) string {
-	f, err := os.Open("/etc/passwd")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), ":")
-		if len(fields) >= 7 && fields[2] == strconv.Itoa(uid) {
-			return fields[6]
-		}
-	}
-	return ""
 }

@@ -1,15 +1,25 @@
-package session
+// Package bridge owns the bridge session: creating it in tmux with its
+// shared pane and relay (ptybridge), attaching the human's terminal,
+// repairing a dead relay, starting a new shell in the pane, the
+// copy-mode record, the paths of its private files, and taking a turn at
+// the pane through the relay (the queue of ptysend calls). It does not
+// look at what the pane runs (internal/pane) nor run commands in it.
+package bridge
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/relay"
+	"github.com/ptybridge/ptybridge/internal/rundir"
+	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
 // HistoryLimit is the scrollback of the shared pane, for the human: the
@@ -28,7 +38,7 @@ type Bridge struct {
 // ValidateName refuses names tmux would silently rewrite.
 func ValidateName(name string) error {
 	if name == "" || strings.ContainsAny(name, ":.") {
-		return &Error{
+		return &failure.Error{
 			Msg:  fmt.Sprintf("invalid session name %q", name),
 			Hint: "a session name must be non-empty and contain no ':' or '.'",
 		}
@@ -36,8 +46,8 @@ func ValidateName(name string) error {
 	return nil
 }
 
-func (b Bridge) target() string     { return sessionTarget(b.Name) }
-func (b Bridge) socketPath() string { return relaySocketPath(b.RuntimeDir, b.Name) }
+func (b Bridge) target() string     { return tmux.SessionTarget(b.Name) }
+func (b Bridge) SocketPath() string { return rundir.SocketPath(b.RuntimeDir, b.Name) }
 
 // relayCommand is what pipe-pane runs, with -O (the pane's output to its
 // stdin) and -I (its stdout to the pane's input, for typing).
@@ -45,7 +55,7 @@ func (b Bridge) relayCommand() string {
 	// tmux expands formats in the command, so a literal '#' is doubled.
 	q := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
 	return fmt.Sprintf("exec %s --relay %s --relay-pane '#{pane_id}' --relay-pid '#{pane_pid}'",
-		q(b.Exe), q(b.socketPath()))
+		q(b.Exe), q(b.SocketPath()))
 }
 
 // Open creates the session when it does not exist yet, with its first pane
@@ -58,13 +68,13 @@ func (b Bridge) Open(width, height int, shell, dir string) error {
 	// the option is set, on the session only (the human's other sessions
 	// keep theirs). default-shell makes that pane run the shell itself, not
 	// through sh -c, so the pane's process is the human's shell.
-	_, err := tmux("new-session", "-d", "-s", b.Name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", dir, "cat",
+	_, err := tmux.Run("new-session", "-d", "-s", b.Name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", dir, "cat",
 		";", "set-option", "-t", t, "history-limit", fmt.Sprint(HistoryLimit),
 		";", "set-option", "-t", t, "default-shell", shell,
 		";", "new-window", "-k", "-t", "="+b.Name+":^", "-c", dir,
 		";", "set-option", "-p", "-t", t, "remain-on-exit", "on",
 		";", "set-option", "-t", t, "-F", "@ptybridge_pane", "#{pane_id}",
-		";", "set-option", "-t", t, "@ptybridge_relay", b.socketPath(),
+		";", "set-option", "-t", t, "@ptybridge_relay", b.SocketPath(),
 		";", "pipe-pane", "-I", "-O", "-t", t, b.relayCommand())
 	if err == nil {
 		os.Remove(b.modePath()) // a new pane is not in copy mode
@@ -72,7 +82,7 @@ func (b Bridge) Open(width, height int, shell, dir string) error {
 			return err
 		}
 	}
-	if err != nil && !isDuplicateSession(err) {
+	if err != nil && !tmux.IsDuplicateSession(err) {
 		return err
 	}
 	if err != nil { // it exists: make sure its relay is alive
@@ -80,26 +90,21 @@ func (b Bridge) Open(width, height int, shell, dir string) error {
 			return err
 		}
 	}
-	return waitForRelay(b.socketPath(), 5*time.Second)
+	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
-func isDuplicateSession(err error) bool {
-	var te *TmuxError
-	return errors.As(err, &te) && strings.Contains(te.Msg, "duplicate session")
-}
-
-// AttachArgs is the tmux command line that attaches the human's terminal.
+// attachArgs is the tmux command line that attaches the human's terminal.
 // destroy-unattached is set only once a client is attached: set on a
 // session without clients, it destroys the session at once.
-func (b Bridge) AttachArgs() []string {
-	return []string{"tmux", "attach-session", "-t", b.target(), ";", "set-option", "-t", b.target(), "destroy-unattached", "on"}
+func (b Bridge) attachArgs() []string {
+	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-t", b.target(), "destroy-unattached", "on"}
 }
 
 // ensureRelay returns the socket of a live relay for the bridge, starting
 // one when none answers. Fails with errNoSession when the session is gone.
 func (b Bridge) ensureRelay() (string, error) {
-	if relayAlive(b.socketPath()) {
-		return b.socketPath(), nil
+	if relay.Alive(b.SocketPath()) {
+		return b.SocketPath(), nil
 	}
 	return b.startRelay(false)
 }
@@ -109,7 +114,7 @@ func (b Bridge) ensureRelay() (string, error) {
 func (b Bridge) replaceRelay() (string, error) {
 	// The old relay exits when its pipe closes; its socket file goes now,
 	// so that the new relay can listen on the path at once.
-	os.Remove(b.socketPath())
+	os.Remove(b.SocketPath())
 	return b.startRelay(true)
 }
 
@@ -117,31 +122,31 @@ func (b Bridge) replaceRelay() (string, error) {
 // replacing, a live relay of a bridge opened with another runtime
 // directory (another environment) is used as it is.
 func (b Bridge) startRelay(replacing bool) (string, error) {
-	mine := b.socketPath()
+	mine := b.SocketPath()
 	// display-message falls back to another session when the target does
 	// not exist (tmux 3.3a), so the answer must name ours.
-	out, err := tmux("display-message", "-p", "-t", b.target(), "#{session_name}\t#{@ptybridge_pane}\t#{@ptybridge_relay}\t#{pane_id}")
+	out, err := tmux.Run("display-message", "-p", "-t", b.target(), "#{session_name}\t#{@ptybridge_pane}\t#{@ptybridge_relay}\t#{pane_id}")
 	fields := strings.Split(strings.TrimRight(out, "\n"), "\t")
-	if isMissingSession(err) || err == nil && (len(fields) != 4 || fields[0] != b.Name) {
+	if tmux.IsMissingSession(err) || err == nil && (len(fields) != 4 || fields[0] != b.Name) {
 		return "", errNoSession
 	}
 	if err != nil {
 		return "", err
 	}
 	pane, recorded, active := fields[1], fields[2], fields[3]
-	if !replacing && recorded != "" && recorded != mine && relayAlive(recorded) {
+	if !replacing && recorded != "" && recorded != mine && relay.Alive(recorded) {
 		return recorded, nil
 	}
 	if pane == "" {
 		pane = active
-	} else if _, err := tmux("display-message", "-p", "-t", pane, "#{pane_id}"); err != nil {
-		return "", &Error{
+	} else if _, err := tmux.Run("display-message", "-p", "-t", pane, "#{pane_id}"); err != nil {
+		return "", &failure.Error{
 			Msg:  "the shared pane of the bridge session " + b.Name + " was closed",
 			Hint: "ask the user to close every ptybridge terminal and run ptybridge again",
 		}
 	}
 	// A relay that died may leave its pipe open in tmux: close it first.
-	_, err = tmux("pipe-pane", "-t", pane,
+	_, err = tmux.Run("pipe-pane", "-t", pane,
 		";", "pipe-pane", "-I", "-O", "-t", pane, b.relayCommand(),
 		";", "set-option", "-p", "-t", pane, "remain-on-exit", "on",
 		";", "set-option", "-t", b.target(), "@ptybridge_pane", pane,
@@ -152,32 +157,38 @@ func (b Bridge) startRelay(replacing bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return mine, waitForRelay(mine, 5*time.Second)
+	return mine, relay.WaitFor(mine, 5*time.Second)
 }
 
-// respawnShell starts a new shell in the shared pane after the agent's
+// RespawnShell starts a new shell in the shared pane after the agent's
 // command ended the old one (remain-on-exit kept the pane), in dir, with a
 // new relay: the old one watched the dead shell.
-func (b Bridge) respawnShell(pane, dir string) error {
-	os.Remove(b.socketPath())
+func (b Bridge) RespawnShell(pane, dir string) error {
+	os.Remove(b.SocketPath())
 	args := []string{"respawn-pane", "-t", pane}
 	if dir != "" {
 		args = append(args, "-c", dir)
 	}
-	_, err := tmux(append(args,
+	_, err := tmux.Run(append(args,
 		";", "pipe-pane", "-t", pane,
 		";", "pipe-pane", "-I", "-O", "-t", pane, b.relayCommand())...)
 	if err != nil {
 		return err
 	}
-	return waitForRelay(b.socketPath(), 5*time.Second)
+	return relay.WaitFor(b.SocketPath(), 5*time.Second)
+}
+
+// File is the path of one of the bridge's private files, named after its
+// relay socket with another extension (".mode", ".repl.json").
+func (b Bridge) File(ext string) string {
+	return strings.TrimSuffix(b.SocketPath(), ".sock") + ext
 }
 
 // modePath is where tmux records whether the shared pane is in a mode
 // (copy mode: the human is scrolling), so that ptysend knows it without
 // running tmux on the path of every call.
 func (b Bridge) modePath() string {
-	return strings.TrimSuffix(b.socketPath(), ".sock") + ".mode"
+	return b.File(".mode")
 }
 
 // watchMode sets the pane-mode-changed hook that keeps modePath current.
@@ -188,51 +199,52 @@ func (b Bridge) watchMode() error {
 	if strings.ContainsAny(path, "'\"$`\\#") {
 		return nil
 	}
-	_, err := tmux("set-hook", "-t", b.target(), "pane-mode-changed",
+	_, err := tmux.Run("set-hook", "-t", b.target(), "pane-mode-changed",
 		fmt.Sprintf(`run-shell -b 'echo #{pane_in_mode} >"%s" 2>/dev/null'`, path))
 	return err
 }
 
-// inCopyMode reports whether the human is scrolling in the shared pane.
-func inCopyMode(b Bridge) bool {
+// InCopyMode reports whether the human is scrolling in the shared pane.
+func (b Bridge) InCopyMode() bool {
 	mode, err := os.ReadFile(b.modePath())
 	return err == nil && strings.TrimSpace(string(mode)) == "1"
 }
 
 var errNoSession = errors.New("no bridge session")
 
-func relayAlive(path string) bool {
-	c, err := dialUnix(path)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
-}
-
-// waitForRelay waits for a relay that tmux is starting. It polls, but only
-// while a bridge is being set up, never on a command's path.
-func waitForRelay(path string, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for !relayAlive(path) {
-		if time.Now().After(deadline) {
-			return &Error{
-				Msg:  "the output relay of the bridge did not start (socket " + path + ")",
-				Hint: "check that " + os.Args[0] + " can run from inside tmux, then run ptybridge again",
-			}
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	return nil
-}
-
 // Attach replaces this process with a tmux client attached to the bridge,
 // so the human's terminal talks to tmux directly, as in a plain tmux.
 func (b Bridge) Attach() error {
-	path, err := exec.LookPath("tmux")
-	if err != nil {
-		return ErrNoTmux
+	return tmux.Exec(b.attachArgs()...)
+}
+
+// DefaultName is the per-user bridge session.
+func DefaultName() string { return "ptybridge-" + rundir.UserName() }
+
+// LoginShell is $SHELL, else the user's shell from the user database,
+// else /bin/sh.
+func LoginShell() string {
+	if s := os.Getenv("SHELL"); s != "" {
+		return s
 	}
-	args := b.AttachArgs()
-	return syscall.Exec(path, args, tmuxEnv())
+	if s := passwdShell(os.Getuid()); s != "" {
+		return s
+	}
+	return "/bin/sh"
+}
+
+func passwdShell(uid int) string {
+	f, err := os.Open("/etc/passwd")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), ":")
+		if len(fields) >= 7 && fields[2] == strconv.Itoa(uid) {
+			return fields[6]
+		}
+	}
+	return ""
 }

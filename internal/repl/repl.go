@@ -1,10 +1,16 @@
-package session
+// Package repl drives an interpreter (python, node, psql...) in the shared
+// pane for --repl-start, --repl-eval and --repl-close: the prompt
+// presets, the cursor-line emulator that shows the REPL's output as the
+// human sees it, telling the echo of the input from the response, the
+// kernel's word that the REPL waits for input, and the REPL's state kept
+// between calls in the runtime directory. Shell commands are not its
+// business (internal/session).
+package repl
 
 import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,7 +18,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/pane"
+	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
 // A REPL runs in the shared pane from the ordinary wrapper script: the
@@ -23,12 +35,12 @@ import (
 // the REPL's output is read as the human sees it (lineScreen), and the
 // REPL is done with an input when two things hold: the cursor line
 // matches its prompt, and the REPL sleeps waiting for terminal input
-// (waitsForInput). Either alone can be fooled; both together only by a
+// (proc.WaitsForInput). Either alone can be fooled; both together only by a
 // program that prints a prompt and then really waits for input.
 
-// REPLRequest is one --repl-start, --repl-eval or --repl-close call.
-type REPLRequest struct {
-	Bridge Bridge
+// Request is one --repl-start, --repl-eval or --repl-close call.
+type Request struct {
+	Bridge bridge.Bridge
 	// Timeout is the no-output timeout; MaxTime the overall one. Zero
 	// disables either.
 	Timeout, MaxTime time.Duration
@@ -44,11 +56,11 @@ const deathGrace = time.Second
 // closeGrace is how long each means of --repl-close gets to end the REPL.
 const closeGrace = 2 * time.Second
 
-// REPLStart runs command in the shared pane and returns once the REPL
+// Start runs command in the shared pane and returns once the REPL
 // shows its prompt; what it printed until then goes to Stdout.
-func REPLStart(req REPLRequest, command string) (int, error) {
+func Start(req Request, command string) (int, error) {
 	start := time.Now()
-	rc, err := openTurn(req.Bridge, req.MaxTime, req.Stderr, start)
+	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
 	}
@@ -60,57 +72,56 @@ func REPLStart(req REPLRequest, command string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	shellPID, shell, err := idleShell(rc.PanePID)
+	shellPID, shell, err := pane.IdleShell(rc.PanePID)
 	if err != nil {
 		return 0, err
 	}
-	st.ShellPID, st.TTY = shellPID, ttyOf(shellPID)
+	st.ShellPID, st.TTY = shellPID, proc.TTYOf(shellPID)
 	// The REPL's stderr stays on the terminal (the wrapper would send it to
 	// a file): python prints its prompts and tracebacks there.
 	job := markers.Job{ID: st.ID, Command: command, StderrPath: "/dev/tty"}
 	if err := os.WriteFile(st.Script, []byte(markers.Script(shell, job)), 0o600); err != nil {
-		return 0, asError(err)
+		return 0, failure.From(err)
 	}
 	r := newREPLRun(req, rc, st, start)
 	defer r.stop()
-	typer := &call{rc: rc, shellPID: shellPID, script: st.Script}
-	if err := typer.typeLine(); err != nil {
+	if err := pane.TypeSourceLine(rc, req.Bridge, shell, st.Script); err != nil {
 		os.Remove(st.Script)
-		return 0, asError(err)
+		return 0, failure.From(err)
 	}
 	return r.awaitStart()
 }
 
 func (r *replRun) awaitStart() (int, error) {
-	o := r.waitPrompt(r.req.Timeout, remaining(r.start, r.req.MaxTime))
+	o := r.waitPrompt(r.req.Timeout, limits.Remaining(r.start, r.req.MaxTime))
 	switch o.kind {
 	case atPrompt:
 		r.st.PID = o.pid
 		r.st.View = r.view()
 		if err := saveREPL(r.req.Bridge, r.st); err != nil {
-			return 0, asError(err)
+			return 0, failure.From(err)
 		}
 		r.writeBeforePrompt(o)
 		return 0, nil
 	case ended, died:
 		os.Remove(r.st.Script)
-		return 0, &Error{
+		return 0, &failure.Error{
 			Msg:  fmt.Sprintf("%s %s before showing a prompt", r.st.Program, exitDescription(o)),
 			Hint: "its output is above; check the command, and pass --prompt REGEX if its prompt is not " + r.prompt.String(),
 		}
 	case timedOut, signalled:
 		// Keep the state: the REPL may just be slow, or its prompt unknown;
 		// either way --repl-close can end it.
-		if fg, err := ForegroundPID(r.rc.PanePID); err == nil && fg != r.st.ShellPID {
+		if fg, err := proc.ForegroundPID(r.rc.PanePID); err == nil && fg != r.st.ShellPID {
 			r.st.PID = fg
 			saveREPL(r.req.Bridge, r.st)
 		}
 		line, _ := r.screen.cursorLine()
-		code := ExitTimeout
+		code := failure.ExitTimeout
 		if o.kind == signalled {
 			code = 128 + int(o.sig.(syscall.Signal))
 		}
-		return code, &Error{
+		return code, &failure.Error{
 			Code: code,
 			Msg:  fmt.Sprintf("%s showed no prompt matching %s: %s; the cursor line is %q", r.st.Program, r.prompt, o.why, line),
 			Hint: "if that line is its prompt, run ptysend --repl-close and start it again with --prompt REGEX; if it is slow to start, use a larger --timeout",
@@ -119,10 +130,10 @@ func (r *replRun) awaitStart() (int, error) {
 	return r.failed(o)
 }
 
-// REPLEval types expr into the running REPL and prints its response.
-func REPLEval(req REPLRequest, expr string) (int, error) {
+// Eval types expr into the running REPL and prints its response.
+func Eval(req Request, expr string) (int, error) {
 	start := time.Now()
-	rc, err := openTurn(req.Bridge, req.MaxTime, req.Stderr, start)
+	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
 	}
@@ -139,7 +150,7 @@ func REPLEval(req REPLRequest, expr string) (int, error) {
 	lines := inputLines(expr)
 	r.out.expect(lines...)
 	if err := r.typeInput(lines); err != nil {
-		return 0, asError(err)
+		return 0, failure.From(err)
 	}
 	return r.awaitResponse()
 }
@@ -147,7 +158,7 @@ func REPLEval(req REPLRequest, expr string) (int, error) {
 func (r *replRun) awaitResponse() (int, error) {
 	closedBlock := false
 	for {
-		o := r.waitPrompt(r.req.Timeout, remaining(r.start, r.req.MaxTime))
+		o := r.waitPrompt(r.req.Timeout, limits.Remaining(r.start, r.req.MaxTime))
 		switch {
 		case o.kind == atPrompt:
 			r.writeBeforePrompt(o)
@@ -168,18 +179,18 @@ func (r *replRun) awaitResponse() (int, error) {
 	}
 }
 
-// REPLClose leaves the REPL: Ctrl-D, then SIGTERM, then SIGKILL, until
+// Close leaves the REPL: Ctrl-D, then SIGTERM, then SIGKILL, until
 // the shell is back.
-func REPLClose(req REPLRequest) (int, error) {
+func Close(req Request) (int, error) {
 	start := time.Now()
-	rc, err := openTurn(req.Bridge, req.MaxTime, req.Stderr, start)
+	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
 	st, err := loadREPL(req.Bridge)
 	if err != nil {
-		return 0, asError(err)
+		return 0, failure.From(err)
 	}
 	if st == nil {
 		fmt.Fprintln(req.Stderr, "ptysend: no REPL is open in the shared terminal; nothing to close")
@@ -218,7 +229,7 @@ func (r *replRun) close() (int, error) {
 			return r.failed(o)
 		}
 	}
-	return 0, &Error{
+	return 0, &failure.Error{
 		Msg:  fmt.Sprintf("the REPL %s (pid %d) did not exit after Ctrl-D, SIGTERM and SIGKILL", r.st.Program, r.st.PID),
 		Hint: "ask the user to look at the ptybridge terminal",
 	}
@@ -226,7 +237,7 @@ func (r *replRun) close() (int, error) {
 
 // refuseSecondREPL: one REPL at a time (a REPL started from inside
 // another one, like pdb in python, is just part of it).
-func refuseSecondREPL(b Bridge, panePID int) error {
+func refuseSecondREPL(b bridge.Bridge, panePID int) error {
 	st, err := loadREPL(b)
 	if err != nil || st == nil {
 		return err
@@ -235,45 +246,45 @@ func refuseSecondREPL(b Bridge, panePID int) error {
 		clearREPL(b, st)
 		return nil
 	}
-	return &Error{
+	return &failure.Error{
 		Msg:  fmt.Sprintf("the REPL %s is already running in the shared terminal, and ptysend drives one REPL at a time", st.Program),
 		Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close before starting another",
 	}
 }
 
-func newREPLState(req REPLRequest, command string) (*replState, error) {
+func newREPLState(req Request, command string) (*replState, error) {
 	preset, _ := presetFor(command)
 	st := &replState{Command: command, Program: replProgram(command), Prompt: preset.Prompt, Continuation: preset.Continuation}
 	if req.Prompt != "" {
 		st.Prompt, st.Continuation = req.Prompt, req.Continuation
 	}
 	if st.Prompt == "" {
-		return nil, &Error{
+		return nil, &failure.Error{
 			Msg:  fmt.Sprintf("ptysend does not know the prompt of %q", st.Program),
 			Hint: "say what it looks like with --prompt REGEX (matched against the line the cursor is on), e.g. --prompt '^>>> '",
 		}
 	}
 	for _, re := range []string{st.Prompt, st.Continuation} {
 		if _, err := regexp.Compile(re); err != nil {
-			return nil, &Error{Msg: fmt.Sprintf("invalid prompt regex %q: %v", re, err), Hint: "use Go regexp syntax, e.g. --prompt '^>>> '"}
+			return nil, &failure.Error{Msg: fmt.Sprintf("invalid prompt regex %q: %v", re, err), Hint: "use Go regexp syntax, e.g. --prompt '^>>> '"}
 		}
 	}
 	id, err := markers.NewID()
 	if err != nil {
-		return nil, asError(err)
+		return nil, failure.From(err)
 	}
 	st.ID, st.Script = id, filepath.Join(req.Bridge.RuntimeDir, string(id)+".repl.sh")
 	return st, nil
 }
 
 // runningREPL is the REPL an evaluation goes to, or why there is none.
-func runningREPL(b Bridge, panePID int) (*replState, error) {
+func runningREPL(b bridge.Bridge, panePID int) (*replState, error) {
 	st, err := loadREPL(b)
 	if err != nil {
-		return nil, asError(err)
+		return nil, failure.From(err)
 	}
 	if st == nil {
-		return nil, &Error{
+		return nil, &failure.Error{
 			Msg:  "no REPL is running in the shared terminal",
 			Hint: "start one first, e.g. ptysend --repl-start python3 (or node, psql, irb, 'nix repl', ghci, lua, sqlite3; others with --prompt REGEX), then ptysend --repl-eval EXPR",
 		}
@@ -281,14 +292,14 @@ func runningREPL(b Bridge, panePID int) (*replState, error) {
 	if st.inForeground(panePID) {
 		return st, nil
 	}
-	if taskState(fmt.Sprintf("/proc/%d/stat", st.PID)) == 'T' {
-		return nil, &Error{
+	if proc.TaskState(fmt.Sprintf("/proc/%d/stat", st.PID)) == 'T' {
+		return nil, &failure.Error{
 			Msg:  fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", st.Program, st.PID),
 			Hint: "ask the user to resume it with fg in the ptybridge terminal, then retry",
 		}
 	}
 	clearREPL(b, st)
-	return nil, &Error{
+	return nil, &failure.Error{
 		Msg:  fmt.Sprintf("the REPL %s (pid %d) is no longer running in the shared terminal: it exited or was killed since the last call", st.Program, st.PID),
 		Hint: fmt.Sprintf("its state (variables, definitions) is gone; start it again with ptysend --repl-start %s; ptysend -- CMD runs shell commands again", markers.QuotePOSIX(st.Command)),
 	}
@@ -307,7 +318,7 @@ func inputLines(expr string) []string {
 func (r *replRun) pasteWithTmux(lines []string) error {
 	buf := "ptybridge-" + string(r.st.ID)
 	pane := r.rc.PaneID
-	_, err := tmuxInput(strings.Join(lines, "\n"),
+	_, err := tmux.RunInput(strings.Join(lines, "\n"),
 		"load-buffer", "-b", buf, "-",
 		";", "paste-buffer", "-p", "-d", "-b", buf, "-t", pane,
 		";", "send-keys", "-t", pane, "Enter")
@@ -321,16 +332,16 @@ func (r *replRun) checkReady() error {
 	if !r.viewed {
 		// No view from the stream (the human typed, the REPL printed on
 		// its own, the relay was restarted since the last call): tmux's.
-		line, col, inMode, err := cursorLine(r.rc.PaneID)
+		line, col, inMode, err := tmux.CursorLine(r.rc.PaneID)
 		if err != nil {
-			return asError(err)
+			return failure.From(err)
 		}
 		if inMode {
-			return copyModeError
+			return pane.CopyModeError
 		}
 		r.screen.reset(line, col)
-	} else if inCopyMode(r.req.Bridge) {
-		return copyModeError
+	} else if r.req.Bridge.InCopyMode() {
+		return pane.CopyModeError
 	}
 	line, col := r.screen.cursorLine() // with the prompt's trailing blanks
 	start, end := promptIn(r.prompt, line)
@@ -341,12 +352,12 @@ func (r *replRun) checkReady() error {
 	}
 	switch {
 	case start < 0 || !r.waitsForInputSoon():
-		return &Error{
+		return &failure.Error{
 			Msg:  fmt.Sprintf("the REPL %s is busy (not waiting at its prompt), so nothing was typed; the cursor line is %q", r.st.Program, line),
 			Hint: "wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close",
 		}
 	case strings.TrimSpace(line[end:]) != "":
-		return &Error{
+		return &failure.Error{
 			Msg:  fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.st.Program, line),
 			Hint: "ask the user to finish or clear their line in the ptybridge terminal, then retry",
 		}
@@ -361,32 +372,12 @@ func (r *replRun) checkReady() error {
 // asleep: at once for an eval that follows the last call's prompt).
 func (r *replRun) waitsForInputSoon() bool {
 	for d := time.Millisecond; d <= 128*time.Millisecond; d *= 2 {
-		if waitsForInput(r.st.PID, r.tty) {
+		if proc.WaitsForInput(r.st.PID, r.tty) {
 			return true
 		}
 		time.Sleep(d)
 	}
 	return false
-}
-
-// cursorLine is the line the cursor is on, as tmux shows it (trailing
-// blanks trimmed), with the cursor column and whether the pane is in a
-// mode (copy mode), from one tmux call.
-func cursorLine(pane string) (line string, col int, inMode bool, err error) {
-	out, err := tmux("display-message", "-p", "-t", pane, "#{pane_in_mode} #{cursor_x} #{cursor_y}",
-		";", "capture-pane", "-p", "-t", pane)
-	if err != nil {
-		return "", 0, false, err
-	}
-	rows := strings.Split(out, "\n")
-	var mode, y int
-	if _, err := fmt.Sscanf(rows[0], "%d %d %d", &mode, &col, &y); err != nil {
-		return "", 0, false, fmt.Errorf("unexpected answer from tmux: %q", rows[0])
-	}
-	if y+1 < len(rows) {
-		line = rows[y+1]
-	}
-	return line, col, mode != 0, nil
 }
 
 // promptIn finds the prompt on a cursor line: at its start (the human may
@@ -410,15 +401,15 @@ func (r *replRun) failed(o outcome) (int, error) {
 	switch o.kind {
 	case ended, died:
 		clearREPL(r.req.Bridge, r.st)
-		return 0, &Error{
+		return 0, &failure.Error{
 			Msg: fmt.Sprintf("the REPL %s (pid %d) %s", r.st.Program, r.st.PID, exitDescription(o)),
 			Hint: fmt.Sprintf("its state (variables, definitions) is lost; start it again with ptysend --repl-start %s if you need it; ptysend -- CMD runs shell commands again",
 				markers.QuotePOSIX(r.st.Command)),
 		}
 	case hungUp:
-		return 0, bridgeClosed(r.req.Bridge, true)
+		return 0, r.req.Bridge.Closed(true)
 	}
-	return 0, &Error{Msg: "unexpected state " + fmt.Sprint(o.kind), Hint: "this is unexpected: please report it with the command you ran"}
+	return 0, &failure.Error{Msg: "unexpected state " + fmt.Sprint(o.kind), Hint: "this is unexpected: please report it with the command you ran"}
 }
 
 // exitDescription says how the REPL ended, from the shell's status.
@@ -442,17 +433,17 @@ func (r *replRun) interrupt(why outcome) (int, error) {
 	r.out.interrupted()
 	r.promptOnly = true
 	r.sendKey("C-c")
-	o := r.waitPrompt(0, KillGrace)
-	code := ExitTimeout
+	o := r.waitPrompt(0, limits.KillGrace)
+	code := failure.ExitTimeout
 	if why.kind == signalled {
 		code = 128 + int(why.sig.(syscall.Signal))
 	}
 	switch o.kind {
 	case atPrompt:
 		r.writeBeforePrompt(o)
-		return code, &Error{Code: code, Msg: why.why + ": interrupted the evaluation with Ctrl-C; the REPL is at its prompt again", Hint: why.hint}
+		return code, &failure.Error{Code: code, Msg: why.why + ": interrupted the evaluation with Ctrl-C; the REPL is at its prompt again", Hint: why.hint}
 	case timedOut, signalled:
-		return code, &Error{
+		return code, &failure.Error{
 			Code: code,
 			Msg:  why.why + fmt.Sprintf(": sent Ctrl-C, but the REPL %s is still busy in the shared terminal", r.st.Program),
 			Hint: "ask the user to look at the ptybridge terminal, or end the REPL with ptysend --repl-close",
@@ -467,15 +458,15 @@ func (r *replRun) cancelIncomplete() (int, error) {
 	r.out.interrupted()
 	r.promptOnly = true
 	r.sendKey("C-c")
-	o := r.waitPrompt(0, KillGrace)
+	o := r.waitPrompt(0, limits.KillGrace)
 	what := fmt.Sprintf("the REPL %s still waited for more input after the expression and an empty line: the expression looks incomplete (an unclosed bracket, string or block?)", r.st.Program)
 	switch o.kind {
 	case ended, died, hungUp:
 		return r.failed(o)
 	case atPrompt:
-		return 0, &Error{Msg: what + "; it was cancelled with Ctrl-C", Hint: "fix the expression and retry"}
+		return 0, &failure.Error{Msg: what + "; it was cancelled with Ctrl-C", Hint: "fix the expression and retry"}
 	}
-	return 0, &Error{
+	return 0, &failure.Error{
 		Msg:  what + "; Ctrl-C did not bring its prompt back",
 		Hint: "send the rest of the input with --repl-eval, ask the user, or leave the REPL with ptysend --repl-close",
 	}
@@ -504,14 +495,4 @@ func (r *replRun) waitGone(limit time.Duration) outcome {
 			return outcome{kind: timedOut}
 		}
 	}
-}
-
-// signalsToStop are the signals that stop ptysend itself: the evaluation
-// is interrupted first, as for commands.
-var signalsToStop = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
-
-func notifyStop() (chan os.Signal, func()) {
-	c := make(chan os.Signal, 1)
-	signal.Notify(c, signalsToStop...)
-	return c, func() { signal.Stop(c) }
 }

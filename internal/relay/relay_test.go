@@ -1,4 +1,4 @@
-package session
+package relay
 
 import (
 	"io"
@@ -29,17 +29,17 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	paneOut, feed := io.Pipe()
 	keys := make(keysWriter, 4)
 	done := make(chan error, 1)
-	go func() { done <- runRelay(sock, "%7", 42, paneOut, keys, nil) }()
-	if err := waitForRelay(sock, 10*time.Second); err != nil {
+	go func() { done <- run(sock, "%7", 42, paneOut, keys, nil) }()
+	if err := WaitFor(sock, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 
-	first, err := dialRelay(sock)
+	first, err := Dial(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.Close()
-	if err := first.waitTurn(time.Time{}); err != nil {
+	if err := first.WaitTurn(time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if first.Shell.State != markers.StateUnknown || first.PaneID != "%7" || first.PanePID != 42 {
@@ -50,18 +50,18 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	}
 
 	// A queued client may not type: the relay hangs up on it.
-	second, err := dialRelay(sock)
+	second, err := Dial(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := second.typeKeys("intruder\r"); err != nil {
+	if err := second.Type("intruder\r"); err != nil {
 		t.Fatal(err)
 	}
-	if err := second.waitTurn(time.Time{}); err == nil {
+	if err := second.WaitTurn(time.Time{}); err == nil {
 		t.Fatal("a client that typed before its turn must be hung up on")
 	}
 
-	if err := first.typeKeys(" . '/x/it'\\''s.sh'\r"); err != nil {
+	if err := first.Type(" . '/x/it'\\''s.sh'\r"); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-keys; got != " . '/x/it'\\''s.sh'\r" {
@@ -82,19 +82,19 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	prompt := "$ " + markers.PromptEvent(99) + "\x1b[?2004h"
 	feed.Write([]byte(prompt))
 	io.ReadFull(first, make([]byte, len(prompt)))
-	third, err := dialRelay(sock)
+	third, err := Dial(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer third.Close()
 	first.Close()
-	if err := third.waitTurn(time.Time{}); err != nil {
+	if err := third.WaitTurn(time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if want := (markers.Snapshot{State: markers.StatePrompt, PID: 99}); third.Shell != want {
 		t.Fatalf("the shell's state in the greeting: want %v, got %v", want, third.Shell)
 	}
-	want := streamView{Relay: first.Stream.Relay, Offset: int64(len("output") + len(prompt)), Paste: markers.PasteOn}
+	want := StreamView{Relay: first.Stream.Relay, Offset: int64(len("output") + len(prompt)), Paste: markers.PasteOn}
 	if third.Stream != want {
 		t.Fatalf("stream view: want %v, got %v", want, third.Stream)
 	}
@@ -105,7 +105,7 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 }
 
 func TestStreamViewRoundTrips(t *testing.T) {
-	v := streamView{Relay: newRelayInstance(), Offset: 123456789, Paste: markers.PasteOn}
+	v := StreamView{Relay: newInstance(), Offset: 123456789, Paste: markers.PasteOn}
 	if got, err := parseStreamView(v.String()); err != nil || got != v {
 		t.Fatalf("%v: got %v, %v", v, got, err)
 	}

@@ -1,11 +1,11 @@
-package session
+package proc
 
 import "golang.org/x/sys/unix"
 
-// exitOf returns a channel that is closed when process pid exits, or nil
+// ExitOf returns a channel that is closed when process pid exits, or nil
 // when the process cannot be watched (gone already, or no pidfd support).
 // The kernel wakes the watcher through a pidfd: nothing polls on a timer.
-func exitOf(pid int) <-chan struct{} {
+func ExitOf(pid int) <-chan struct{} {
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
 		return nil

@@ -1,4 +1,11 @@
-package session
+// Package relay is the process that tmux's pipe-pane connects to the
+// shared pane, and the protocol with which ptysend talks to it: the
+// relay streams the pane's raw output to one connected client at a time
+// (that is the queue of concurrent calls), types that client's keys into
+// the pane, and follows the shell's hook events to say, in its greeting,
+// what the shell last did. It must not interpret a command's output; that
+// is the markers' and the callers' business.
+package relay
 
 import (
 	"bufio"
@@ -14,7 +21,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
 // The relay is started by tmux through pipe-pane, so its standard input is
@@ -34,7 +44,7 @@ import (
 
 // relayHello opens every served connection: the protocol version, the
 // pane id, the pane's process id, what the pane's shell last said (a
-// markers.Snapshot) and where the client's stream starts (a streamView,
+// markers.Snapshot) and where the client's stream starts (a StreamView,
 // for REPL evaluations). A relay of another version (an older ptybridge's) is
 // replaced by ptysend, as a dead one is.
 const relayHello = "ptybridge-relay 5"
@@ -54,7 +64,7 @@ type relay struct {
 	queue   []conn
 	hello   string
 	tracker markers.Tracker
-	// instance and streamed (bytes forwarded so far) make the streamView
+	// instance and streamed (bytes forwarded so far) make the StreamView
 	// of the greeting.
 	instance string
 	streamed int64
@@ -63,22 +73,22 @@ type relay struct {
 	keys   io.Writer  // the pane's input
 }
 
-// RunRelay serves the stream read from in on socketPath until in ends.
+// Run serves the stream read from in on socketPath until in ends.
 // What clients type goes to standard output, which pipe-pane -I connects
 // to the pane's input: nothing else may ever be written there.
-func RunRelay(socketPath, paneID string, panePID int, in io.Reader) error {
-	return runRelay(socketPath, paneID, panePID, in, os.Stdout, func(r *relay) {
+func Run(socketPath, paneID string, panePID int, in io.Reader) error {
+	return run(socketPath, paneID, panePID, in, os.Stdout, func(r *relay) {
 		go r.closePaneWhenTheHumanExits(paneID, panePID)
 	})
 }
 
-func runRelay(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, started func(*relay)) error {
+func run(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, started func(*relay)) error {
 	ln, err := listenRelay(socketPath)
 	if err != nil {
 		return err
 	}
 	mine, _ := os.Stat(socketPath)
-	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys, instance: newRelayInstance(),
+	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys, instance: newInstance(),
 		inputEnded: make(chan struct{})}
 	go r.acceptLoop(ln)
 	if started != nil {
@@ -193,7 +203,7 @@ func (r *relay) promote() {
 		c := r.queue[0]
 		r.queue = r.queue[1:]
 		c.SetWriteDeadline(time.Now().Add(relayWriteTimeout))
-		view := streamView{Relay: r.instance, Offset: r.streamed, Paste: r.tracker.Paste()}
+		view := StreamView{Relay: r.instance, Offset: r.streamed, Paste: r.tracker.Paste()}
 		if _, err := fmt.Fprintf(c, "%s %s %s\n", r.hello, r.tracker.Snapshot(), view); err != nil {
 			c.Close()
 			continue
@@ -238,7 +248,7 @@ func (r *relay) forward(b []byte) {
 // shell ends while no call holds the pane, the human ended it: the pane is
 // closed, as it would be without remain-on-exit, and the terminal with it.
 func (r *relay) closePaneWhenTheHumanExits(paneID string, panePID int) {
-	exited := exitOf(panePID)
+	exited := proc.ExitOf(panePID)
 	if exited == nil {
 		return
 	}
@@ -255,7 +265,7 @@ func (r *relay) closePaneWhenTheHumanExits(paneID string, panePID int) {
 	busy := r.current != nil
 	r.mu.Unlock()
 	if !busy {
-		tmux("kill-pane", "-t", paneID)
+		tmux.Run("kill-pane", "-t", paneID)
 	}
 }
 
@@ -275,8 +285,8 @@ func (r *relay) closeAll() {
 	r.current, r.queue = nil, nil
 }
 
-// relayClient is ptysend's end of a relay connection.
-type relayClient struct {
+// Client is ptysend's end of a relay connection.
+type Client struct {
 	conn    conn
 	r       *bufio.Reader
 	PaneID  string
@@ -284,28 +294,28 @@ type relayClient struct {
 	// Shell is what the pane's shell last said when our turn came.
 	Shell markers.Snapshot
 	// Stream places our first byte in the pane's output.
-	Stream streamView
+	Stream StreamView
 }
 
-// errNoRelay means nothing listens on the relay socket.
-var errNoRelay = errors.New("no relay is listening")
+// ErrNoRelay means nothing listens on the relay socket.
+var ErrNoRelay = errors.New("no relay is listening")
 
-// errRelayVersion means the relay speaks another version of the protocol.
-var errRelayVersion = errors.New("the relay speaks another protocol version")
+// ErrVersion means the relay speaks another version of the protocol.
+var ErrVersion = errors.New("the relay speaks another protocol version")
 
-// dialRelay connects to the relay; the turn to use the pane comes later,
-// with the hello (see waitTurn).
-func dialRelay(path string) (*relayClient, error) {
+// Dial connects to the relay; the turn to use the pane comes later,
+// with the hello (see WaitTurn).
+func Dial(path string) (*Client, error) {
 	c, err := dialUnix(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w on %s: %v", errNoRelay, path, err)
+		return nil, fmt.Errorf("%w on %s: %v", ErrNoRelay, path, err)
 	}
-	return &relayClient{conn: c, r: bufio.NewReaderSize(c, 64*1024)}, nil
+	return &Client{conn: c, r: bufio.NewReaderSize(c, 64*1024)}, nil
 }
 
-// waitTurn blocks until the relay serves us (earlier callers are done), or
+// WaitTurn blocks until the relay serves us (earlier callers are done), or
 // the deadline passes.
-func (rc *relayClient) waitTurn(deadline time.Time) error {
+func (rc *Client) WaitTurn(deadline time.Time) error {
 	rc.conn.SetReadDeadline(deadline)
 	defer rc.conn.SetReadDeadline(time.Time{})
 	line, err := rc.r.ReadString('\n')
@@ -314,7 +324,7 @@ func (rc *relayClient) waitTurn(deadline time.Time) error {
 	}
 	fields := strings.Fields(line)
 	if len(fields) != 6 || fields[0]+" "+fields[1] != relayHello {
-		return fmt.Errorf("%w: %q", errRelayVersion, line)
+		return fmt.Errorf("%w: %q", ErrVersion, line)
 	}
 	rc.PaneID = fields[2]
 	if rc.PanePID, err = strconv.Atoi(fields[3]); err != nil {
@@ -327,12 +337,55 @@ func (rc *relayClient) waitTurn(deadline time.Time) error {
 	return err
 }
 
-func (rc *relayClient) Read(p []byte) (int, error) { return rc.r.Read(p) }
+func (rc *Client) Read(p []byte) (int, error) { return rc.r.Read(p) }
 
-// typeKeys has the relay type keys into the pane, once it is our turn.
-func (rc *relayClient) typeKeys(keys string) error {
-	_, err := fmt.Fprintf(rc.conn, "type %x\n", keys)
-	return err
+// maxKeys bounds the keys of one request (hex doubles them; the relay
+// takes requests of up to relayMaxRequest bytes).
+const maxKeys = 16 * 1024
+
+// Type has the relay type keys into the pane, once it is our turn, in
+// requests of a size it takes.
+func (rc *Client) Type(keys string) error {
+	for len(keys) > 0 {
+		n := min(len(keys), maxKeys)
+		if _, err := fmt.Fprintf(rc.conn, "type %x\n", keys[:n]); err != nil {
+			return err
+		}
+		keys = keys[n:]
+	}
+	return nil
 }
 
-func (rc *relayClient) Close() error { return rc.conn.Close() }
+// SetReadDeadline bounds the next reads of the stream; zero: none.
+func (rc *Client) SetReadDeadline(t time.Time) error { return rc.conn.SetReadDeadline(t) }
+
+// Buffered is how much of the stream was read from the relay and not yet
+// by us: zero means we are as far as the relay has sent.
+func (rc *Client) Buffered() int { return rc.r.Buffered() }
+
+func (rc *Client) Close() error { return rc.conn.Close() }
+
+func Alive(path string) bool {
+	c, err := dialUnix(path)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// WaitFor waits for a relay that tmux is starting. It polls, but only
+// while a bridge is being set up, never on a command's path.
+func WaitFor(path string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for !Alive(path) {
+		if time.Now().After(deadline) {
+			return &failure.Error{
+				Msg:  "the output relay of the bridge did not start (socket " + path + ")",
+				Hint: "check that " + os.Args[0] + " can run from inside tmux, then run ptybridge again",
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return nil
+}

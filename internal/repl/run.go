@@ -1,24 +1,25 @@
-package session
+package repl
 
 import (
 	"fmt"
 	"io"
 	"os"
 	"regexp"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
 // replRun is one ptysend call's view of the REPL: the pane's stream read
 // through the wrapper's extractor into a lineScreen, whose finished lines
 // go through replOutput to stdout.
 type replRun struct {
-	req          REPLRequest
-	rc           *relayClient
+	req          Request
+	rc           *relay.Client
 	st           *replState
 	start        time.Time
 	prompt, cont *regexp.Regexp
@@ -43,11 +44,11 @@ type replRun struct {
 	written    int64 // the REPL's written bytes at the last look (see check)
 }
 
-func newREPLRun(req REPLRequest, rc *relayClient, st *replState, start time.Time) *replRun {
+func newREPLRun(req Request, rc *relay.Client, st *replState, start time.Time) *replRun {
 	r := &replRun{
 		req: req, rc: rc, st: st, start: start,
 		prompt: regexp.MustCompile(st.Prompt),
-		tty:    openTTY(st.TTY),
+		tty:    proc.OpenTTY(st.TTY),
 		out:    &replOutput{w: req.Stdout},
 		chunks: make(chan struct{}, 1),
 		done:   make(chan streamResult, 1),
@@ -85,7 +86,7 @@ func (r *replRun) stop() {
 // watchDeath makes r.death close when the REPL's process exits. (The END
 // marker normally says so too; it does not when the shell dropped the rest
 // of the wrapper, e.g. after the REPL died of SIGINT.)
-func (r *replRun) watchDeath() { r.death = exitOf(r.st.PID) }
+func (r *replRun) watchDeath() { r.death = proc.ExitOf(r.st.PID) }
 
 // pump feeds the stream to the extractor; r.chunks says that output came
 // and nothing more is buffered, the moment to look at the prompt.
@@ -102,7 +103,7 @@ func (r *replRun) pump() {
 				r.done <- streamResult{}
 				return
 			}
-			if r.rc.r.Buffered() == 0 {
+			if r.rc.Buffered() == 0 {
 				select {
 				case r.chunks <- struct{}{}:
 				default:
@@ -114,6 +115,11 @@ func (r *replRun) pump() {
 			return
 		}
 	}
+}
+
+// streamResult is how the relay stream ended.
+type streamResult struct {
+	err error // nil: the END marker was seen
 }
 
 type outcomeKind int
@@ -150,11 +156,11 @@ const (
 // prompt) for input, with a no-output timeout and an overall one (zero:
 // none).
 func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
-	noOutput, overall := newTimer(noOutputLimit), newTimer(overallLimit)
+	noOutput, overall := limits.NewTimer(noOutputLimit), limits.NewTimer(overallLimit)
 	recheck := time.NewTimer(time.Hour)
 	recheck.Stop()
 	backoff := recheckFirst
-	signals, stopSignals := notifyStop()
+	signals, stopSignals := limits.NotifyStop()
 	defer stopSignals()
 	look := func(fromTimer bool) (outcome, bool) {
 		o, ok, again := r.check(fromTimer)
@@ -170,7 +176,7 @@ func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome 
 	for {
 		select {
 		case <-r.chunks:
-			noOutput.reset(noOutputLimit)
+			noOutput.Reset(noOutputLimit)
 			backoff = recheckFirst
 			if o, ok := look(false); ok {
 				return o
@@ -215,13 +221,13 @@ func (r *replRun) check(fromTimer bool) (o outcome, ok, again bool) {
 	if start < 0 && !continuing {
 		return o, false, false
 	}
-	fg, err := ForegroundPID(r.rc.PanePID)
+	fg, err := proc.ForegroundPID(r.rc.PanePID)
 	if err != nil || fg == r.st.ShellPID {
 		return o, false, false // not started yet, or exited: END will come
 	}
-	written, previous := bytesWritten(fg), r.written
+	written, previous := proc.BytesWritten(fg), r.written
 	r.written = written
-	if !waitsForInput(fg, r.tty) || fromTimer && written != previous {
+	if !proc.WaitsForInput(fg, r.tty) || fromTimer && written != previous {
 		return o, false, true
 	}
 	if continuing {
@@ -251,22 +257,4 @@ func (r *replRun) afterDeath() outcome {
 			return outcome{kind: died}
 		}
 	}
-}
-
-// bytesWritten is the number of bytes process pid has written (wchar in
-// /proc/PID/io), or -1 when unknown.
-func bytesWritten(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err == nil {
-				return n
-			}
-		}
-	}
-	return -1
 }

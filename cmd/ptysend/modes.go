@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/repl"
+	"github.com/ptybridge/ptybridge/internal/session"
+)
+
+// A mode is one thing ptysend does: run a command, start a REPL,
+// evaluate in it... Each is a struct of its own flags with a Run; every
+// mode is listed once, in modes, and exactly one runs per call.
+type mode interface {
+	// chosen reports whether the command line asks for this mode.
+	chosen() bool
+	// check refuses flags that do not fit the mode, before anything runs.
+	check() error
+	Run(c call) (int, error)
+}
+
+// call is what every mode gets: the bridge, the limits and the files.
+type call struct {
+	Bridge           bridge.Bridge
+	Timeout, MaxTime time.Duration
+	Stdin            *os.File
+	Stdout, Stderr   io.Writer
+}
+
+// modes lists every mode; the command, which needs no flag, comes last.
+func (f *flags) modes() []mode {
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Command}
+}
+
+// mode is the one mode the command line asks for.
+func (f *flags) mode() (mode, error) {
+	var chosen []mode
+	for _, m := range f.modes() {
+		if m.chosen() {
+			chosen = append(chosen, m)
+		}
+	}
+	switch {
+	case len(chosen) > 1:
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, or -- WORDS, not several")
+	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
+		return nil, errors.New("--prompt and --continuation go with --repl-start")
+	case len(chosen) == 0:
+		return nil, errors.New("no command given")
+	}
+	return chosen[0], chosen[0].check()
+}
+
+// command runs shell code in the shared terminal: ptysend -- WORDS.
+type command struct {
+	Words []string `arg:"" optional:"" passthrough:"" help:"Shell code to run in the shared terminal."`
+}
+
+func (m *command) chosen() bool { return len(m.Words) > 0 }
+
+func (m *command) check() error {
+	if m.Words[0] == "--" {
+		m.Words = m.Words[1:]
+	} else if strings.HasPrefix(m.Words[0], "-") {
+		// The words pass through unparsed from the first one on, so an
+		// unknown flag lands here.
+		return errors.New("unknown flag " + m.Words[0] + " (to run a command that starts with '-', put it after --)")
+	}
+	if len(m.Words) == 0 {
+		return errors.New("no command given")
+	}
+	return nil
+}
+
+func (m *command) Run(c call) (int, error) {
+	return session.Send(session.Request{
+		Bridge:  c.Bridge,
+		Command: strings.Join(m.Words, " "),
+		Timeout: c.Timeout,
+		MaxTime: c.MaxTime,
+		Stdin:   c.Stdin,
+		Stdout:  c.Stdout,
+		Stderr:  c.Stderr,
+	})
+}
+
+// replStart starts a REPL: ptysend --repl-start CMD [--prompt REGEX].
+type replStart struct {
+	Cmd          string `name:"repl-start" placeholder:"CMD" help:"Start the REPL CMD in the shared terminal; returns when its prompt shows."`
+	Prompt       string `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset)."`
+	Continuation string `placeholder:"REGEX" help:"With --prompt: the REPL's continuation prompt (python's '... '), if it has one."`
+}
+
+func (m *replStart) chosen() bool { return m.Cmd != "" }
+
+func (m *replStart) check() error {
+	if m.Continuation != "" && m.Prompt == "" {
+		return errors.New("--continuation needs --prompt")
+	}
+	return nil
+}
+
+func (m *replStart) Run(c call) (int, error) {
+	req := replRequest(c)
+	req.Prompt, req.Continuation = m.Prompt, m.Continuation
+	return repl.Start(req, m.Cmd)
+}
+
+// replEval evaluates in the running REPL: ptysend --repl-eval EXPR.
+type replEval struct {
+	Expr *string `name:"repl-eval" placeholder:"EXPR" help:"Evaluate EXPR in the running REPL and print its response (--repl-eval=EXPR when EXPR starts with '-')."`
+}
+
+func (m *replEval) chosen() bool { return m.Expr != nil }
+
+func (m *replEval) check() error {
+	if strings.TrimSpace(*m.Expr) == "" {
+		return errors.New("--repl-eval needs an expression")
+	}
+	return nil
+}
+
+func (m *replEval) Run(c call) (int, error) { return repl.Eval(replRequest(c), *m.Expr) }
+
+// replClose leaves the running REPL: ptysend --repl-close.
+type replClose struct {
+	Close bool `name:"repl-close" help:"Leave the running REPL; harmless when none runs."`
+}
+
+func (m *replClose) chosen() bool { return m.Close }
+func (m *replClose) check() error { return nil }
+
+func (m *replClose) Run(c call) (int, error) { return repl.Close(replRequest(c)) }
+
+func replRequest(c call) repl.Request {
+	return repl.Request{
+		Bridge:  c.Bridge,
+		Timeout: c.Timeout, MaxTime: c.MaxTime,
+		Stdout: c.Stdout, Stderr: c.Stderr,
+	}
+}
+
+// call is what every mode gets from the shared flags.
+func (f *flags) call(b bridge.Bridge) call {
+	return call{
+		Bridge:  b,
+		Timeout: time.Duration(f.Timeout), MaxTime: time.Duration(f.MaxTime),
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+	}
+}

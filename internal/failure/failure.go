@@ -1,0 +1,53 @@
+// Package failure is how ptybridge and ptysend fail: an error that says
+// what happened and what to do next, with the exit code ptysend reports
+// for it. It knows nothing of tmux, the pane or the command line; every
+// other package returns its failures as an *Error or as an error with a
+// Hint method, and the mains print them (internal/cli).
+package failure
+
+import "errors"
+
+// Exit codes of ptysend for outcomes that are not the command's own.
+const (
+	ExitTimeout = 124 // a timeout fired (as coreutils timeout)
+	ExitFailure = 125 // ptysend itself failed
+)
+
+// Error is a failure with a line that tells the agent what to do.
+type Error struct {
+	Msg  string
+	Hint string
+	// Code is the exit code; zero means ExitFailure.
+	Code int
+	// Verbatim, when set, is printed instead of Msg and Hint.
+	Verbatim string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// ExitCode is the process exit code for this failure.
+func (e *Error) ExitCode() int {
+	if e.Code == 0 {
+		return ExitFailure
+	}
+	return e.Code
+}
+
+// Hinted is an error of another package that knows what to do about it.
+type Hinted interface {
+	error
+	Hint() string
+}
+
+// From turns any error into an *Error that says what to do.
+func From(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var h Hinted
+	if errors.As(err, &h) {
+		return &Error{Msg: err.Error(), Hint: h.Hint()}
+	}
+	return &Error{Msg: err.Error(), Hint: "this is unexpected: please report it with the command you ran"}
+}
