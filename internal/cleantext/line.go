@@ -1,0 +1,164 @@
+package cleantext
+
+// A cell is one character cell of the line: the bytes of one UTF-8 rune, or
+// a single byte that is not valid UTF-8 (kept as is: a pipe would have
+// carried it), packed little-endian into a uint32. No byte of a cell is 0
+// (NUL is a control, never printed), so the packing needs no length, and 0
+// is free to mean a blank cell: one the program skipped over or erased.
+type cell uint32
+
+const (
+	blank cell = 0
+	tab   cell = '\t'
+)
+
+// cellOf packs the 1 to 4 bytes of one character.
+func cellOf(b []byte) cell {
+	var c cell
+	for i, x := range b {
+		c |= cell(x) << (8 * i)
+	}
+	return c
+}
+
+// appendTo appends the character's bytes to dst.
+func (c cell) appendTo(dst []byte) []byte {
+	for ; c != 0; c >>= 8 {
+		dst = append(dst, byte(c))
+	}
+	return dst
+}
+
+// farthestColumn bounds how far right a cursor movement may go past the
+// text already on the line. A real terminal stops at its right margin; we
+// do not know the width, and without a bound a tiny sequence such as
+// "\x1b[999999999C" followed by one character would pad the line with a
+// billion blanks. No terminal is this wide.
+const farthestColumn = 1024
+
+// keptCapacity is the number of cells whose storage survives the end of a
+// line: after a huge line the big buffer is let go rather than kept for
+// the rest of a long output.
+const keptCapacity = 1 << 16
+
+// line is the screen line the cursor is on, as the terminal shows it.
+// cells runs up to the last cell written (it may end in blanks after an
+// erase; those are not text and are not output).
+type line struct {
+	cells []cell
+	col   int // the cursor, 0-based; may lie past the end of cells
+}
+
+// isEmpty reports whether nothing is on the line and the cursor is home:
+// the state in which bytes may be passed through without interpreting.
+func (l *line) isEmpty() bool { return len(l.cells) == 0 && l.col == 0 }
+
+// reset starts a new, empty line.
+func (l *line) reset() {
+	if cap(l.cells) > keptCapacity {
+		l.cells = nil
+	}
+	l.cells = l.cells[:0]
+	l.col = 0
+}
+
+// put writes one character at the cursor, overwriting what was there, and
+// moves the cursor right. Skipped-over cells before it become blanks.
+func (l *line) put(c cell) {
+	switch {
+	case l.col < len(l.cells):
+		l.cells[l.col] = c
+	case l.col == len(l.cells):
+		l.cells = append(l.cells, c)
+	default:
+		for len(l.cells) < l.col {
+			l.cells = append(l.cells, blank)
+		}
+		l.cells = append(l.cells, c)
+	}
+	l.col++
+}
+
+// putASCII writes a run of printable ASCII characters, one cell each.
+func (l *line) putASCII(run []byte) {
+	if l.col == len(l.cells) {
+		// The usual case, the cursor at the end of the text: append.
+		for _, b := range run {
+			l.cells = append(l.cells, cell(b))
+		}
+		l.col += len(run)
+		return
+	}
+	for _, b := range run {
+		l.put(cell(b))
+	}
+}
+
+// carriageReturn moves the cursor to the start of the line ("\r").
+func (l *line) carriageReturn() { l.col = 0 }
+
+// backspace moves the cursor one cell left, stopping at the margin ("\b").
+func (l *line) backspace() { l.col = max(0, l.col-1) }
+
+// moveTo puts the cursor at column col (0-based), within the line's text
+// or at most farthestColumn.
+func (l *line) moveTo(col int) {
+	l.col = max(0, min(col, max(len(l.cells), farthestColumn)))
+}
+
+// moveRight and moveLeft move the cursor n cells (CUF, CUB).
+func (l *line) moveRight(n int) { l.moveTo(l.col + n) }
+func (l *line) moveLeft(n int)  { l.moveTo(l.col - n) }
+
+// eraseToEnd erases from the cursor to the end of the line (EL 0).
+func (l *line) eraseToEnd() {
+	if l.col < len(l.cells) {
+		l.cells = l.cells[:l.col]
+	}
+}
+
+// eraseToStart erases from the start of the line to the cursor, the
+// cursor's cell included (EL 1). Text after the cursor keeps its column.
+func (l *line) eraseToStart() { l.blankOut(0, l.col+1) }
+
+// eraseAll erases the whole line (EL 2); the cursor stays where it is.
+func (l *line) eraseAll() { l.cells = l.cells[:0] }
+
+// eraseCells blanks n cells from the cursor on (ECH); nothing moves.
+func (l *line) eraseCells(n int) { l.blankOut(l.col, l.col+n) }
+
+// deleteCells removes n cells at the cursor (DCH); the text after them
+// moves left.
+func (l *line) deleteCells(n int) {
+	if l.col >= len(l.cells) {
+		return
+	}
+	rest := l.cells[min(len(l.cells), l.col+n):]
+	l.cells = append(l.cells[:l.col], rest...)
+}
+
+// blankOut blanks the cells in [from, to) that exist.
+func (l *line) blankOut(from, to int) {
+	to = min(to, len(l.cells))
+	for i := from; i < to; i++ {
+		l.cells[i] = blank
+	}
+}
+
+// appendText appends what the line shows to dst: blanks between
+// characters are spaces (they keep the text after them in its column),
+// trailing blanks are nothing (no program wrote them). Spaces the program
+// wrote are characters, kept wherever they are.
+func (l *line) appendText(dst []byte) []byte {
+	end := len(l.cells)
+	for end > 0 && l.cells[end-1] == blank {
+		end--
+	}
+	for _, c := range l.cells[:end] {
+		if c == blank {
+			c = ' '
+		}
+		dst = c.appendTo(dst)
+	}
+	return dst
+}

@@ -1,0 +1,181 @@
+package cleantext
+
+// The parser follows tmux's input parser (input.c), because tmux is the
+// terminal the pane's output went through: a sequence it hides, we drop;
+// a control it acts on in the middle of a sequence, we act on too.
+
+// parserState is where the parser is between or inside escape sequences.
+type parserState uint8
+
+const (
+	ground             parserState = iota // text and controls
+	escape                                // after ESC
+	escapeIntermediate                    // ESC then ' '..'/': charset designations (ESC ( B, ESC % G) and the like
+	csi                                   // ESC [ ... up to the final byte
+	oscString                             // ESC ] ... ends at BEL or ST
+	controlString                         // SOS, PM, APC (ESC X, ESC ^, ESC _) and tmux's title (ESC k): ends at ST
+	dcsString                             // ESC P ... ends at ST only; another ESC inside is content
+	dcsEscape                             // an ESC inside a DCS: ST if '\' follows
+)
+
+// The C0 controls the parser treats specially.
+const (
+	bel = 0x07
+	can = 0x18 // cancels a sequence
+	sub = 0x1a // cancels a sequence
+	esc = 0x1b
+)
+
+// largestArg caps a CSI parameter: digits beyond it cannot matter (see
+// farthestColumn) and must not overflow.
+const largestArg = 1 << 16
+
+// csiSequence is what matters of the CSI being read: its first parameter,
+// and whether it is plain (no private marker such as '?', no intermediate
+// byte), the only kind that may edit the line.
+type csiSequence struct {
+	arg     int
+	argDone bool // the first parameter has ended (';' or ':')
+	plain   bool
+}
+
+// control acts on a C0 control byte as the terminal does. It is called in
+// ground state and also in the middle of an escape or CSI sequence, where
+// the terminal acts on controls too (and ESC, CAN and SUB end the
+// sequence).
+func (c *Writer) control(b byte) {
+	switch b {
+	case '\n':
+		c.endLine()
+	case '\r':
+		c.line.carriageReturn()
+	case '\b':
+		c.line.backspace()
+	case '\t':
+		c.line.put(tab)
+	case esc:
+		c.state = escape
+	case can, sub:
+		c.state = ground
+	}
+	// BEL, NUL, SO, SI, VT, FF, DEL...: nothing shows in the text.
+}
+
+// sequenceByte moves the parser on by one byte while it is not in ground
+// state.
+func (c *Writer) sequenceByte(b byte) {
+	switch c.state {
+	case dcsString:
+		if b == esc {
+			c.state = dcsEscape
+		}
+	case dcsEscape:
+		if b == '\\' {
+			c.state = ground
+		} else {
+			c.state = dcsString // tmux's passthrough doubles the ESCs it carries inside a DCS
+		}
+	case oscString, controlString:
+		c.stringByte(b)
+	default:
+		if b < 0x20 {
+			c.control(b)
+			return
+		}
+		switch c.state {
+		case escape:
+			c.escapeByte(b)
+		case escapeIntermediate:
+			if b >= 0x30 && b <= 0x7e {
+				c.state = ground // the final byte: a designation, nothing to show
+			}
+		case csi:
+			c.csiByte(b)
+		}
+	}
+}
+
+// stringByte reads one byte of an OSC or other control string. Its content
+// (titles, hyperlink targets, ...) is never text. Any ESC ends the string,
+// and "ESC \" (ST) then ends as an escape sequence of its own.
+func (c *Writer) stringByte(b byte) {
+	switch {
+	case b == esc:
+		c.state = escape
+	case b == can || b == sub:
+		c.state = ground
+	case b == bel && c.state == oscString:
+		c.state = ground
+	}
+}
+
+// escapeByte reads the byte after ESC, which says what kind of sequence
+// this is. Bytes from 0x7f up are ignored there, as tmux does; so a UTF-8
+// character is never split, whatever state it meets.
+func (c *Writer) escapeByte(b byte) {
+	switch {
+	case b >= 0x20 && b <= 0x2f:
+		c.state = escapeIntermediate
+	case b == '[':
+		c.state = csi
+		c.seq = csiSequence{plain: true}
+	case b == ']':
+		c.state = oscString
+	case b == 'P':
+		c.state = dcsString
+	case b == 'X' || b == '^' || b == '_' || b == 'k':
+		c.state = controlString
+	case b >= 0x30 && b <= 0x7e:
+		c.state = ground // ESC 7, ESC 8, ESC =, ESC M, ESC c, ...: nothing to show
+	}
+}
+
+// csiByte reads one byte of a CSI sequence; the final byte (0x40..0x7e)
+// ends it and, if the sequence is plain, carries it out.
+func (c *Writer) csiByte(b byte) {
+	switch {
+	case b >= '0' && b <= '9':
+		if !c.seq.argDone {
+			c.seq.arg = min(c.seq.arg*10+int(b-'0'), largestArg)
+		}
+	case b == ';' || b == ':':
+		c.seq.argDone = true
+	case b >= 0x3c && b <= 0x3f, b >= 0x20 && b <= 0x2f:
+		c.seq.plain = false
+	case b >= 0x40 && b <= 0x7e:
+		c.state = ground
+		if c.seq.plain {
+			c.editLine(b, c.seq.arg)
+		}
+	}
+}
+
+// editLine carries out the CSI sequences that change what the current
+// line shows. All others (colours, modes, moves to other rows, ...) show
+// nothing in the text and are dropped.
+func (c *Writer) editLine(final byte, arg int) {
+	switch final {
+	case 'K': // EL
+		switch arg {
+		case 0:
+			c.line.eraseToEnd()
+		case 1:
+			c.line.eraseToStart()
+		case 2:
+			c.line.eraseAll()
+		}
+	case 'G': // CHA, 1-based
+		c.line.moveTo(countOf(arg) - 1)
+	case 'C': // CUF
+		c.line.moveRight(countOf(arg))
+	case 'D': // CUB
+		c.line.moveLeft(countOf(arg))
+	case 'P': // DCH
+		c.line.deleteCells(countOf(arg))
+	case 'X': // ECH
+		c.line.eraseCells(countOf(arg))
+	}
+}
+
+// countOf is a count or column parameter: absent or 0 means 1.
+func countOf(arg int) int { return max(1, arg) }

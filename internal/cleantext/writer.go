@@ -1,0 +1,291 @@
+package cleantext
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"unicode/utf8"
+)
+
+// Writer cleans what is written to it and writes the clean text to the
+// underlying writer, line by line as each '\n' arrives (a partial line
+// waits in the Writer until its end or Close). Escape sequences and UTF-8
+// characters may be split across Write calls.
+//
+// Its methods may be called from different goroutines (ptysend calls
+// TakePending while another goroutine writes).
+type Writer struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error // the first error from w; every later call returns it
+
+	out  []byte // clean text not yet written to w
+	line line   // the line being shown, not finished yet
+
+	state parserState
+	seq   csiSequence // the CSI being read, when state is csi
+
+	// partial holds the first npartial bytes of a UTF-8 character that the
+	// end of a Write cut off, until the next Write brings the rest.
+	partial  [utf8.UTFMax]byte
+	npartial int
+
+	// dropping: TakePending has taken the line; what follows up to the
+	// next '\n' is the echo of the human's answer, not output.
+	dropping bool
+}
+
+// flushSize is how much clean text collects before it is written to w.
+// It keeps the number of writes low for output that needs interpreting
+// (coloured lines, "\r\n" lines) while bounding the memory that takes.
+const flushSize = 32 << 10
+
+// NewWriter returns a Writer that writes clean text to w.
+func NewWriter(w io.Writer) *Writer {
+	return &Writer{w: w}
+}
+
+// Write cleans p. The clean text of every line p completes is written to
+// the underlying writer before Write returns. It returns len(p) and the
+// underlying writer's error, if any.
+func (c *Writer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return 0, c.err
+	}
+	n := len(p)
+	p = c.finishRune(p)
+	for len(p) > 0 && c.err == nil {
+		if c.dropping {
+			p = c.dropAnswer(p)
+			continue
+		}
+		if c.atLineStart() {
+			p = c.passCleanLines(p)
+		}
+		p = c.interpret(p)
+	}
+	c.flush()
+	return n, c.err
+}
+
+// Close writes the pending partial line as it shows, without adding a
+// newline, and drops an unterminated escape sequence. It does not close
+// the underlying writer.
+func (c *Writer) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putPartialRune()
+	if c.err == nil {
+		c.out = c.line.appendText(c.out)
+	}
+	c.line.reset()
+	c.state = ground
+	c.dropping = false
+	c.flush()
+	return c.err
+}
+
+// TakePending returns, cleaned, the partial line shown so far (no '\n'
+// yet) and removes it from the output; it also makes the Writer drop
+// everything up to and including the next '\n'.
+//
+// ptysend calls it when the command blocks waiting for the human: the
+// pending line is the question the terminal asks ("[sudo] password for
+// u: "), and what follows up to Enter is the echo of the human's answer;
+// both belong in a note to the agent, not in the command's output. An
+// escape sequence left open is dropped with the line.
+func (c *Writer) TakePending() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putPartialRune()
+	question := string(c.line.appendText(nil))
+	c.line.reset()
+	c.state = ground
+	c.dropping = true
+	return question
+}
+
+// String returns the clean text of a whole terminal output.
+func String(s string) string {
+	var b bytes.Buffer
+	c := NewWriter(&b)
+	c.Write([]byte(s)) // a bytes.Buffer does not fail
+	c.Close()
+	return b.String()
+}
+
+// atLineStart reports whether the Writer holds nothing: no line begun, no
+// sequence or character open. Only then may bytes bypass the emulation.
+func (c *Writer) atLineStart() bool {
+	return c.state == ground && c.npartial == 0 && c.line.isEmpty()
+}
+
+// passCleanLines writes the complete lines at the start of p that need no
+// interpreting straight to w, and returns the rest of p, which starts
+// with a line that needs interpreting or is not complete. It is the fast
+// path: most output is plain lines, and those cost one scan and one write
+// per chunk.
+func (c *Writer) passCleanLines(p []byte) []byte {
+	for {
+		clean := cleanPrefix(p)
+		if end := bytes.LastIndexByte(p[:clean], '\n') + 1; end > 0 {
+			c.writeThrough(p[:end])
+			p, clean = p[end:], clean-end
+		}
+		// A plain line ending in "\r\n" or "\r\r\n" (a second pty: sudo,
+		// ssh -t) is clean once its "\r"s go; the "\r"s only moved the
+		// cursor home before the line feed.
+		crs := countCRsBeforeLF(p[clean:])
+		if crs == 0 {
+			return p
+		}
+		c.out = append(c.out, p[:clean]...)
+		c.out = append(c.out, '\n')
+		p = p[clean+crs+1:]
+		if len(c.out) >= flushSize {
+			c.flush()
+		}
+	}
+}
+
+// countCRsBeforeLF returns n if p starts with n > 0 "\r"s and then a
+// "\n", and 0 otherwise.
+func countCRsBeforeLF(p []byte) int {
+	n := 0
+	for n < len(p) && p[n] == '\r' {
+		n++
+	}
+	if n < len(p) && p[n] == '\n' {
+		return n
+	}
+	return 0
+}
+
+// interpret runs the one-line terminal over p until the current line
+// ends, and returns the rest of p (nil if p ran out first).
+func (c *Writer) interpret(p []byte) []byte {
+	for i := 0; i < len(p); {
+		b := p[i]
+		switch {
+		case c.state != ground:
+			c.sequenceByte(b)
+			i++
+		case b >= 0x20 && b < 0x7f:
+			end := i + 1
+			for end < len(p) && p[end] >= 0x20 && p[end] < 0x7f {
+				end++
+			}
+			c.line.putASCII(p[i:end])
+			i = end
+		case b >= 0x80:
+			i += c.putRune(p[i:])
+		case b == '\n':
+			c.endLine()
+			return p[i+1:]
+		default:
+			c.control(b)
+			i++
+		}
+	}
+	return nil
+}
+
+// putRune puts the UTF-8 character at the start of p on the line and
+// returns its length. A byte that is not valid UTF-8 is a character of its
+// own, kept as is. A character cut off by the end of p waits for the next
+// Write.
+func (c *Writer) putRune(p []byte) int {
+	if !utf8.FullRune(p) {
+		c.npartial = copy(c.partial[:], p)
+		return len(p)
+	}
+	_, size := utf8.DecodeRune(p)
+	c.line.put(cellOf(p[:size]))
+	return size
+}
+
+// finishRune completes the character the previous Write cut off with the
+// first bytes of p, and returns the rest of p.
+func (c *Writer) finishRune(p []byte) []byte {
+	for c.npartial > 0 && len(p) > 0 {
+		c.partial[c.npartial] = p[0]
+		seq := c.partial[:c.npartial+1]
+		if !utf8.FullRune(seq) {
+			c.npartial++
+			p = p[1:]
+			continue
+		}
+		if _, size := utf8.DecodeRune(seq); size == len(seq) {
+			c.line.put(cellOf(seq))
+			c.npartial = 0
+			return p[1:]
+		}
+		// p[0] cannot continue the character: the bytes before it were
+		// invalid UTF-8, and p[0] is read afresh, as in one Write.
+		c.putPartialRune()
+	}
+	return p
+}
+
+// putPartialRune puts the bytes of a cut-off character on the line, one
+// character each, as invalid UTF-8 is shown (at Close, or when the next
+// bytes turn out not to complete it).
+func (c *Writer) putPartialRune() {
+	for _, b := range c.partial[:c.npartial] {
+		c.line.put(cell(b))
+	}
+	c.npartial = 0
+}
+
+// endLine finishes the current line: its text and a '\n' go to the output.
+func (c *Writer) endLine() {
+	c.out = c.line.appendText(c.out)
+	c.out = append(c.out, '\n')
+	c.line.reset()
+	if len(c.out) >= flushSize {
+		c.flush()
+	}
+}
+
+// dropAnswer drops p up to and including its first '\n' (the echo of what
+// the human typed after TakePending) and returns the rest of p.
+func (c *Writer) dropAnswer(p []byte) []byte {
+	i := bytes.IndexByte(p, '\n')
+	if i < 0 {
+		return nil
+	}
+	c.dropping = false
+	return p[i+1:]
+}
+
+// writeThrough writes p, which needs no cleaning, to w, after the clean
+// text collected before it.
+func (c *Writer) writeThrough(p []byte) {
+	c.flush()
+	c.write(p)
+}
+
+// flush writes the collected clean text to w.
+func (c *Writer) flush() {
+	if len(c.out) > 0 {
+		c.write(c.out)
+	}
+	if cap(c.out) > 2*flushSize {
+		c.out = nil // it held a huge line: let it go
+	}
+	c.out = c.out[:0]
+}
+
+// write writes p to w unless w has already failed.
+func (c *Writer) write(p []byte) {
+	if c.err != nil {
+		return
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+}
