@@ -25,9 +25,11 @@ shared terminal, exactly as if the user had typed them (like "ssh host
 WORDS..."): cd, exported variables and functions persist between calls.
 Quote what the shell must not expand: ptysend -- 'echo $HOME'.
 
-The command's stdout becomes ptysend's stdout, its stderr ptysend's stderr,
-and its exit status ptysend's exit status. Standard input is forwarded to
-the command unless it is a terminal; then the command reads the shared
+The command's stdout becomes ptysend's stdout as clean text (as a pipe would
+have carried it: no colour codes, \n line endings, progress-bar redraws
+collapsed to their last state; --raw for the exact bytes the terminal got),
+its stderr ptysend's stderr, and its exit status ptysend's exit status.
+Standard input is forwarded to the command unless it is a terminal; then the command reads the shared
 terminal, where the user can answer (sudo and ssh prompts read it anyway).
 
 Shells: the WORDS are code for the shell that runs in the shared terminal,
@@ -74,6 +76,7 @@ type flags struct {
 	Session string           `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to use (default ptybridge-<user>)."`
 	Timeout cli.Duration     `default:"10s" placeholder:"DURATION" help:"Interrupt the command after this long without output (seconds, or 90s, 2m; 0 = never)."`
 	MaxTime cli.Duration     `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (0 = never)."`
+	Raw     bool             `help:"Print the command's terminal output byte for byte (colours, \\r\\n line endings, progress-bar redraws) instead of clean text."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
 	REPLStart replStart `embed:""`

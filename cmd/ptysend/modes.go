@@ -29,6 +29,7 @@ type call struct {
 	Timeout, MaxTime time.Duration
 	Stdin            *os.File
 	Stdout, Stderr   io.Writer
+	Raw              bool
 }
 
 // modes lists every mode; the command, which needs no flag, comes last.
@@ -85,6 +86,7 @@ func (m *command) Run(c call) (int, error) {
 		Stdin:   c.Stdin,
 		Stdout:  c.Stdout,
 		Stderr:  c.Stderr,
+		Raw:     c.Raw,
 	})
 }
 
@@ -150,5 +152,6 @@ func (f *flags) call(b bridge.Bridge) call {
 		Bridge:  b,
 		Timeout: time.Duration(f.Timeout), MaxTime: time.Duration(f.MaxTime),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Raw: f.Raw,
 	}
 }

@@ -169,6 +169,23 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 	}
 	res.comparisons = append(res.comparisons, large)
 
+	// 2b. What clean text costs: the same output, cleaned (the default)
+	// against --raw.
+	fmt.Fprintf(progress, "clean text vs --raw (%s): %d rounds...\n", seq, cfg.Large)
+	clean := &comparison{
+		title:  fmt.Sprintf("clean text (%s)", seq),
+		a:      &series{name: "ptysend -- " + seq},
+		b:      &series{name: "ptysend --raw -- " + seq},
+		target: 1.1,
+	}
+	err = alternate(cfg.Large, cfg.Warmup, clean.a, clean.b,
+		settled(w, func(int) (sample, error) { return w.ptysendExpect(want, "--", seq) }),
+		settled(w, func(int) (sample, error) { return w.ptysendExpect(want, "--raw", "--", seq) }))
+	if err != nil {
+		return nil, err
+	}
+	res.comparisons = append(res.comparisons, clean)
+
 	// 3. ptysend's peak memory for the large output, in runs of its own.
 	for range cfg.MemRuns {
 		if err := w.settle(); err != nil {

@@ -29,7 +29,7 @@ func TestBenchmarkSmoke(t *testing.T) {
 	res.report(&out)
 	report := out.String()
 	t.Log("\n" + report)
-	for _, want := range []string{"ptysend -- true", "ptysend -- seq 1 300000", "bare: send-keys", "ratio of medians", "peak memory of ptysend", "REPL eval"} {
+	for _, want := range []string{"ptysend -- true", "ptysend -- seq 1 300000", "bare: send-keys", "ratio of medians", "peak memory of ptysend", "REPL eval", "ptysend --raw -- seq"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q", want)
 		}

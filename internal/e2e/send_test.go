@@ -50,7 +50,7 @@ func TestStdinIsForwardedToTheCommand(t *testing.T) {
 	}
 }
 
-func TestOutputArrivesExactly(t *testing.T) {
+func TestRawOutputArrivesExactly(t *testing.T) {
 	b := startBridge(t)
 	long := strings.Repeat("0123456789", 1000)
 	cases := []struct {
@@ -68,6 +68,33 @@ func TestOutputArrivesExactly(t *testing.T) {
 		{"a line that looks like a peer's marker", `echo ___PTYSEND_END_1234 0___`, "___PTYSEND_END_1234 0___\n"},
 		{"a marker of another call", `printf '\033]6973;ptybridge;E;0123456789abcdef;0\007after\n'`,
 			"\x1b]6973;ptybridge;E;0123456789abcdef;0\aafter\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := b.run("--raw", "--", c.cmd); got != c.want {
+				t.Fatalf("want %q\n got %q", c.want, got)
+			}
+		})
+	}
+}
+
+func TestOutputIsTheTextAPipeWouldCarry(t *testing.T) {
+	b := startBridge(t)
+	cases := []struct {
+		name, cmd, want string
+	}{
+		{"plain text untouched", `printf 'a\tb  \n漢字\nno newline'`, "a\tb  \n漢字\nno newline"},
+		{"colours of ls --color", `mkdir -p d && touch d/f && ls --color=always d; rm -r d`, "f\n"},
+		{"sgr around words", `printf '\033[01;34mdir\033[0m and \033[1mbold\033[0m\n'`, "dir and bold\n"},
+		{"a progress bar redrawn with \\r", `printf '10%%\r50%%\r100%%\n'`, "100%\n"},
+		{"a redraw that erases the line", `printf 'working...\r\033[Kdone\n'`, "done\n"},
+		{"a shorter redraw shows what is left", `printf 'abc\rx\n'`, "xbc\n"},
+		{"crlf written by the command", `printf 'dos\r\n'`, "dos\n"},
+		{"a second terminal's line endings (script, like sudo's use_pty)", `script -qec 'printf "one\ntwo\n"' /dev/null`, "one\ntwo\n"},
+		{"an OSC title and a hyperlink", `printf '\033]0;title\007\033]8;;http://x\033\\link\033]8;;\033\\\n'`, "link\n"},
+		{"a charset switch", `printf '\033(0qqq\033(B line\n'`, "qqq line\n"},
+		{"a marker of another call", `printf '\033]6973;ptybridge;E;0123456789abcdef;0\007after\n'`, "after\n"},
+		{"backspaces", `printf 'ab\bc\n'`, "ac\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

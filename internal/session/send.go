@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
@@ -31,12 +32,20 @@ type Request struct {
 	Timeout, MaxTime time.Duration
 	Stdin            *os.File
 	Stdout, Stderr   io.Writer
+	// Raw passes the command's terminal output on byte for byte; else it
+	// is cleaned into the text a pipe would have carried (cleantext).
+	Raw bool
 }
 
 // Send runs the request's command in the shared pane and returns its exit
 // status, or an *Error.
 func Send(req Request) (int, error) {
 	start := time.Now()
+	if !req.Raw {
+		clean := cleantext.NewWriter(req.Stdout)
+		defer clean.Close()
+		req.Stdout = clean
+	}
 	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
