@@ -29,8 +29,9 @@ The command's stdout becomes ptysend's stdout as clean text (as a pipe would
 have carried it: no colour codes, \n line endings, progress-bar redraws
 collapsed to their last state; --raw for the exact bytes the terminal got),
 its stderr ptysend's stderr, and its exit status ptysend's exit status.
-Standard input is forwarded to the command unless it is a terminal; then the command reads the shared
-terminal, where the user can answer (sudo and ssh prompts read it anyway).
+Standard input is forwarded to the command unless it is a terminal; then
+the command reads the shared terminal, where the user can answer (sudo and
+ssh prompts read it anyway).
 
 Shells: the WORDS are code for the shell that runs in the shared terminal,
 whichever the user started there: bash, zsh, sh (dash) or fish. Write them
