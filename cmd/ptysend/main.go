@@ -16,8 +16,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/rundir"
 )
 
-var version = "dev"
-
 const description = `Run a command in the shared terminal that the user opened with ptybridge.
 
 The WORDS are joined with spaces and run as shell code by the shell in the
@@ -91,7 +89,7 @@ func run(args []string) int {
 	parser, err := kong.New(&f,
 		kong.Name("ptysend"),
 		kong.Description(description),
-		kong.Vars{"version": version},
+		kong.Vars{"version": cli.Version()},
 		kong.Exit(func(code int) {
 			if code != 0 {
 				code = failure.ExitFailure
