@@ -40,6 +40,10 @@ something, has a half-typed line or scrolls back; it exits 125 and the
 "hint:" line says what to ask the user. A command waiting for the user (a
 password prompt) is not killed by --timeout; ptysend says what it asks.
 
+Timeouts: a command that prints nothing, on stdout or stderr, for 10s
+(--timeout) is interrupted, and so is any command after 120s in all
+(--max-time). A quiet build or test needs more: --timeout 60.
+
 Exit status: the command's own; 124 when --timeout or --max-time fired
 (Ctrl-C is sent, then Ctrl-\ 3 s later; the output so far is printed);
 125 when ptysend itself failed (no bridge, bad flags, busy terminal).
@@ -70,8 +74,8 @@ Examples:
 // the modes (modes.go), of which one runs.
 type flags struct {
 	Session string           `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to use (default ptybridge-<user>)."`
-	Timeout cli.Duration     `default:"10s" placeholder:"DURATION" help:"Interrupt the command after this long without output (seconds, or 90s, 2m; 0 = never)."`
-	MaxTime cli.Duration     `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (0 = never)."`
+	Timeout cli.Duration     `default:"10s" placeholder:"DURATION" help:"Interrupt the command after this long without output; output on stderr counts too (default ${default}; seconds, or 90s, 2m; 0 = never). Give a quiet build or test more, e.g. --timeout 60."`
+	MaxTime cli.Duration     `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (default ${default}; 0 = never)."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
 	REPLStart replStart `embed:""`

@@ -192,6 +192,39 @@ func TestHelpExplainsWordsAndExitCodes(t *testing.T) {
 	expectCode(t, r, 0)
 }
 
+func TestHelpShowsTheTimeoutDefaults(t *testing.T) {
+	b := newWorld(t)
+	help := b.send("--help").stdout
+	for _, c := range []struct{ flag, wants string }{
+		{"--timeout", "default 10s|stderr counts"},
+		{"--max-time", "default 120s"},
+	} {
+		entry := flagHelp(help, c.flag)
+		for _, want := range strings.Split(c.wants, "|") {
+			if !strings.Contains(entry, want) {
+				t.Errorf("the help of %s lacks %q: %q", c.flag, want, entry)
+			}
+		}
+	}
+}
+
+// flagHelp is the entry of a flag in --help, its lines joined.
+func flagHelp(help, flag string) string {
+	var entry []string
+	for _, line := range strings.Split(help, "\n") {
+		field := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(field, flag+"="):
+			entry = append(entry, field)
+		case len(entry) > 0 && field != "" && !strings.HasPrefix(field, "-"):
+			entry = append(entry, field)
+		case len(entry) > 0:
+			return strings.Join(strings.Fields(strings.Join(entry, " ")), " ")
+		}
+	}
+	return strings.Join(entry, " ")
+}
+
 func TestSessionFlagAndVariableChooseTheBridge(t *testing.T) {
 	b := newWorld(t, withEnv("PTYBRIDGE_SESSION", "other"))
 	b.name = "other"
