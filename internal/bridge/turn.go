@@ -36,8 +36,11 @@ func connect(b Bridge) (*relay.Client, error) {
 		return rc, nil
 	}
 	path, err := b.ensureRelay()
-	if errors.Is(err, errNoSession) || errors.Is(err, tmux.ErrNoTmux) {
+	if errors.Is(err, tmux.ErrNoTmux) {
 		return nil, &failure.Error{Verbatim: NoBridgeMessage}
+	}
+	if errors.Is(err, errNoSession) {
+		return nil, b.missingError()
 	}
 	if err != nil {
 		return nil, failure.From(err)

@@ -149,20 +149,22 @@ func TestConcurrentCallsAreServedOneAtATime(t *testing.T) {
 func TestNoBridgePrintsTheAgentMessage(t *testing.T) {
 	b := newWorld(t)
 	r := b.send("--", "echo hi")
-	want := "Error: No PTY bridge session is running.\n" +
-		"\n" +
-		"You have used `ptysend`, but it currently has nowhere to send to.\n" +
-		"\n" +
-		"The user needs to start the interactive backing terminal using `ptybridge`.\n" +
-		"Do not try this yourself - instead, ask the user to do it for you.\n" +
-		"\n" +
-		"This is necessary for *interactive* commands - for example, sudo (requiring\n" +
-		"a password prompt). If you can avoid interactive tools, then prefer that.\n" +
-		"Otherwise, please ask the user now.\n"
-	if r.code != 125 || r.stdout != "" || r.stderr != want {
+	if r.code != 125 || r.stdout != "" || r.stderr != noBridgeMessage {
 		t.Fatalf("got:\n%v", r)
 	}
 }
+
+// noBridgeMessage is what ptysend says, word for word, when no bridge runs.
+const noBridgeMessage = "Error: No PTY bridge session is running.\n" +
+	"\n" +
+	"You have used `ptysend`, but it currently has nowhere to send to.\n" +
+	"\n" +
+	"The user needs to start the interactive backing terminal using `ptybridge`.\n" +
+	"Do not try this yourself - instead, ask the user to do it for you.\n" +
+	"\n" +
+	"This is necessary for *interactive* commands - for example, sudo (requiring\n" +
+	"a password prompt). If you can avoid interactive tools, then prefer that.\n" +
+	"Otherwise, please ask the user now.\n"
 
 func TestUsageErrorsExit125(t *testing.T) {
 	b := newWorld(t)
@@ -233,8 +235,41 @@ func TestSessionFlagAndVariableChooseTheBridge(t *testing.T) {
 	if got := b.run("--", "echo via-env"); got != "via-env\n" {
 		t.Fatalf("got %q", got)
 	}
-	if r := b.send("--session", "missing", "--", "true"); r.code != 125 || !strings.Contains(r.stderr, "No PTY bridge") {
-		t.Fatalf("a session that does not exist must read as no bridge, got:\n%v", r)
+}
+
+func TestAMissingSessionIsNamedBesideTheBridgesThatRun(t *testing.T) {
+	b := startBridge(t)
+	r := b.send("--session", "missing", "--", "true")
+	expectCode(t, r, 125)
+	if strings.Contains(r.stderr, "No PTY bridge session is running") {
+		t.Fatalf("a bridge runs: the message must not say none does:\n%v", r)
+	}
+	expectStderr(t, r,
+		`ptysend: error: no bridge session named "missing" is running; the bridge session that runs is "`+b.name+`"`,
+		"hint: to send there, use --session "+b.name+`; to have a bridge under the name "missing", ask the user to open it with: ptybridge --session missing`)
+
+	// Two bridges (the second opened as the hint says), and a tmux session
+	// of the user's that is no bridge.
+	b.openTerminal("--session", "second")
+	b.waitFor("the second bridge", func() bool { _, err := b.tmux("has-session", "-t", "=second"); return err == nil })
+	b.mustTmux("new-session", "-d", "-s", "not-a-bridge")
+	r = b.send("--session", "missing", "--", "true")
+	expectCode(t, r, 125)
+	expectStderr(t, r, `the bridge sessions that run are "`+b.name+`", "second"`)
+	if strings.Contains(r.stderr, "not-a-bridge") {
+		t.Fatalf("only bridge sessions are named:\n%v", r)
+	}
+	if got := b.run("--session", "second", "--", "echo second"); got != "second\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestNoBridgeMessageStandsWhenOnlyOtherTmuxSessionsRun(t *testing.T) {
+	b := newWorld(t)
+	b.mustTmux("new-session", "-d", "-s", "not-a-bridge")
+	r := b.send("--session", "missing", "--", "true")
+	if r.code != 125 || r.stderr != noBridgeMessage {
+		t.Fatalf("want the message for the agent, exactly, got:\n%v", r)
 	}
 }
 
