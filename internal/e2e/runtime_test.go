@@ -8,14 +8,19 @@ import (
 	"testing"
 )
 
-func TestRuntimeDirIsCreatedPrivate(t *testing.T) {
+func TestRuntimeDirAndRelaySocketArePrivate(t *testing.T) {
 	b := startBridge(t)
-	fi, err := os.Stat(b.runtimeDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if perm := fi.Mode().Perm(); perm != 0o700 {
-		t.Fatalf("runtime directory mode %04o, want 0700", perm)
+	for path, want := range map[string]os.FileMode{
+		b.runtimeDir(): 0o700,
+		filepath.Join(b.runtimeDir(), b.name+".sock"): 0o600,
+	} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := fi.Mode().Perm(); perm != want {
+			t.Errorf("%s: mode %04o, want %04o", path, perm, want)
+		}
 	}
 }
 
