@@ -24,6 +24,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
@@ -273,6 +274,9 @@ func newREPLState(req Request, command string) (*replState, error) {
 	if err != nil {
 		return nil, failure.From(err)
 	}
+	// Claimed, as a command's id is, before its script exists: no other
+	// call takes the script for a leftover (see rundir/calls.go).
+	rundir.Claim(req.Bridge.RuntimeDir, string(id))
 	st.ID, st.Script = id, filepath.Join(req.Bridge.RuntimeDir, string(id)+".repl.sh")
 	return st, nil
 }
