@@ -311,6 +311,19 @@ func TestREPLMisuseIsExplained(t *testing.T) {
 	b.run("--", "true")
 }
 
+func TestREPLClosePrintsNothingOnStdout(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	b.eval("x = 1")
+	r := b.send("--repl-close")
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("want exit 0 and no output (the >>> prompt is the human's):\n%v", r)
+	}
+	b.startFake()
+	b.closeREPL()
+}
+
 func TestCloseUsesStrongerMeansAndIsIdempotent(t *testing.T) {
 	b := startBridge(t)
 	b.startFake()
@@ -478,8 +491,8 @@ func TestCopyModeRefusesAnEvalKnownFromTheStream(t *testing.T) {
 // closeREPL closes the REPL and checks that the shell takes commands again.
 func (b *bridge) closeREPL() {
 	b.t.Helper()
-	if r := b.send("--repl-close"); r.code != 0 {
-		b.t.Fatalf("close:\n%v", r)
+	if r := b.send("--repl-close"); r.code != 0 || r.stdout != "" {
+		b.t.Fatalf("close: want exit 0 and nothing on stdout:\n%v", r)
 	}
 	if got := b.run("--", "echo shell is back"); got != "shell is back\n" {
 		b.t.Fatalf("after close, got %q", got)

@@ -202,6 +202,10 @@ func Close(req Request) (int, error) {
 		fmt.Fprintf(req.Stderr, "ptysend: the REPL %s had already exited; forgot it\n", st.Program)
 		return 0, nil
 	}
+	// What the REPL shows on its way out (its prompt, which Ctrl-D's
+	// newline finishes; a goodbye) is for the human: --repl-close prints
+	// nothing on stdout.
+	req.Stdout = io.Discard
 	r := newREPLRun(req, rc, st, start)
 	defer r.stop()
 	return r.close()
