@@ -91,7 +91,7 @@ func (m *command) Run(c call) (int, error) {
 // replStart starts a REPL: ptysend --repl-start CMD [--prompt REGEX].
 type replStart struct {
 	Cmd          string `name:"repl-start" placeholder:"CMD" help:"Start the REPL CMD in the shared terminal; returns when its prompt shows."`
-	Prompt       string `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset)."`
+	Prompt       string `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset's prompt; its continuation prompt stays unless --continuation is given)."`
 	Continuation string `placeholder:"REGEX" help:"With --prompt: the REPL's continuation prompt (python's '... '), if it has one."`
 }
 

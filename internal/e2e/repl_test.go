@@ -100,6 +100,23 @@ func TestPythonREPLStartEvalClose(t *testing.T) {
 	}
 }
 
+func TestPromptFlagKeepsThePresetsContinuationPrompt(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	if r := b.send("--repl-start", "python3", "--prompt", "^>>> "); r.code != 0 {
+		t.Fatalf("start:\n%v", r)
+	}
+	// python's "... " is still known: the block is closed with an empty
+	// line, not left to the no-output timeout.
+	if got := b.eval("def twice(n):\n    return n * 2"); got != "" {
+		t.Fatalf("def: got %q", got)
+	}
+	if got := b.eval("twice(21)"); got != "42\n" {
+		t.Fatalf("got %q", got)
+	}
+	b.closeREPL()
+}
+
 func TestFakeREPLCases(t *testing.T) {
 	b := startBridge(t)
 	r := b.startFake()

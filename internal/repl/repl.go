@@ -260,8 +260,14 @@ func refuseSecondREPL(b bridge.Bridge, panePID int) error {
 func newREPLState(req Request, command string) (*replState, error) {
 	preset, _ := presetFor(command)
 	st := &replState{Command: command, Program: replProgram(command), Prompt: preset.Prompt, Continuation: preset.Continuation}
+	// --prompt replaces the preset's prompt; its continuation prompt stays
+	// unless --continuation replaces it too (python's "... " must not be
+	// lost to a --prompt '^>>> ').
 	if req.Prompt != "" {
-		st.Prompt, st.Continuation = req.Prompt, req.Continuation
+		st.Prompt = req.Prompt
+	}
+	if req.Continuation != "" {
+		st.Continuation = req.Continuation
 	}
 	if st.Prompt == "" {
 		return nil, &failure.Error{
