@@ -58,7 +58,8 @@ sees every evaluation:
   --repl-eval EXPR   types EXPR (one or several lines) into it and prints the
                      response, without the echoed input and prompts; exit 0,
                      124 on a timeout (the evaluation gets Ctrl-C, the REPL stays
-                     usable), 125 when the REPL died
+                     usable), 125 when the REPL died, or waits for input on a
+                     line that is not its prompt (input(): the user answers)
   --repl-close       leaves it (Ctrl-D, then SIGTERM, SIGKILL) and returns when
                      the shell is back; closing when none is open is harmless
 While a REPL runs, "ptysend -- CMD" is refused: close the REPL first.

@@ -117,6 +117,63 @@ func TestPromptFlagKeepsThePresetsContinuationPrompt(t *testing.T) {
 	b.closeREPL()
 }
 
+func TestAREPLWaitingOnAnotherLineSaysSoInsteadOfTimingOut(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	// The evaluation asks a question: the REPL waits on a line that is no
+	// prompt of its own. (A --timeout that would fire long after.)
+	r := b.send("--timeout", "30", "--repl-eval", `name = input("Your name: ")`)
+	expectCode(t, r, 125)
+	expectStderr(t, r, `the REPL python waits for input on the line "Your name: "`, "ask the user to answer it", "hint: ")
+	// It is left waiting, for the user to answer.
+	b.terms[0].typeKeys("Ada\r")
+	b.waitFor("the user's answer to be taken", func() bool { return b.send("--repl-eval", "name").stdout == "'Ada'\n" })
+	b.closeREPL()
+
+	// A REPL reading its terminal in cooked mode, without a line editor.
+	b.startFake()
+	r = b.send("--timeout", "30", "--repl-eval", "ask Continue? [y/N]")
+	expectCode(t, r, 125)
+	expectStderr(t, r, `the REPL `, `waits for input on the line "Continue? [y/N] "`)
+	b.terms[0].typeKeys("y\r")
+	b.waitFor("the user's answer to be taken", func() bool { return b.send("--repl-eval", "echo next").stdout == "next\n" })
+	b.closeREPL()
+
+	// A continuation prompt that ptysend was told wrong.
+	if r := b.send("--repl-start", "python3", "--prompt", "^>>> ", "--continuation", "^more> "); r.code != 0 {
+		t.Fatalf("start:\n%v", r)
+	}
+	r = b.send("--timeout", "30", "--repl-eval", "def twice(n):\n    return n * 2")
+	expectCode(t, r, 125)
+	expectStderr(t, r, `waits for input on the line "... "`, "--continuation REGEX")
+	b.closeREPL()
+}
+
+func TestAQuietEvaluationIsNotTakenForAREPLWaitingForInput(t *testing.T) {
+	needProgram(t, "python3")
+	needProgram(t, "node")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	// Blocked reading a TCP socket, quiet for two seconds, on a line that
+	// is no prompt: the kernel's wait looks like a terminal read's.
+	b.eval("import socket, threading\n" +
+		"server = socket.create_server(('127.0.0.1', 0))\n" +
+		"client = socket.create_connection(server.getsockname())\n" +
+		"peer, _ = server.accept()")
+	if got := b.eval("print('fetching', end='', flush=True); threading.Timer(2, peer.send, [b'x']).start(); print(client.recv(1))"); got != "fetchingb'x'\n" {
+		t.Fatalf("got %q", got)
+	}
+	b.closeREPL()
+	// node waits in its event loop, with its line editor on, while it
+	// awaits a timer as while it waits for input.
+	b.run("--repl-start", "node")
+	if got := b.eval("process.stdout.write('loading'); await new Promise(r => setTimeout(r, 2000)); 'done'"); !strings.Contains(got, "'done'") {
+		t.Fatalf("got %q", got)
+	}
+	b.closeREPL()
+}
+
 func TestFakeREPLCases(t *testing.T) {
 	b := startBridge(t)
 	r := b.startFake()

@@ -153,6 +153,7 @@ func Eval(req Request, expr string) (int, error) {
 	if err := r.typeInput(lines); err != nil {
 		return 0, failure.From(err)
 	}
+	r.watchStuck = true
 	return r.awaitResponse()
 }
 
@@ -175,6 +176,8 @@ func (r *replRun) awaitResponse() (int, error) {
 			return r.cancelIncomplete()
 		case o.kind == timedOut || o.kind == signalled:
 			return r.interrupt(o)
+		case o.kind == stuck:
+			return 0, r.stuckError(o)
 		}
 		return r.failed(o)
 	}
