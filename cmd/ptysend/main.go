@@ -35,6 +35,9 @@ in its syntax:
   ptysend -- 'set -x MODE dev; for f in *.go; wc -l $f; end'         # fish
 Other shells (tcsh, nu, pwsh...) are refused with exit 125.
 
+Concurrent calls run one at a time; a call that has to wait says on stderr
+which call holds the terminal, and since when.
+
 The terminal is the user's: ptysend types nothing while the user runs
 something, has a half-typed line or scrolls back; it exits 125 and the
 "hint:" line says what to ask the user. A command waiting for the user (a
@@ -121,6 +124,7 @@ func run(args []string) int {
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}
+	b.Call = m.typed()
 	status, err := m.Run(f.call(b))
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)

@@ -20,6 +20,9 @@ type mode interface {
 	chosen() bool
 	// check refuses flags that do not fit the mode, before anything runs.
 	check() error
+	// typed is the call as the agent typed it, for the calls that queue
+	// behind it ("make test", "--repl-eval 1 + 1").
+	typed() string
 	Run(c call) (int, error)
 }
 
@@ -76,6 +79,8 @@ func (m *command) check() error {
 	return nil
 }
 
+func (m *command) typed() string { return strings.Join(m.Words, " ") }
+
 func (m *command) Run(c call) (int, error) {
 	return session.Send(session.Request{
 		Bridge:  c.Bridge,
@@ -104,6 +109,8 @@ func (m *replStart) check() error {
 	return nil
 }
 
+func (m *replStart) typed() string { return "--repl-start " + m.Cmd }
+
 func (m *replStart) Run(c call) (int, error) {
 	req := replRequest(c)
 	req.Prompt, req.Continuation = m.Prompt, m.Continuation
@@ -124,6 +131,8 @@ func (m *replEval) check() error {
 	return nil
 }
 
+func (m *replEval) typed() string { return "--repl-eval " + *m.Expr }
+
 func (m *replEval) Run(c call) (int, error) { return repl.Eval(replRequest(c), *m.Expr) }
 
 // replClose leaves the running REPL: ptysend --repl-close.
@@ -131,8 +140,9 @@ type replClose struct {
 	Close bool `name:"repl-close" help:"Leave the running REPL; harmless when none runs."`
 }
 
-func (m *replClose) chosen() bool { return m.Close }
-func (m *replClose) check() error { return nil }
+func (m *replClose) chosen() bool  { return m.Close }
+func (m *replClose) check() error  { return nil }
+func (m *replClose) typed() string { return "--repl-close" }
 
 func (m *replClose) Run(c call) (int, error) { return repl.Close(replRequest(c)) }
 

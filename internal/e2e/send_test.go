@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -143,6 +146,51 @@ func TestConcurrentCallsAreServedOneAtATime(t *testing.T) {
 		if r.code != 0 || r.stdout != want.String() {
 			t.Errorf("caller %d got:\n%v", i, r)
 		}
+	}
+}
+
+func TestACallThatWaitsBehindAnotherSaysWhatHoldsTheTerminal(t *testing.T) {
+	b := startBridge(t)
+	// The first call holds the terminal until its stdin ends.
+	in, feed := io.Pipe()
+	first := b.ptysend(in, "--", "cat >/dev/null; echo first")
+	var firstOut, firstErr lockedBuffer
+	first.Stdout, first.Stderr = &firstOut, &firstErr
+	must(t, first.Start())
+	b.waitFor("the first call's cat to run", func() bool { return b.paneCommand() == "cat" })
+
+	second := b.ptysend(nil, "--", "echo second")
+	var secondOut, secondErr lockedBuffer
+	second.Stdout, second.Stderr = &secondOut, &secondErr
+	must(t, second.Start())
+	b.waitFor("the second call to say that it waits", func() bool { return strings.Contains(secondErr.String(), "\n") })
+	notice := regexp.MustCompile(`^ptysend: waiting: another ptysend call, "cat >/dev/null; echo first", holds the shared terminal ` +
+		`since \d\d:\d\d:\d\d \(\d+s ago\); this call runs when it is done\n$`)
+	if !notice.MatchString(secondErr.String()) {
+		t.Fatalf("the waiting call must say behind what, since when; got %q", secondErr.String())
+	}
+	// A call whose --max-time passes in the queue says behind what.
+	r := b.send("--max-time", "0.5", "--", "echo never")
+	expectCode(t, r, 124)
+	expectStderr(t, r, `--max-time 500ms passed while another ptysend call, "cat >/dev/null; echo first", was using the shared terminal; nothing was run`)
+
+	feed.Close()
+	must(t, first.Wait())
+	must(t, second.Wait())
+	if firstOut.String() != "first\n" || firstErr.String() != "" {
+		t.Fatalf("the first call waited for nobody: stdout %q, stderr %q", firstOut.String(), firstErr.String())
+	}
+	if secondOut.String() != "second\n" || !notice.MatchString(secondErr.String()) {
+		t.Fatalf("the second call: stdout %q, stderr %q", secondOut.String(), secondErr.String())
+	}
+	// A call that waits for nobody says nothing, even when its relay had
+	// to be started anew (the greeting is slow then).
+	if r = b.send("--", "echo alone"); r.stderr != "" {
+		t.Fatalf("got:\n%v", r)
+	}
+	must(t, syscall.Kill(relayPID(t, b), syscall.SIGKILL))
+	if r = b.send("--", "echo repaired"); r.stdout != "repaired\n" || r.stderr != "" {
+		t.Fatalf("got:\n%v", r)
 	}
 }
 
