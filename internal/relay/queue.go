@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The queue of concurrent calls speaks for itself: a client whose turn
@@ -40,6 +42,33 @@ type Queued struct {
 	Since time.Time
 	// Call is what the holder runs, as the agent typed it; "" while unknown.
 	Call string
+}
+
+// dropHungUp forgets the clients that have hung up and whose watch has
+// not noticed yet: a call that comes right after the previous one ended
+// (the agent's next command) must not be queued behind it, nor told that
+// it waits. Call with r.mu held.
+func (r *relay) dropHungUp() {
+	for _, c := range append([]conn{r.current}, r.queue...) {
+		if c != nil && hungUp(c) {
+			r.drop(c)
+		}
+	}
+}
+
+// hungUp reports whether the peer of c has closed its end.
+func hungUp(c conn) bool {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return true
+	}
+	gone := false
+	raw.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+		n, err := unix.Poll(fds, 0)
+		gone = err == nil && n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLRDHUP|unix.POLLERR) != 0
+	})
+	return gone
 }
 
 // declare records what the current client runs; any other client's

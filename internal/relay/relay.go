@@ -141,6 +141,7 @@ func (r *relay) acceptLoop(ln *unixListener) {
 			continue
 		}
 		r.mu.Lock()
+		r.dropHungUp()
 		r.queue = append(r.queue, c)
 		r.promote()
 		if r.current != c {

@@ -186,4 +186,15 @@ func TestAQueuedClientHearsAtOnceWhatHoldsThePane(t *testing.T) {
 	if len(thirdHeard) == 0 || thirdHeard[0].Ahead != 2 || thirdHeard[0].Call != "make test" {
 		t.Fatalf("the third client: %+v", thirdHeard)
 	}
+	// A client that comes right after the holder hung up (the agent's next
+	// call) waits for nobody, whether or not the relay noticed the hang-up.
+	for range 20 {
+		third.Close()
+		next := dial()
+		var told []Queued
+		if err := next.WaitTurn(time.Time{}, func(q Queued) { told = append(told, q) }); err != nil || told != nil {
+			t.Fatalf("the next call: %v, told %+v", err, told)
+		}
+		third = next
+	}
 }
