@@ -87,7 +87,10 @@ func callID(name string) (string, bool) {
 		return "", false
 	}
 	switch ext {
-	case "sock", "mode", "hooked", "repl.json", "repl.json.tmp":
+	case "sock", "mode", "hooked", "repl.json", "repl.json.tmp", "pane", "pane.tmp":
+		return "", false
+	}
+	if strings.HasPrefix(ext, "job-") { // a job's keeper socket (internal/jobs)
 		return "", false
 	}
 	return id, true
