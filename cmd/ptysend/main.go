@@ -85,11 +85,15 @@ type flags struct {
 	MaxTime cli.Duration     `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (default ${default}; 0 = never)."`
 	Raw     bool             `help:"Print the command's terminal output byte for byte (colours, \\r\\n line endings, progress-bar redraws) instead of clean text."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
+	JSON    bool             `name:"json" help:"With --jobs, --job-output or --job-screen: print JSON."`
 
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
 	REPLClose replClose `embed:""`
 	Command   command   `embed:""`
+
+	// The modes of long-running jobs (jobs.go).
+	jobModes `embed:""`
 
 	cli.RelayFlags `embed:""`
 }

@@ -33,30 +33,52 @@ type call struct {
 	Stdin            *os.File
 	Stdout, Stderr   io.Writer
 	Raw              bool
+	// JSON is --json, for the modes that can print it (printsJSON).
+	JSON bool
 }
+
+// printsJSON is a mode that can answer in JSON (--json).
+type printsJSON interface{ printsJSON() }
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Command}
+	return append([]mode{&f.REPLStart, &f.REPLEval, &f.REPLClose}, append(f.jobModes.modes(), &f.Command)...)
 }
 
 // mode is the one mode the command line asks for.
 func (f *flags) mode() (mode, error) {
 	var chosen []mode
 	for _, m := range f.modes() {
+		if tw, ok := m.(takesWords); ok && m.chosen() {
+			tw.takeWords(words(f.Command.Words))
+			f.Command.Words = nil
+		}
+	}
+	for _, m := range f.modes() {
 		if m.chosen() {
 			chosen = append(chosen, m)
 		}
 	}
+	f.JobWait.since = f.JobOutput.Since
+	if err := f.jobModes.misplaced(); err != nil {
+		return nil, err
+	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, the --job modes, or -- WORDS, not several")
+	case f.JSON && (len(chosen) == 0 || !isJSONMode(chosen[0])):
+		return nil, errors.New("--json goes with --jobs, --job-output or --job-screen")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
 		return nil, errors.New("no command given")
 	}
 	return chosen[0], chosen[0].check()
+}
+
+func isJSONMode(m mode) bool {
+	_, ok := m.(printsJSON)
+	return ok
 }
 
 // command runs shell code in the shared terminal: ptysend -- WORDS.
@@ -162,6 +184,6 @@ func (f *flags) call(b bridge.Bridge) call {
 		Bridge:  b,
 		Timeout: time.Duration(f.Timeout), MaxTime: time.Duration(f.MaxTime),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Raw: f.Raw,
+		Raw: f.Raw, JSON: f.JSON,
 	}
 }

@@ -1,0 +1,570 @@
+package jobs
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/limits"
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/relay"
+	"github.com/ptybridge/ptybridge/internal/tmux"
+)
+
+// KeeperArgs are what pipe-pane starts the keeper with (hidden flags of
+// ptysend).
+type KeeperArgs struct {
+	Socket  string // where to listen
+	Name    string
+	Pane    string // the window's pane id
+	PanePID int    // its process: the supervisor
+	ID      markers.ID
+	Ready   string // the fifo on which ptysend --job waits for the job to run
+	Command string // the job's command, shortened, for --jobs
+}
+
+// The keeper's standard input is the raw output of the job's window
+// (pipe-pane -O), lossless whatever the scrollback; its standard output
+// is the window's input (pipe-pane -I), on which it types what clients
+// send. Nothing else may ever be written there. It serves until the
+// window closes (its input ends), then removes its socket and exits:
+// a job's output lives as long as its window.
+
+// RunKeeper runs the keeper of a job's window on the process's standard
+// input and output.
+func RunKeeper(a KeeperArgs) error {
+	return runKeeper(a, os.Stdin, os.Stdout)
+}
+
+type jobState int
+
+const (
+	starting jobState = iota // no START marker yet
+	running
+	ended
+)
+
+type keeper struct {
+	KeeperArgs
+	keys   io.Writer
+	typing sync.Mutex
+
+	mu      sync.Mutex
+	changed *sync.Cond // broadcast on new output, the end, the window's close, a hang-up
+	out     *Buffer
+	errOut  *Buffer
+	split   *frameSplitter
+	ext     *markers.Extractor
+	tracker markers.Tracker
+	state   jobState
+	gone    bool // the window closed
+	status  int
+	// lastErr: the job's stderr was written last (for its last line).
+	lastErr            bool
+	started, endedAt   time.Time
+	stoppedBy          string
+	waiters            int
+	endedCh, startedCh chan struct{}
+}
+
+func runKeeper(a KeeperArgs, in io.Reader, keys io.Writer) error {
+	k := &keeper{KeeperArgs: a, keys: keys,
+		out: NewBuffer(OutputBound, OutputHead), errOut: NewBuffer(StderrBound, StderrHead),
+		endedCh: make(chan struct{}), startedCh: make(chan struct{})}
+	k.changed = sync.NewCond(&k.mu)
+	k.ext = markers.NewExtractor(a.ID, outSink{k})
+	k.split = newFrameSplitter(a.ID, k.ext, errSink{k})
+
+	// A keeper that listens replaces the socket of an ended job of the
+	// same name, whose window is closing (ptysend --job checked, under the
+	// name's lock).
+	os.Remove(a.Socket)
+	ln, err := relay.Listen(a.Socket)
+	if err != nil {
+		k.tellReady("error the job's keeper could not listen: " + err.Error())
+		io.Copy(io.Discard, in) // keep the window's pipe drained
+		return err
+	}
+	mine, _ := os.Stat(a.Socket)
+	go k.acceptLoop(ln)
+	go k.tellReadyOnStart()
+	go k.watchSupervisor()
+
+	buf := make([]byte, 64*1024)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			k.feed(buf[:n])
+		}
+		if err != nil {
+			break
+		}
+	}
+	ln.Close()
+	if now, err := os.Stat(a.Socket); err == nil && mine != nil && os.SameFile(mine, now) {
+		os.Remove(a.Socket)
+	}
+	k.mu.Lock()
+	k.gone = true
+	k.changed.Broadcast()
+	k.mu.Unlock()
+	// Followers are told the window is gone; give them a moment to hear it.
+	time.Sleep(50 * time.Millisecond)
+	return nil
+}
+
+// outSink and errSink keep the job's output and stderr; k.mu is held.
+type outSink struct{ k *keeper }
+type errSink struct{ k *keeper }
+
+func (s outSink) Write(p []byte) (int, error) {
+	s.k.lastErr = false
+	return s.k.out.Write(p)
+}
+
+func (s errSink) Write(p []byte) (int, error) {
+	s.k.lastErr = true
+	return s.k.errOut.Write(p)
+}
+
+// feed takes the next chunk of the window's stream.
+func (k *keeper) feed(p []byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.tracker.Write(p)
+	k.split.Write(p)
+	if k.state == starting && k.ext.Started() {
+		k.state, k.started = running, time.Now()
+		close(k.startedCh)
+	}
+	if k.state == running && k.ext.Done() {
+		k.end(k.ext.Status())
+	}
+	k.changed.Broadcast()
+}
+
+// end records the job's end. Call with k.mu held.
+func (k *keeper) end(status int) {
+	if k.state == ended {
+		return
+	}
+	if k.state == starting {
+		k.started = time.Now()
+		close(k.startedCh)
+	}
+	k.state, k.status, k.endedAt = ended, status, time.Now()
+	close(k.endedCh)
+	k.changed.Broadcast()
+}
+
+// tellReadyOnStart tells ptysend --job, on the ready fifo, that the job
+// runs: its START marker came.
+func (k *keeper) tellReadyOnStart() {
+	select {
+	case <-k.startedCh:
+		k.tellReady("ok")
+	case <-time.After(readyLimit):
+	}
+}
+
+// readyLimit bounds the wait for a job to start.
+const readyLimit = 20 * time.Second
+
+// tellReady writes msg to the ready fifo, if ptysend still waits there.
+func (k *keeper) tellReady(msg string) {
+	if k.Ready == "" {
+		return
+	}
+	f, err := os.OpenFile(k.Ready, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return
+	}
+	f.Write([]byte(msg + "\n"))
+	f.Close()
+}
+
+// watchSupervisor notices a supervisor that died without an END marker
+// (killed): the job is over, and its status is what tmux saw, if anything.
+func (k *keeper) watchSupervisor() {
+	exited := proc.ExitOf(k.PanePID)
+	if exited == nil {
+		return
+	}
+	<-exited
+	select {
+	case <-k.endedCh:
+		return
+	case <-time.After(300 * time.Millisecond):
+	}
+	status := -1
+	if out, err := tmux.Run("display-message", "-p", "-t", k.Pane, "#{pane_dead_status}"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(out)); err == nil {
+			status = n
+		}
+	}
+	k.mu.Lock()
+	k.end(status)
+	k.mu.Unlock()
+}
+
+func (k *keeper) acceptLoop(ln *relay.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		if !relay.SameUser(c) {
+			c.Close()
+			continue
+		}
+		go k.serve(c)
+	}
+}
+
+// serve answers one client's requests until it hangs up.
+func (k *keeper) serve(c *os.File) {
+	defer c.Close()
+	r := bufio.NewReaderSize(c, 4096)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			return
+		}
+		var answer error
+		switch {
+		case f[0] == "info" && len(f) == 1:
+			answer = writeJSON(c, k.info())
+		case f[0] == "read" && len(f) == 3:
+			answer = k.read(c, f[1], f[2])
+		case f[0] == "follow" && len(f) == 3:
+			k.follow(c, r, f[1], f[2])
+			return
+		case f[0] == "send" && len(f) == 3:
+			answer = k.send(c, f[1], f[2] == "1")
+		case f[0] == "type" && len(f) == 2:
+			answer = k.typeHex(c, f[1])
+		case f[0] == "stop" && len(f) == 1:
+			k.stop(c)
+			return
+		case f[0] == "close" && len(f) == 1:
+			k.closeWindow(c)
+			return
+		default:
+			answer = replyError(c, "unknown request")
+		}
+		if answer != nil {
+			return
+		}
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func replyError(w io.Writer, msg string) error {
+	_, err := fmt.Fprintf(w, "error %x\n", msg)
+	return err
+}
+
+func (k *keeper) info() Info {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	info := Info{Name: k.Name, Command: k.Command, Running: k.state != ended, Started: k.started,
+		OutputBytes: k.out.Total(), StderrBytes: k.errOut.Total(), Pane: k.Pane, StoppedBy: k.stoppedBy, Waiters: k.waiters}
+	end := time.Now()
+	if k.state == ended {
+		st, at := k.status, k.endedAt
+		info.Status, info.Ended, end = &st, &at, at
+	}
+	if !k.started.IsZero() {
+		info.Runtime = end.Sub(k.started).Seconds()
+	}
+	last := k.out
+	if k.lastErr {
+		last = k.errOut
+	}
+	info.LastLine = lastLine(last.Tail(4096))
+	return info
+}
+
+// lastLine is the last line with text of raw output, as clean text.
+func lastLine(raw []byte) string {
+	lines := strings.Split(cleantext.String(string(raw)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if s := strings.TrimSpace(lines[i]); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func (k *keeper) buffer(stream string) (*Buffer, bool) {
+	switch stream {
+	case "out":
+		return k.out, true
+	case "err":
+		return k.errOut, true
+	}
+	return nil, false
+}
+
+func (k *keeper) read(w io.Writer, stream, sinceText string) error {
+	since, err := strconv.ParseInt(sinceText, 10, 64)
+	buf, ok := k.buffer(stream)
+	if err != nil || !ok {
+		return replyError(w, "bad read request")
+	}
+	k.mu.Lock()
+	segs := buf.Read(since)
+	h := readHeader{Total: buf.Total(), Ended: k.state == ended}
+	k.mu.Unlock()
+	for _, s := range segs {
+		h.Segments = append(h.Segments, segmentHead{s.Offset, len(s.Data)})
+	}
+	if err := writeJSON(w, h); err != nil {
+		return err
+	}
+	for _, s := range segs {
+		if _, err := w.Write(s.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// follow sends the output from the given offsets on, and then what comes
+// as it comes: a waiting client hears of a new line the moment the keeper
+// reads it, never a polling interval later.
+func (k *keeper) follow(c *os.File, r *bufio.Reader, outText, errText string) {
+	outPos, err1 := strconv.ParseInt(outText, 10, 64)
+	errPos, err2 := strconv.ParseInt(errText, 10, 64)
+	if err1 != nil || err2 != nil {
+		replyError(c, "bad follow request")
+		return
+	}
+	hungUp := false
+	go func() {
+		io.Copy(io.Discard, r) // a follow is the last request: this is the hang-up
+		k.mu.Lock()
+		hungUp = true
+		k.changed.Broadcast()
+		k.mu.Unlock()
+	}()
+	k.mu.Lock()
+	k.waiters++
+	defer func() {
+		k.waiters--
+		k.mu.Unlock()
+	}()
+	if errPos < 0 {
+		errPos = k.errOut.Total()
+	}
+	w := bufio.NewWriterSize(c, 64*1024)
+	for {
+		for !hungUp && !k.gone && k.state != ended && k.out.Total() <= outPos && k.errOut.Total() <= errPos {
+			k.changed.Wait()
+		}
+		if hungUp {
+			return
+		}
+		outSegs, errSegs := k.newSegments(k.out, &outPos), k.newSegments(k.errOut, &errPos)
+		done, status, gone := k.state == ended, k.status, k.gone
+		k.mu.Unlock()
+		err := writeEvents(w, "out", outSegs)
+		if err == nil {
+			err = writeEvents(w, "err", errSegs)
+		}
+		if err == nil && done {
+			_, err = fmt.Fprintf(w, "end %d\n", status)
+		} else if err == nil && gone {
+			_, err = fmt.Fprintf(w, "gone\n")
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		k.mu.Lock()
+		if err != nil || done || gone {
+			return
+		}
+	}
+}
+
+// newSegments reads what buf got after *pos and moves *pos to its end.
+// Call with k.mu held.
+func (k *keeper) newSegments(buf *Buffer, pos *int64) []Segment {
+	if buf.Total() <= *pos {
+		return nil
+	}
+	segs := buf.Read(*pos)
+	*pos = buf.Total()
+	return segs
+}
+
+func writeEvents(w io.Writer, stream string, segs []Segment) error {
+	for _, s := range segs {
+		if len(s.Data) == 0 {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "%s %d %d\n", stream, s.Offset, len(s.Data)); err != nil {
+			return err
+		}
+		if _, err := w.Write(s.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// typeKeys types keys into the window.
+func (k *keeper) typeKeys(keys string) error {
+	k.typing.Lock()
+	defer k.typing.Unlock()
+	_, err := io.WriteString(k.keys, keys)
+	return err
+}
+
+func (k *keeper) typeHex(w io.Writer, hexKeys string) error {
+	keys, err := hex.DecodeString(hexKeys)
+	if err != nil {
+		return replyError(w, "bad keys")
+	}
+	if err := k.typeKeys(string(keys)); err != nil {
+		return replyError(w, "typing into the job's window: "+err.Error())
+	}
+	_, err = io.WriteString(w, "ok\n")
+	return err
+}
+
+func (k *keeper) send(w io.Writer, hexText string, enter bool) error {
+	text, err := hex.DecodeString(hexText)
+	if err != nil {
+		return replyError(w, "bad text")
+	}
+	k.mu.Lock()
+	paste := k.tracker.Paste()
+	k.mu.Unlock()
+	if err := k.typeKeys(typedText(string(text), paste, enter)); err != nil {
+		return replyError(w, "typing into the job's window: "+err.Error())
+	}
+	_, err = io.WriteString(w, "ok\n")
+	return err
+}
+
+// Bracketed paste wraps a paste in these (xterm's, as tmux sends them).
+const (
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
+)
+
+// typedText is text typed as tmux's paste-buffer (-p) types it, then
+// Enter: newlines become "\r" (Enter), and when the program has turned
+// bracketed paste on, the text is bracketed, so that its line editor takes
+// several lines as one edit and a TAB as text. Nothing in the text can
+// end the paste early: a paste-end sequence in it is dropped. No word is
+// a key name: the text is typed as it is.
+func typedText(text string, paste markers.PasteMode, enter bool) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\n", "\r")
+	if paste == markers.PasteOn && text != "" {
+		text = pasteStart + strings.ReplaceAll(text, pasteEnd, "") + pasteEnd
+	}
+	if enter {
+		text += "\r"
+	}
+	return text
+}
+
+// Interrupt keys, typed into the window's input, where the terminal's
+// line discipline turns them into SIGINT and SIGQUIT for the job's
+// process group.
+const (
+	ctrlC         = "\x03"
+	ctrlBackslash = "\x1c"
+)
+
+// stop runs the two-phase kill: Ctrl-C, then Ctrl-\ if the job still runs
+// limits.KillGrace later, then SIGKILL to its process group (the
+// supervisor sends it on SIGUSR1). The client hears the status and how the
+// job stopped; then the window goes.
+func (k *keeper) stop(w io.Writer) {
+	how := ""
+	k.mu.Lock()
+	isRunning := k.state != ended
+	k.mu.Unlock()
+	switch {
+	case !isRunning:
+		how = "it had ended already"
+	case k.interruptWith(func() { k.typeKeys(ctrlC) }):
+		how = "Ctrl-C (SIGINT) stopped it"
+	case k.interruptWith(func() { k.typeKeys(ctrlBackslash) }):
+		how = "it ignored Ctrl-C; Ctrl-\\ (SIGQUIT) stopped it"
+	case k.interruptWith(func() { syscall.Kill(k.PanePID, syscall.SIGUSR1) }):
+		how = "it ignored Ctrl-C and Ctrl-\\; SIGKILL to its process group stopped it"
+	default:
+		syscall.Kill(k.PanePID, syscall.SIGKILL)
+		how = "it outlived SIGKILL to its process group; its window's process was killed"
+		k.mu.Lock()
+		k.end(128 + int(syscall.SIGKILL))
+		k.mu.Unlock()
+	}
+	k.mu.Lock()
+	status := k.status
+	if isRunning {
+		k.stoppedBy = how
+	}
+	k.mu.Unlock()
+	fmt.Fprintf(w, "stopped %d %x\n", status, how)
+	tmux.Run("kill-pane", "-t", k.Pane)
+}
+
+// interruptWith does what may stop the job and waits up to
+// limits.KillGrace for it to end.
+func (k *keeper) interruptWith(do func()) bool {
+	do()
+	select {
+	case <-k.endedCh:
+		return true
+	case <-time.After(limits.KillGrace):
+		return false
+	}
+}
+
+// closeWindow closes an ended job's window (a new job takes its name).
+func (k *keeper) closeWindow(w io.Writer) {
+	k.mu.Lock()
+	isRunning := k.state != ended
+	k.mu.Unlock()
+	if isRunning {
+		replyError(w, "the job is running")
+		return
+	}
+	if _, err := tmux.Run("kill-pane", "-t", k.Pane); err != nil && !tmux.IsMissingSession(err) {
+		replyError(w, err.Error())
+		return
+	}
+	io.WriteString(w, "ok\n")
+}
+
+// errNoKeeper: no keeper listens for that name.
+var errNoKeeper = errors.New("no job by that name")
