@@ -71,8 +71,13 @@ type keeper struct {
 	gone    bool // the window closed
 	status  int
 	// lastErr: the job's stderr was written last (for its last line).
-	lastErr            bool
+	lastErr bool
+	// inputEnded is closed once the window's stream ended and the socket
+	// is gone: a client told that the window closed finds no job by its
+	// name any more.
+	inputEnded         chan struct{}
 	started, endedAt   time.Time
+	lastFed            time.Time // when the stream last brought bytes
 	stoppedBy          string
 	waiters            int
 	endedCh, startedCh chan struct{}
@@ -81,7 +86,7 @@ type keeper struct {
 func runKeeper(a KeeperArgs, in io.Reader, keys io.Writer) error {
 	k := &keeper{KeeperArgs: a, keys: keys,
 		out: NewBuffer(OutputBound, OutputHead), errOut: NewBuffer(StderrBound, StderrHead),
-		endedCh: make(chan struct{}), startedCh: make(chan struct{})}
+		endedCh: make(chan struct{}), startedCh: make(chan struct{}), inputEnded: make(chan struct{})}
 	k.changed = sync.NewCond(&k.mu)
 	k.ext = markers.NewExtractor(a.ID, outSink{k})
 	k.split = newFrameSplitter(a.ID, k.ext, errSink{k})
@@ -119,8 +124,10 @@ func runKeeper(a KeeperArgs, in io.Reader, keys io.Writer) error {
 	k.gone = true
 	k.changed.Broadcast()
 	k.mu.Unlock()
-	// Followers are told the window is gone; give them a moment to hear it.
-	time.Sleep(50 * time.Millisecond)
+	close(k.inputEnded)
+	// Followers are told the window is gone, and a stop or close is
+	// answered: give them a moment.
+	time.Sleep(100 * time.Millisecond)
 	return nil
 }
 
@@ -142,6 +149,7 @@ func (s errSink) Write(p []byte) (int, error) {
 func (k *keeper) feed(p []byte) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.lastFed = time.Now()
 	k.tracker.Write(p)
 	k.split.Write(p)
 	if k.state == starting && k.ext.Started() {
@@ -150,6 +158,10 @@ func (k *keeper) feed(p []byte) {
 	}
 	if k.state == running && k.ext.Done() {
 		k.end(k.ext.Status())
+		// The supervisor waits for this before it exits (supervisor.go).
+		if k.PanePID > 0 {
+			syscall.Kill(k.PanePID, syscall.SIGUSR2)
+		}
 	}
 	k.changed.Broadcast()
 }
@@ -195,27 +207,85 @@ func (k *keeper) tellReady(msg string) {
 }
 
 // watchSupervisor notices a supervisor that died without an END marker
-// (killed): the job is over, and its status is what tmux saw, if anything.
+// (killed by someone): the job is over, and its status is what tmux saw,
+// if anything. A supervisor that ended normally printed END before it
+// exited, but the stream can lag well behind: tmux relays a big output
+// at its own pace, and it blocks for as long as libutempter takes to
+// update utmp as the pane's terminal closes (a second and more on a busy
+// machine). So only a stream that stays quiet after the exit, and after
+// an answer from tmux (which then is not blocked), tells that no END
+// will come.
 func (k *keeper) watchSupervisor() {
 	exited := proc.ExitOf(k.PanePID)
 	if exited == nil {
 		return
 	}
 	<-exited
-	select {
-	case <-k.endedCh:
-		return
-	case <-time.After(300 * time.Millisecond):
-	}
-	status := -1
-	if out, err := tmux.Run("display-message", "-p", "-t", k.Pane, "#{pane_dead_status}"); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(out)); err == nil {
+	go nudgeReaper(k.PanePID)
+	for {
+		if k.endedWithin(200*time.Millisecond) || !k.quietFor(time.Second) {
+			if k.ended() {
+				return
+			}
+			continue
+		}
+		status := -1
+		out, err := tmux.Run("display-message", "-p", "-t", k.Pane, "#{pane_dead_status}")
+		if n, err2 := strconv.Atoi(strings.TrimSpace(out)); err == nil && err2 == nil {
 			status = n
 		}
+		if k.endedWithin(300*time.Millisecond) || !k.quietFor(300*time.Millisecond) {
+			if k.ended() {
+				return
+			}
+			continue
+		}
+		k.mu.Lock()
+		k.end(status)
+		k.mu.Unlock()
+		return
 	}
+}
+
+// endedWithin waits up to d for the job's end.
+func (k *keeper) endedWithin(d time.Duration) bool {
+	select {
+	case <-k.endedCh:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func (k *keeper) ended() bool { return k.endedWithin(0) }
+
+// quietFor reports whether the stream brought nothing for d.
+func (k *keeper) quietFor(d time.Duration) bool {
 	k.mu.Lock()
-	k.end(status)
-	k.mu.Unlock()
+	defer k.mu.Unlock()
+	return time.Since(k.lastFed) >= d
+}
+
+// nudgeReaper makes sure tmux learns that the window's process ended.
+// tmux built with libutempter (Debian's is) loses a SIGCHLD that comes
+// while utempter's helper runs, which it does as the pane's terminal
+// closes, at the very moment its process exits (tmux issue #311): the
+// pane then stays without its exit status, and without the line that
+// says the job ended, for ever. While the process is a zombie its parent
+// has not reaped, the keeper nudges the parent (tmux) with SIGCHLD, as
+// tmux does itself after utempter_add_record. Only after a job ended,
+// and only while the zombie stays.
+func nudgeReaper(pid int) {
+	for range 500 { // 10 s at most
+		time.Sleep(20 * time.Millisecond)
+		f := statFields(pid)
+		if len(f) < 2 || f[0] != "Z" {
+			return
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil && ppid > 1 {
+			syscall.Kill(ppid, syscall.SIGCHLD)
+		}
+	}
 }
 
 func (k *keeper) acceptLoop(ln *relay.Listener) {
@@ -534,8 +604,22 @@ func (k *keeper) stop(w io.Writer) {
 		k.stoppedBy = how
 	}
 	k.mu.Unlock()
+	k.killWindow()
 	fmt.Fprintf(w, "stopped %d %x\n", status, how)
-	tmux.Run("kill-pane", "-t", k.Pane)
+}
+
+// killWindow closes the job's window and waits (a little) until the
+// keeper has seen its stream end and removed its socket.
+func (k *keeper) killWindow() error {
+	_, err := tmux.Run("kill-pane", "-t", k.Pane)
+	if err != nil && !tmux.IsMissingSession(err) {
+		return err
+	}
+	select {
+	case <-k.inputEnded:
+	case <-time.After(2 * time.Second):
+	}
+	return nil
 }
 
 // interruptWith does what may stop the job and waits up to
@@ -559,7 +643,7 @@ func (k *keeper) closeWindow(w io.Writer) {
 		replyError(w, "the job is running")
 		return
 	}
-	if _, err := tmux.Run("kill-pane", "-t", k.Pane); err != nil && !tmux.IsMissingSession(err) {
+	if err := k.killWindow(); err != nil {
 		replyError(w, err.Error())
 		return
 	}

@@ -43,7 +43,7 @@ func startTestKeeper(t *testing.T) *testKeeper {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	paneOut, feed := io.Pipe()
 	k := &testKeeper{t: t, sock: filepath.Join(dir, "k.sock"), feed: feed, keys: make(keysWriter, 16), done: make(chan error, 1)}
-	a := KeeperArgs{Socket: k.sock, Name: "web", Pane: "%9", PanePID: os.Getpid(), ID: testID, Command: "serve"}
+	a := KeeperArgs{Socket: k.sock, Name: "web", Pane: "%9", PanePID: 0, ID: testID, Command: "serve"}
 	go func() { k.done <- runKeeper(a, paneOut, k.keys) }()
 	if err := relay.WaitFor(k.sock, 10*time.Second); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,12 @@ type spec struct {
 //
 //	START marker, the job's output (stderr in frames), END marker
 //
+// It exits only once the keeper has read the END marker (the keeper says
+// so with SIGUSR2), because tmux may lose what the process of a pane
+// wrote last: when it learns of the exit before it has read all of the
+// pane's terminal, it closes the terminal with those bytes still on
+// their way, END among them.
+//
 // The window then shows tmux's remain-on-exit line: finished, and with
 // what status. The supervisor's own exit status is the job's, for tmux.
 // On SIGUSR1 (the keeper's last phase of --job-stop) it kills the job's
@@ -62,6 +68,8 @@ func RunSupervisor(path string) int {
 }
 
 func supervise(sp spec, tty *os.File, out *os.File) int {
+	ack := make(chan os.Signal, 1)
+	signal.Notify(ack, syscall.SIGUSR2)
 	// START comes first: everything the job prints lies after it.
 	out.WriteString(markers.Start(sp.ID))
 	status := runJob(sp, tty, out)
@@ -70,8 +78,15 @@ func supervise(sp spec, tty *os.File, out *os.File) int {
 	signal.Ignore(syscall.SIGTTOU)
 	unix.IoctlSetPointerInt(int(tty.Fd()), unix.TIOCSPGRP, syscall.Getpgrp())
 	out.WriteString(markers.End(sp.ID, status))
+	select {
+	case <-ack:
+	case <-time.After(endAckLimit):
+	}
 	return status
 }
+
+// endAckLimit bounds the wait for the keeper to read the END marker.
+const endAckLimit = 20 * time.Second
 
 // runJob runs the job and returns its exit status as a shell reports it
 // (128+N for a signal).
