@@ -74,6 +74,7 @@ func interactive(args []string) bool {
 
 func busyError(program string) error {
 	return &failure.Error{
+		Code: failure.ExitBusy,
 		Msg:  fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
 		Hint: fmt.Sprintf("ask the user to finish or quit %s in the ptybridge terminal (or press Ctrl-C there), then retry", program),
 	}

@@ -294,6 +294,7 @@ func runningREPL(b bridge.Bridge, panePID int) (*replState, error) {
 	}
 	if proc.TaskState(fmt.Sprintf("/proc/%d/stat", st.PID)) == 'T' {
 		return nil, &failure.Error{
+			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", st.Program, st.PID),
 			Hint: "ask the user to resume it with fg in the ptybridge terminal, then retry",
 		}
@@ -353,11 +354,13 @@ func (r *replRun) checkReady() error {
 	switch {
 	case start < 0 || !r.waitsForInputSoon():
 		return &failure.Error{
+			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the REPL %s is busy (not waiting at its prompt), so nothing was typed; the cursor line is %q", r.st.Program, line),
 			Hint: "wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close",
 		}
 	case strings.TrimSpace(line[end:]) != "":
 		return &failure.Error{
+			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.st.Program, line),
 			Hint: "ask the user to finish or clear their line in the ptybridge terminal, then retry",
 		}

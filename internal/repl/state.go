@@ -80,7 +80,9 @@ func (st *replState) inForeground(panePID int) bool {
 }
 
 // BusyError replaces the generic busy-pane error of `ptysend -- CMD`
-// when the program in the way is our own REPL.
+// when the program in the way is our own REPL. That refusal exits 125,
+// not 75 (failure.ExitBusy): it does not clear by itself, the agent has
+// to close the REPL or evaluate in it.
 func BusyError(b bridge.Bridge, panePID int, busy error) error {
 	st, err := loadREPL(b)
 	if err != nil || st == nil || !st.inForeground(panePID) {
