@@ -76,10 +76,17 @@ type flags struct {
 	MaxTime cli.Duration     `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (0 = never)."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
+	// Options that go with some of the modes only (modes.go).
+	JSON bool `name:"json" help:"With --screen: print one JSON object."`
+
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
 	REPLClose replClose `embed:""`
 	Command   command   `embed:""`
+
+	// The modes that talk to the human (human.go).
+	Screen screen `embed:""`
+	Notify notify `embed:""`
 
 	cli.RelayFlags `embed:""`
 }

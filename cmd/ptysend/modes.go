@@ -29,11 +29,17 @@ type call struct {
 	Timeout, MaxTime time.Duration
 	Stdin            *os.File
 	Stdout, Stderr   io.Writer
+
+	// JSON is --json, for the modes that can print it (printsJSON).
+	JSON bool
 }
+
+// printsJSON is a mode that can answer in JSON (--json).
+type printsJSON interface{ printsJSON() }
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Command}
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.Command}
 }
 
 // mode is the one mode the command line asks for.
@@ -46,11 +52,14 @@ func (f *flags) mode() (mode, error) {
 	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, or -- WORDS, not several")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
 		return nil, errors.New("no command given")
+	}
+	if _, ok := chosen[0].(printsJSON); f.JSON && !ok {
+		return nil, errors.New("--json goes with --screen")
 	}
 	return chosen[0], chosen[0].check()
 }
@@ -150,5 +159,6 @@ func (f *flags) call(b bridge.Bridge) call {
 		Bridge:  b,
 		Timeout: time.Duration(f.Timeout), MaxTime: time.Duration(f.MaxTime),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		JSON: f.JSON,
 	}
 }
