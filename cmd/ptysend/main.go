@@ -77,7 +77,8 @@ type flags struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
 	// Options that go with some of the modes only (modes.go).
-	JSON bool `name:"json" help:"With --screen: print one JSON object."`
+	WaitFree *cli.Duration `placeholder:"DURATION" help:"With -- WORDS, --repl-start or --repl-eval: when the terminal is busy (a program, a half-typed line, copy mode, a busy REPL), wait up to this long for it to be free instead of refusing (exit 75)."`
+	JSON     bool          `name:"json" help:"With --screen: print one JSON object."`
 
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`

@@ -30,9 +30,15 @@ type call struct {
 	Stdin            *os.File
 	Stdout, Stderr   io.Writer
 
-	// JSON is --json, for the modes that can print it (printsJSON).
-	JSON bool
+	// WaitFree is --wait-free, for the modes that type (waitsForFree);
+	// JSON is --json, for those that can print it (printsJSON).
+	WaitFree time.Duration
+	JSON     bool
 }
+
+// waitsForFree is a mode that can wait for the terminal to be free
+// (--wait-free) instead of refusing.
+type waitsForFree interface{ waitsForFree() }
 
 // printsJSON is a mode that can answer in JSON (--json).
 type printsJSON interface{ printsJSON() }
@@ -57,6 +63,9 @@ func (f *flags) mode() (mode, error) {
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
 		return nil, errors.New("no command given")
+	}
+	if _, ok := chosen[0].(waitsForFree); f.WaitFree != nil && !ok {
+		return nil, errors.New("--wait-free goes with -- WORDS, --repl-start or --repl-eval")
 	}
 	if _, ok := chosen[0].(printsJSON); f.JSON && !ok {
 		return nil, errors.New("--json goes with --screen")
@@ -85,6 +94,8 @@ func (m *command) check() error {
 	return nil
 }
 
+func (m *command) waitsForFree() {}
+
 func (m *command) Run(c call) (int, error) {
 	return session.Send(session.Request{
 		Bridge:  c.Bridge,
@@ -94,6 +105,7 @@ func (m *command) Run(c call) (int, error) {
 		Stdin:   c.Stdin,
 		Stdout:  c.Stdout,
 		Stderr:  c.Stderr,
+		Waiting: session.Waiting{WaitFree: c.WaitFree},
 	})
 }
 
@@ -105,6 +117,8 @@ type replStart struct {
 }
 
 func (m *replStart) chosen() bool { return m.Cmd != "" }
+
+func (m *replStart) waitsForFree() {}
 
 func (m *replStart) check() error {
 	if m.Continuation != "" && m.Prompt == "" {
@@ -125,6 +139,8 @@ type replEval struct {
 }
 
 func (m *replEval) chosen() bool { return m.Expr != nil }
+
+func (m *replEval) waitsForFree() {}
 
 func (m *replEval) check() error {
 	if strings.TrimSpace(*m.Expr) == "" {
@@ -150,15 +166,21 @@ func replRequest(c call) repl.Request {
 		Bridge:  c.Bridge,
 		Timeout: c.Timeout, MaxTime: c.MaxTime,
 		Stdout: c.Stdout, Stderr: c.Stderr,
+
+		WaitFree: c.WaitFree,
 	}
 }
 
 // call is what every mode gets from the shared flags.
 func (f *flags) call(b bridge.Bridge) call {
-	return call{
+	c := call{
 		Bridge:  b,
 		Timeout: time.Duration(f.Timeout), MaxTime: time.Duration(f.MaxTime),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		JSON: f.JSON,
 	}
+	if f.WaitFree != nil {
+		c.WaitFree = time.Duration(*f.WaitFree)
+	}
+	return c
 }

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// Seeing the human's terminal and talking to them: --screen, --notify.
+// Seeing the human's terminal, talking to them and waiting for them:
+// --screen, --notify, --wait-free.
 
 // lessFile writes a file of numbered lines for the human to read in less.
 func (b *bridge) lessFile() string {
@@ -23,7 +25,42 @@ func (b *bridge) lessFile() string {
 	return path
 }
 
-func TestTheAgentSeesLessAndIsRefused(t *testing.T) {
+// background is a ptysend call left running while the human acts.
+type background struct {
+	cmd            *exec.Cmd
+	stdout, stderr *lockedBuffer
+	done           chan struct{}
+}
+
+func (b *bridge) sendInBackground(args ...string) *background {
+	b.t.Helper()
+	bg := &background{cmd: b.ptysend(nil, args...), stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	bg.cmd.Stdout, bg.cmd.Stderr = bg.stdout, bg.stderr
+	must(b.t, bg.cmd.Start())
+	go func() {
+		bg.cmd.Wait()
+		close(bg.done)
+	}()
+	return bg
+}
+
+// wait waits for the call to end and returns what it returned.
+func (bg *background) wait() result {
+	<-bg.done
+	return result{bg.stdout.String(), bg.stderr.String(), bg.cmd.ProcessState.ExitCode()}
+}
+
+// running reports whether the call has not ended yet.
+func (bg *background) running() bool {
+	select {
+	case <-bg.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func TestTheAgentSeesLessAndWaitsForTheHumanToQuit(t *testing.T) {
 	b := integrated(t)
 	human := b.terms[0]
 	human.typeKeys("less " + b.lessFile() + "\r")
@@ -42,6 +79,91 @@ func TestTheAgentSeesLessAndIsRefused(t *testing.T) {
 	if r.code != 75 || !strings.Contains(r.stderr, `"less"`) || !strings.Contains(r.stderr, "hint: ask the user") {
 		t.Fatalf("want exit 75 naming less:\n%v", r)
 	}
+
+	call := b.sendInBackground("--wait-free", "30s", "--", "echo ran-after-less")
+	b.waitFor("ptysend to say what it waits for", func() bool {
+		return strings.Contains(call.stderr.String(), "ptysend: waiting up to 30s (--wait-free) for the shared terminal to be free:")
+	})
+	if !strings.Contains(call.stderr.String(), `"less" is running`) || !call.running() {
+		t.Fatalf("it waits for less, in the refusal's words: %q", call.stderr.String())
+	}
+	if strings.Contains(b.paneText(), "ran-after-less") {
+		t.Fatalf("nothing may be typed while less runs:\n%s", b.paneText())
+	}
+	human.typeKeys("q")
+	r = call.wait()
+	if r.code != 0 || r.stdout != "ran-after-less\n" || strings.Count(r.stderr, "waiting up to") != 1 {
+		t.Fatalf("want the command run once less has quit, with one notice:\n%v", r)
+	}
+}
+
+func TestWaitFreeGivesUpWithTheRefusal(t *testing.T) {
+	b := integrated(t)
+	b.terms[0].typeKeys("sleep 300\r")
+	b.waitFor("the human's sleep to run", func() bool { return b.paneCommand() == "sleep" })
+	r := b.send("--wait-free", "1", "--", "echo never")
+	if r.code != 75 || !strings.Contains(r.stderr, "ptysend: waiting up to 1s (--wait-free)") ||
+		!strings.Contains(r.stderr, `ptysend: error: the shared terminal is busy: "sleep" is running`) ||
+		!strings.Contains(r.stderr, "still so after waiting 1s") || !strings.Contains(r.stderr, "hint: ") {
+		t.Fatalf("want exit 75 with the refusal once the wait is over:\n%v", r)
+	}
+	if strings.Contains(b.paneText(), "echo never") {
+		t.Fatalf("nothing may be typed:\n%s", b.paneText())
+	}
+}
+
+func TestWaitFreeWaitsForAHalfTypedLine(t *testing.T) {
+	for _, sh := range shells {
+		t.Run(sh.name, func(t *testing.T) {
+			t.Parallel()
+			b := startShellBridge(t, sh)
+			b.run("--", "true") // installs the hooks
+			human := b.terms[0]
+			human.typeKeys("echo half-")
+			b.waitFor("the human's keys to show", func() bool { return strings.Contains(b.paneText(), "echo half-") })
+			if r := b.send("--", "echo agent"); r.code != 75 || !strings.Contains(r.stderr, "not pressed Enter") {
+				t.Fatalf("want exit 75 for the half-typed line:\n%v", r)
+			}
+			call := b.sendInBackground("--wait-free", "30s", "--", "echo agent-after-the-human")
+			b.waitFor("ptysend to say what it waits for", func() bool { return strings.Contains(call.stderr.String(), "not pressed Enter") })
+			human.typeKeys("typed-by-the-human\r")
+			r := call.wait()
+			if r.code != 0 || r.stdout != "agent-after-the-human\n" {
+				t.Fatalf("want the command run after the human's line:\n%v", r)
+			}
+			if !strings.Contains(b.paneText(), "\nhalf-typed-by-the-human\n") {
+				t.Fatalf("the human's line must run intact:\n%s", b.paneText())
+			}
+		})
+	}
+}
+
+func TestWaitFreeWaitsForCopyMode(t *testing.T) {
+	b := integrated(t)
+	human := b.terms[0]
+	human.typeKeys("\x02[") // the prefix, then [: the human scrolls back
+	b.waitForCopyMode(true)
+	call := b.sendInBackground("--wait-free", "30s", "--", "echo after-scrolling")
+	b.waitFor("ptysend to say what it waits for", func() bool { return strings.Contains(call.stderr.String(), "copy mode") })
+	human.typeKeys("q")
+	if r := call.wait(); r.code != 0 || r.stdout != "after-scrolling\n" {
+		t.Fatalf("want the command run once copy mode ended:\n%v", r)
+	}
+}
+
+func TestWaitFreeWaitsForTheHumansLineAtTheREPLPrompt(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	b.terms[0].typeKeys("abc")
+	b.waitFor("the user's keys at the prompt", func() bool { return strings.Contains(b.paneText(), ">>> abc") })
+	call := b.sendInBackground("--wait-free", "30s", "--repl-eval", "6 * 7")
+	b.waitFor("ptysend to say what it waits for", func() bool { return strings.Contains(call.stderr.String(), "the user is typing") })
+	b.terms[0].typeKeys("\x15") // Ctrl-U: the user clears their line
+	if r := call.wait(); r.code != 0 || r.stdout != "42\n" {
+		t.Fatalf("want the evaluation once the line is clear:\n%v", r)
+	}
+	b.closeREPL()
 }
 
 func TestScreenShowsAHalfTypedLineAsJSON(t *testing.T) {
@@ -73,6 +195,9 @@ func TestScreenShowsAHalfTypedLineAsJSON(t *testing.T) {
 	}
 	if r := b.send("--json", "--", "true"); r.code != 125 || !strings.Contains(r.stderr, "--json goes with --screen") {
 		t.Fatalf("--json with a command:\n%v", r)
+	}
+	if r := b.send("--wait-free", "5", "--screen"); r.code != 125 || !strings.Contains(r.stderr, "--wait-free goes with") {
+		t.Fatalf("--wait-free with --screen:\n%v", r)
 	}
 }
 

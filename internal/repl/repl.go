@@ -47,6 +47,9 @@ type Request struct {
 	Stdout, Stderr   io.Writer
 	// Prompt and Continuation override the preset for --repl-start.
 	Prompt, Continuation string
+	// WaitFree is how long to wait for the terminal to be free instead of
+	// refusing at once (exit 75); zero refuses at once.
+	WaitFree time.Duration
 }
 
 // deathGrace is how long ptysend waits for the shell's END marker (which
@@ -59,6 +62,10 @@ const closeGrace = 2 * time.Second
 // Start runs command in the shared pane and returns once the REPL
 // shows its prompt; what it printed until then goes to Stdout.
 func Start(req Request, command string) (int, error) {
+	return untilFree(req, func() (int, error) { return startAttempt(req, command) })
+}
+
+func startAttempt(req Request, command string) (int, error) {
 	start := time.Now()
 	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
 	if err != nil {
@@ -74,7 +81,7 @@ func Start(req Request, command string) (int, error) {
 	}
 	shellPID, shell, err := pane.IdleShell(rc.PanePID)
 	if err != nil {
-		return 0, err
+		return 0, pane.ProgramInTheWay(err, rc.PanePID)
 	}
 	st.ShellPID, st.TTY = shellPID, proc.TTYOf(shellPID)
 	// The REPL's stderr stays on the terminal (the wrapper would send it to
@@ -132,6 +139,10 @@ func (r *replRun) awaitStart() (int, error) {
 
 // Eval types expr into the running REPL and prints its response.
 func Eval(req Request, expr string) (int, error) {
+	return untilFree(req, func() (int, error) { return evalAttempt(req, expr) })
+}
+
+func evalAttempt(req Request, expr string) (int, error) {
 	start := time.Now()
 	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
 	if err != nil {

@@ -31,11 +31,12 @@ type Request struct {
 	Timeout, MaxTime time.Duration
 	Stdin            *os.File
 	Stdout, Stderr   io.Writer
+	Waiting          // --wait-free (free.go)
 }
 
-// Send runs the request's command in the shared pane and returns its exit
-// status, or an *Error.
-func Send(req Request) (int, error) {
+// send makes one attempt at running the request's command in the shared
+// pane (see Send) and returns its exit status, or an *Error.
+func send(req Request) (int, error) {
 	start := time.Now()
 	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
 	if err != nil {
