@@ -118,6 +118,12 @@ func TestWaitFreeWaitsForAHalfTypedLine(t *testing.T) {
 			t.Parallel()
 			b := startShellBridge(t, sh)
 			b.run("--", "true") // installs the hooks
+			// The human types at their prompt: dash reads a line in the
+			// terminal's canonical mode, where a partial line typed ahead of
+			// its prompt shows nowhere (not in the input queue's count).
+			b.waitFor("the prompt", func() bool {
+				return b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{cursor_x}") != "0"
+			})
 			human := b.terms[0]
 			human.typeKeys("echo half-")
 			b.waitFor("the human's keys to show", func() bool { return strings.Contains(b.paneText(), "echo half-") })
