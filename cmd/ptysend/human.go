@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
+	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/human"
 )
 
@@ -58,5 +60,22 @@ func (m *notify) Run(c call) (int, error) {
 		terminals = fmt.Sprintf("%d terminals", n)
 	}
 	fmt.Fprintf(c.Stderr, "ptysend: shown to the user in %s of theirs for %v\n", terminals, human.NoticeTime)
+	return 0, nil
+}
+
+// confirmAsk is what runs in the popup of ptybridge --confirm, started by
+// ptysend itself through tmux: it shows the question and reads the
+// human's key. Hidden: no one else has a use for it.
+type confirmAsk struct {
+	File string `name:"confirm-ask" hidden:"" help:"Internal: ask the user the question in FILE (ptybridge --confirm)."`
+}
+
+func (m *confirmAsk) chosen() bool { return m.File != "" }
+func (m *confirmAsk) check() error { return nil }
+
+func (m *confirmAsk) Run(c call) (int, error) {
+	if err := human.Answer(m.File, os.Stdin); err != nil {
+		return 0, failure.From(err)
+	}
 	return 0, nil
 }

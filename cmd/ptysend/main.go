@@ -86,8 +86,9 @@ type flags struct {
 	Command   command   `embed:""`
 
 	// The modes that talk to the human (human.go).
-	Screen screen `embed:""`
-	Notify notify `embed:""`
+	Screen     screen     `embed:""`
+	Notify     notify     `embed:""`
+	ConfirmAsk confirmAsk `embed:""`
 
 	cli.RelayFlags `embed:""`
 }

@@ -45,7 +45,7 @@ type printsJSON interface{ printsJSON() }
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.Command}
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.Command}
 }
 
 // mode is the one mode the command line asks for.

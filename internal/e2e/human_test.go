@@ -11,7 +11,7 @@ import (
 )
 
 // Seeing the human's terminal, talking to them and waiting for them:
-// --screen, --notify, --wait-free.
+// --screen, --notify, --wait-free and ptybridge --confirm.
 
 // lessFile writes a file of numbered lines for the human to read in less.
 func (b *bridge) lessFile() string {
@@ -237,5 +237,134 @@ func TestNotifyShowsTheMessageWithoutTypingIt(t *testing.T) {
 	}
 	if r := b.send("--notify", "  "); r.code != 125 || !strings.Contains(r.stderr, "--notify needs a message") {
 		t.Fatalf("an empty message:\n%v", r)
+	}
+}
+
+// confirmBridge opens the shared terminal with ptybridge --confirm.
+func confirmBridge(t *testing.T) *bridge {
+	t.Helper()
+	b := newWorld(t)
+	b.openTerminal("--confirm")
+	b.waitReady()
+	return b
+}
+
+// answer waits for the question about what to show on the human's screen
+// and presses key there.
+func (b *bridge) answer(call *background, what, key string, since int) {
+	b.t.Helper()
+	human := b.terms[0]
+	b.waitFor("the question on the human's screen", func() bool {
+		shown := human.screen()[since:]
+		return strings.Contains(shown, "The agent wants to") && strings.Contains(shown, what) && strings.Contains(shown, "n or Esc = refuse")
+	})
+	if !call.running() {
+		b.t.Fatal("ptysend must wait for the answer")
+	}
+	human.typeKeys(key)
+}
+
+func TestConfirmTheHumanApprovesOrRefusesEachCommand(t *testing.T) {
+	b := confirmBridge(t)
+	human := b.terms[0]
+
+	call := b.sendInBackground("--", "echo approved-by-the-human")
+	b.answer(call, "echo approved-by-the-human", "y", 0)
+	if r := call.wait(); r.code != 0 || r.stdout != "approved-by-the-human\n" {
+		t.Fatalf("y runs it:\n%v", r)
+	}
+
+	for _, c := range []struct{ name, key string }{{"n", "n"}, {"Escape", "\x1b"}} {
+		side := filepath.Join(b.dir, "side-effect-"+c.name)
+		before := len(human.screen())
+		call := b.sendInBackground("--", "touch "+side)
+		b.answer(call, "touch "+side, c.key, before)
+		r := call.wait()
+		if r.code != 77 || !strings.Contains(r.stderr, "ptysend: error: the user refused to run it: ") ||
+			!strings.Contains(r.stderr, "touch "+side) || !strings.Contains(r.stderr, "hint: ask the user why") {
+			t.Fatalf("%s refuses it with exit 77:\n%v", c.name, r)
+		}
+		if _, err := os.Stat(side); !os.IsNotExist(err) {
+			t.Fatalf("%s: the refused command ran: %v", c.name, err)
+		}
+		if strings.Contains(b.paneText(), "touch") {
+			t.Fatalf("%s: nothing may reach the shell:\n%s", c.name, b.paneText())
+		}
+	}
+	// The agent has no way around it.
+	if r := b.send("--help"); strings.Contains(r.stdout, "--no-confirm") {
+		t.Fatal("ptysend must offer no way to turn the confirmation off")
+	}
+}
+
+func TestConfirmHoldsForAnAgentWithAnotherRuntimeDir(t *testing.T) {
+	b := confirmBridge(t)
+	// The agent's environment differs from the human's: it reaches the
+	// relay the session records, and the setting beside it.
+	b.setenv("PTYBRIDGE_RUNTIME_DIR", filepath.Join(b.dir, "agent-rt"))
+	side := filepath.Join(b.dir, "side-effect")
+	call := b.sendInBackground("--", "touch "+side)
+	b.answer(call, "touch "+side, "n", 0)
+	if r := call.wait(); r.code != 77 {
+		t.Fatalf("want the question and the refusal:\n%v", r)
+	}
+	if _, err := os.Stat(side); !os.IsNotExist(err) {
+		t.Fatalf("the refused command ran: %v", err)
+	}
+}
+
+func TestConfirmWithNoTerminalToAskInRefuses(t *testing.T) {
+	b := confirmBridge(t)
+	// A control-mode client keeps the session alive, but shows no popup.
+	control := exec.Command("tmux", "-C", "attach-session", "-t", "="+b.name)
+	control.Env = b.env
+	stdin, err := control.StdinPipe()
+	must(t, err)
+	must(t, control.Start())
+	defer func() {
+		stdin.Close() // the control client leaves; never detach-client
+		control.Wait()
+	}()
+	b.waitFor("the control client", func() bool {
+		return b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{session_attached}") == "2"
+	})
+	b.terms[0].close()
+	b.waitFor("the human's terminal to be gone", func() bool {
+		return b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{session_attached}") == "1"
+	})
+	r := b.send("--", "echo never")
+	if r.code != 125 || !strings.Contains(r.stderr, "no terminal of theirs is attached") || !strings.Contains(r.stderr, "hint: ask the user to open") {
+		t.Fatalf("want a clear refusal:\n%v", r)
+	}
+	if strings.Contains(b.paneText(), "echo never") {
+		t.Fatalf("nothing may be typed:\n%s", b.paneText())
+	}
+}
+
+func TestConfirmAsksForREPLInputsToo(t *testing.T) {
+	b := confirmBridge(t)
+	human := b.terms[0]
+	call := b.sendInBackground("--repl-start", fakeREPLCommand(), "--prompt", fakePrompt)
+	b.answer(call, "start this REPL", "y", 0)
+	if r := call.wait(); r.code != 0 {
+		t.Fatalf("the approved REPL must start:\n%v", r)
+	}
+	before := len(human.screen())
+	call = b.sendInBackground("--repl-eval", "echo refused-input")
+	b.answer(call, "echo refused-input", "n", before)
+	if r := call.wait(); r.code != 77 || !strings.Contains(r.stderr, "the user refused to run it") {
+		t.Fatalf("a refused evaluation exits 77:\n%v", r)
+	}
+	if strings.Contains(b.paneText(), "refused-input") {
+		t.Fatalf("nothing may reach the REPL:\n%s", b.paneText())
+	}
+	before = len(human.screen())
+	call = b.sendInBackground("--repl-eval", "echo approved-input")
+	b.answer(call, "evaluate this in the REPL", "y", before)
+	if r := call.wait(); r.code != 0 || r.stdout != "approved-input\n" {
+		t.Fatalf("an approved evaluation runs:\n%v", r)
+	}
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("closing asks nothing:\n%v", r)
 	}
 }

@@ -2,6 +2,8 @@ package human
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -123,6 +125,87 @@ func TestNoticeText(t *testing.T) {
 	} {
 		if got := noticeText(c.in); got != c.want {
 			t.Errorf("noticeText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestKeyAnswer(t *testing.T) {
+	for _, c := range []struct {
+		key, want string
+	}{
+		{"y", yes}, {"Y", yes},
+		{"n", no}, {"N", no}, {"q", no}, {"\x1b", no}, {"\x03", no}, {"\x04", no},
+		{"\x1b[A", ""}, {"\x1bOP", ""}, {"\x1by", ""}, // an arrow, F1, Alt-y
+		{"\r", ""}, {" ", ""}, {"x", ""}, {"", ""},
+	} {
+		if got := keyAnswer([]byte(c.key)); got != c.want {
+			t.Errorf("keyAnswer(%q) = %q, want %q", c.key, got, c.want)
+		}
+	}
+}
+
+func TestLayout(t *testing.T) {
+	q := Question{Action: "run this in the shared terminal", Text: "make test"}
+	want := []string{"The agent wants to run this in the shared terminal:", "", "  make test", "", popupFooter}
+	if got := layout(q, 60, 20); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q", got)
+	}
+	// Long lines wrap; too many lines are cut with a note.
+	long := Question{Action: "run", Text: strings.Repeat("x", 40) + "\n" + strings.Repeat("l\n", 20)}
+	got := layout(long, 30, 10)
+	if len(got) != 10 || got[0] != "The agent wants to run:" || got[2] != "  "+strings.Repeat("x", 28) ||
+		got[3] != "  "+strings.Repeat("x", 12) || got[6] != "  l" || got[7] != "  … (17 more lines)" || got[9] != popupFooter {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestPopupSize(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		q      Question
+		cw, ch int
+		w, h   int
+	}{
+		{"a short command: as wide as the question", Question{"run this in the shared terminal", "ls"}, 120, 40, 55, 7},
+		{"a wide command", Question{"run", strings.Repeat("x", 70)}, 120, 40, 76, 7},
+		{"wider than the terminal: wrapped", Question{"run", strings.Repeat("x", 200)}, 120, 40, 120, 8},
+		{"taller than the terminal", Question{"run", strings.Repeat("l\n", 60)}, 120, 40, 37, 40},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if w, h := popupSize(c.q, c.cw, c.ch); w != c.w || h != c.h {
+				t.Fatalf("got %d x %d, want %d x %d", w, h, c.w, c.h)
+			}
+		})
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	dir := t.TempDir()
+	q := Question{Action: "run", Text: "rm -rf build\necho done"}
+	for _, c := range []struct {
+		answer string // "" writes no answer: the popup closed
+		code   int
+		says   string
+	}{
+		{"yes\n", 0, ""},
+		{"no\n", failure.ExitRefused, `the user refused to run it: "rm -rf build …"; nothing was typed`},
+		{"", failure.ExitRefused, "closed the question without answering"},
+	} {
+		file := filepath.Join(dir, "q.ask")
+		os.Remove(answerFile(file))
+		if c.answer != "" {
+			os.WriteFile(answerFile(file), []byte(c.answer), 0o600)
+		}
+		err := verdict(file, q)
+		if c.code == 0 {
+			if err != nil {
+				t.Errorf("%q: want approval, got %v", c.answer, err)
+			}
+			continue
+		}
+		e := failure.From(err)
+		if e.ExitCode() != c.code || !strings.Contains(e.Msg, c.says) || !strings.Contains(e.Hint, "ask the user why") {
+			t.Errorf("%q: got %d %q %q", c.answer, e.ExitCode(), e.Msg, e.Hint)
 		}
 	}
 }

@@ -92,6 +92,10 @@ func startAttempt(req Request, command string) (int, error) {
 	}
 	r := newREPLRun(req, rc, st, start)
 	defer r.stop()
+	if err := r.approveStart(); err != nil {
+		os.Remove(st.Script)
+		return 0, err
+	}
 	if err := pane.TypeSourceLine(rc, req.Bridge, shell, st.Script); err != nil {
 		os.Remove(st.Script)
 		return 0, failure.From(err)
@@ -156,6 +160,9 @@ func evalAttempt(req Request, expr string) (int, error) {
 	r := newREPLRun(req, rc, st, start)
 	defer r.stop()
 	if err := r.checkReady(); err != nil {
+		return 0, err
+	}
+	if err := r.approveEval(expr); err != nil {
 		return 0, err
 	}
 	lines := inputLines(expr)

@@ -31,7 +31,7 @@ type Request struct {
 	Timeout, MaxTime time.Duration
 	Stdin            *os.File
 	Stdout, Stderr   io.Writer
-	Waiting          // --wait-free (free.go)
+	Waiting          // --wait-free and --confirm (free.go)
 }
 
 // send makes one attempt at running the request's command in the shared
@@ -53,6 +53,9 @@ func send(req Request) (int, error) {
 		if _, ok := err.(*failure.Error); !ok {
 			err = req.Bridge.Closed(false)
 		}
+		return 0, err
+	}
+	if err := req.approve(rc); err != nil {
 		return 0, err
 	}
 	c := &call{req: req, rc: rc, shell: shell, shellPID: shellPID, shellName: name, start: start}
