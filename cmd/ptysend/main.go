@@ -128,7 +128,7 @@ func run(args []string) int {
 	var f flags
 	parser, err := kong.New(&f,
 		kong.Name("ptysend"),
-		kong.Description(description),
+		kong.Description(helpDescription(args)),
 		kong.Vars{"version": version},
 		kong.Exit(func(code int) {
 			if code != 0 {
