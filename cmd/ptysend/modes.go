@@ -33,11 +33,23 @@ type call struct {
 	Stdin            *os.File
 	Stdout, Stderr   io.Writer
 	Raw              bool
+
+	// WaitFree is --wait-free, for the modes that type (waitsForFree);
+	// JSON is --json, for those that can print it (printsJSON).
+	WaitFree time.Duration
+	JSON     bool
 }
+
+// waitsForFree is a mode that can wait for the terminal to be free
+// (--wait-free) instead of refusing.
+type waitsForFree interface{ waitsForFree() }
+
+// printsJSON is a mode that can answer in JSON (--json).
+type printsJSON interface{ printsJSON() }
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Command}
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.Command}
 }
 
 // mode is the one mode the command line asks for.
@@ -50,11 +62,17 @@ func (f *flags) mode() (mode, error) {
 	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, or -- WORDS, not several")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
 		return nil, errors.New("no command given")
+	}
+	if _, ok := chosen[0].(waitsForFree); f.WaitFree != nil && !ok {
+		return nil, errors.New("--wait-free goes with -- WORDS, --repl-start or --repl-eval")
+	}
+	if _, ok := chosen[0].(printsJSON); f.JSON && !ok {
+		return nil, errors.New("--json goes with --screen")
 	}
 	return chosen[0], chosen[0].check()
 }
@@ -81,6 +99,7 @@ func (m *command) check() error {
 }
 
 func (m *command) typed() string { return strings.Join(m.Words, " ") }
+func (m *command) waitsForFree() {}
 
 func (m *command) Run(c call) (int, error) {
 	return session.Send(session.Request{
@@ -92,6 +111,7 @@ func (m *command) Run(c call) (int, error) {
 		Stdout:  c.Stdout,
 		Stderr:  c.Stderr,
 		Raw:     c.Raw,
+		Waiting: session.Waiting{WaitFree: c.WaitFree},
 	})
 }
 
@@ -103,6 +123,8 @@ type replStart struct {
 }
 
 func (m *replStart) chosen() bool { return m.Cmd != "" }
+
+func (m *replStart) waitsForFree() {}
 
 func (m *replStart) check() error {
 	if m.Continuation != "" && m.Prompt == "" {
@@ -125,6 +147,8 @@ type replEval struct {
 }
 
 func (m *replEval) chosen() bool { return m.Expr != nil }
+
+func (m *replEval) waitsForFree() {}
 
 func (m *replEval) check() error {
 	if strings.TrimSpace(*m.Expr) == "" {
@@ -153,15 +177,22 @@ func replRequest(c call) repl.Request {
 		Bridge:  c.Bridge,
 		Timeout: c.Timeout, MaxTime: c.MaxTime,
 		Stdout: c.Stdout, Stderr: c.Stderr,
+
+		WaitFree: c.WaitFree,
 	}
 }
 
 // call is what every mode gets from the shared flags.
 func (f *flags) call(b bridge.Bridge) call {
-	return call{
+	c := call{
 		Bridge:  b,
 		Timeout: time.Duration(f.Timeout), MaxTime: time.Duration(f.MaxTime),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Raw: f.Raw,
+		Raw:  f.Raw,
+		JSON: f.JSON,
 	}
+	if f.WaitFree != nil {
+		c.WaitFree = time.Duration(*f.WaitFree)
+	}
+	return c
 }

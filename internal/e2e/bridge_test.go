@@ -163,8 +163,8 @@ func TestBusyPaneIsRefusedWithoutTyping(t *testing.T) {
 		return strings.TrimSpace(out) == "sleep"
 	})
 	r := b.send("--", "echo agent")
-	if r.code != 125 || !strings.Contains(r.stderr, `"sleep"`) || !strings.Contains(r.stderr, "hint: ask the user") {
-		t.Fatalf("want exit 125 naming sleep and saying what to ask:\n%v", r)
+	if r.code != 75 || !strings.Contains(r.stderr, `"sleep"`) || !strings.Contains(r.stderr, "hint: ask the user") {
+		t.Fatalf("want exit 75 naming sleep and saying what to ask:\n%v", r)
 	}
 	if strings.Contains(b.paneText(), ".sh'") {
 		t.Fatalf("nothing may be typed into a busy pane:\n%s", b.paneText())

@@ -34,12 +34,13 @@ type Request struct {
 	Stdout, Stderr   io.Writer
 	// Raw passes the command's terminal output on byte for byte; else it
 	// is cleaned into the text a pipe would have carried (cleantext).
-	Raw bool
+	Raw     bool
+	Waiting // --wait-free and --confirm (free.go)
 }
 
-// Send runs the request's command in the shared pane and returns its exit
-// status, or an *Error.
-func Send(req Request) (int, error) {
+// send makes one attempt at running the request's command in the shared
+// pane (see Send) and returns its exit status, or an *Error.
+func send(req Request) (int, error) {
 	start := time.Now()
 	if !req.Raw {
 		clean := cleantext.NewWriter(req.Stdout)
@@ -61,6 +62,9 @@ func Send(req Request) (int, error) {
 		if _, ok := err.(*failure.Error); !ok {
 			err = req.Bridge.Closed(false)
 		}
+		return 0, err
+	}
+	if err := req.approve(rc); err != nil {
 		return 0, err
 	}
 	c := &call{req: req, rc: rc, shell: shell, shellPID: shellPID, shellName: name, start: start}
