@@ -47,6 +47,10 @@ type Request struct {
 	Stdout, Stderr   io.Writer
 	// Prompt and Continuation override the preset for --repl-start.
 	Prompt, Continuation string
+	// Cancel, when closed, stops the call as a stop signal does: an
+	// evaluation gets Ctrl-C, and a call still waiting for its turn
+	// types nothing.
+	Cancel <-chan struct{}
 }
 
 // deathGrace is how long ptysend waits for the shell's END marker (which
@@ -65,6 +69,9 @@ func Start(req Request, command string) (int, error) {
 		return 0, err
 	}
 	defer rc.Close()
+	if limits.Cancelled(req.Cancel) {
+		return 0, limits.ErrCancelled
+	}
 	if err := refuseSecondREPL(req.Bridge, rc.PanePID); err != nil {
 		return 0, err
 	}
@@ -138,6 +145,9 @@ func Eval(req Request, expr string) (int, error) {
 		return 0, err
 	}
 	defer rc.Close()
+	if limits.Cancelled(req.Cancel) {
+		return 0, limits.ErrCancelled
+	}
 	st, err := runningREPL(req.Bridge, rc.PanePID)
 	if err != nil {
 		return 0, err
