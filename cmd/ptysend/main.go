@@ -61,6 +61,9 @@ sees every evaluation:
                      the shell is back; closing when none is open is harmless
 While a REPL runs, "ptysend -- CMD" is refused: close the REPL first.
 
+Agents: ptysend --mcp is an MCP server (stdio) with the tools run, repl_start,
+repl_eval and repl_close.
+
 Examples:
   ptysend -- ls -la
   ptysend -- 'cd /srv && make test'
@@ -79,6 +82,7 @@ type flags struct {
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
 	REPLClose replClose `embed:""`
+	MCP       mcpServer `embed:""`
 	Command   command   `embed:""`
 
 	cli.RelayFlags `embed:""`

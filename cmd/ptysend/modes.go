@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/mcpserver"
 	"github.com/ptybridge/ptybridge/internal/repl"
 	"github.com/ptybridge/ptybridge/internal/session"
 )
@@ -33,7 +34,7 @@ type call struct {
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Command}
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.MCP, &f.Command}
 }
 
 // mode is the one mode the command line asks for.
@@ -46,7 +47,7 @@ func (f *flags) mode() (mode, error) {
 	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --mcp, or -- WORDS, not several")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
@@ -135,6 +136,19 @@ func (m *replClose) chosen() bool { return m.Close }
 func (m *replClose) check() error { return nil }
 
 func (m *replClose) Run(c call) (int, error) { return repl.Close(replRequest(c)) }
+
+// mcpServer serves the modes as MCP tools on stdin and stdout: ptysend --mcp.
+type mcpServer struct {
+	MCP bool `name:"mcp" help:"Serve the shared terminal to an agent as an MCP server on stdin/stdout (tools run, repl_start, repl_eval, repl_close); --timeout and --max-time set the tools' defaults."`
+}
+
+func (m *mcpServer) chosen() bool { return m.MCP }
+func (m *mcpServer) check() error { return nil }
+
+func (m *mcpServer) Run(c call) (int, error) {
+	err := mcpserver.ServeStdio(mcpserver.Config{Bridge: c.Bridge, Timeout: c.Timeout, MaxTime: c.MaxTime, Version: version})
+	return 0, err
+}
 
 func replRequest(c call) repl.Request {
 	return repl.Request{
