@@ -62,7 +62,8 @@ sees every evaluation:
 While a REPL runs, "ptysend -- CMD" is refused: close the REPL first.
 
 Agents: ptysend --mcp is an MCP server (stdio) with the tools run, repl_start,
-repl_eval and repl_close.
+repl_eval and repl_close; ptysend --skill prints the skill (SKILL.md) that
+says when and how to use the shared terminal.
 
 Examples:
   ptysend -- ls -la
@@ -83,6 +84,7 @@ type flags struct {
 	REPLEval  replEval  `embed:""`
 	REPLClose replClose `embed:""`
 	MCP       mcpServer `embed:""`
+	Skill     skill     `embed:""`
 	Command   command   `embed:""`
 
 	cli.RelayFlags `embed:""`

@@ -11,6 +11,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/mcpserver"
 	"github.com/ptybridge/ptybridge/internal/repl"
 	"github.com/ptybridge/ptybridge/internal/session"
+	"github.com/ptybridge/ptybridge/skills"
 )
 
 // A mode is one thing ptysend does: run a command, start a REPL,
@@ -34,7 +35,7 @@ type call struct {
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.MCP, &f.Command}
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.MCP, &f.Skill, &f.Command}
 }
 
 // mode is the one mode the command line asks for.
@@ -47,7 +48,7 @@ func (f *flags) mode() (mode, error) {
 	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --mcp, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --mcp, --skill, or -- WORDS, not several")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
@@ -147,6 +148,19 @@ func (m *mcpServer) check() error { return nil }
 
 func (m *mcpServer) Run(c call) (int, error) {
 	err := mcpserver.ServeStdio(mcpserver.Config{Bridge: c.Bridge, Timeout: c.Timeout, MaxTime: c.MaxTime, Version: version})
+	return 0, err
+}
+
+// skill prints the agent skill: ptysend --skill.
+type skill struct {
+	Skill bool `help:"Print the agent skill (SKILL.md: when and how to use ptysend) and exit."`
+}
+
+func (m *skill) chosen() bool { return m.Skill }
+func (m *skill) check() error { return nil }
+
+func (m *skill) Run(c call) (int, error) {
+	_, err := io.WriteString(c.Stdout, skills.PtyBridge)
 	return 0, err
 }
 

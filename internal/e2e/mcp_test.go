@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -365,5 +366,14 @@ func TestMCPClientGoingAwayInterruptsTheCommand(t *testing.T) {
 	}
 	if got := b.run("--", "echo usable"); got != "usable\n" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+func TestSkillIsPrinted(t *testing.T) {
+	b := newWorld(t)
+	want, err := os.ReadFile("../../skills/ptybridge/SKILL.md")
+	must(t, err)
+	if r := b.send("--skill"); r.code != 0 || r.stdout != string(want) {
+		t.Fatalf("ptysend --skill must print skills/ptybridge/SKILL.md:\n%v", r)
 	}
 }
