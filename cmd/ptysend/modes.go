@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
-	"github.com/ptybridge/ptybridge/internal/mcpserver"
 	"github.com/ptybridge/ptybridge/internal/repl"
 	"github.com/ptybridge/ptybridge/internal/session"
 	"github.com/ptybridge/ptybridge/skills"
@@ -138,7 +137,8 @@ func (m *replClose) check() error { return nil }
 
 func (m *replClose) Run(c call) (int, error) { return repl.Close(replRequest(c)) }
 
-// mcpServer serves the modes as MCP tools on stdin and stdout: ptysend --mcp.
+// mcpServer serves the modes as MCP tools on stdin and stdout: ptysend
+// --mcp. The server is a program of its own (mcp.go).
 type mcpServer struct {
 	MCP bool `name:"mcp" help:"Serve the shared terminal to an agent as an MCP server on stdin/stdout (tools run, repl_start, repl_eval, repl_close); --timeout and --max-time set the tools' defaults."`
 }
@@ -146,10 +146,7 @@ type mcpServer struct {
 func (m *mcpServer) chosen() bool { return m.MCP }
 func (m *mcpServer) check() error { return nil }
 
-func (m *mcpServer) Run(c call) (int, error) {
-	err := mcpserver.ServeStdio(mcpserver.Config{Bridge: c.Bridge, Timeout: c.Timeout, MaxTime: c.MaxTime, Version: version})
-	return 0, err
-}
+func (m *mcpServer) Run(c call) (int, error) { return 0, execMCPServer(c) }
 
 // skill prints the agent skill: ptysend --skill.
 type skill struct {

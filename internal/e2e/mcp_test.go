@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -375,5 +377,22 @@ func TestSkillIsPrinted(t *testing.T) {
 	must(t, err)
 	if r := b.send("--skill"); r.code != 0 || r.stdout != string(want) {
 		t.Fatalf("ptysend --skill must print skills/ptybridge/SKILL.md:\n%v", r)
+	}
+}
+
+func TestMCPWithoutItsServerProgramSaysHowToBuildIt(t *testing.T) {
+	b := newWorld(t)
+	alone := t.TempDir()
+	exe, err := os.ReadFile(filepath.Join(bin, "ptysend"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(alone, "ptysend"), exe, 0o755))
+	cmd := exec.Command(filepath.Join(alone, "ptysend"), "--mcp")
+	cmd.Env = append(b.env, "PATH=/usr/bin:/bin")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 125 || stdout.Len() != 0 ||
+		!strings.Contains(stderr.String(), "ptysend-mcp, which is neither next to ptysend") || !strings.Contains(stderr.String(), "hint: build it") {
+		t.Fatalf("want exit 125 saying where ptysend-mcp was looked for and how to build it; got %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }
