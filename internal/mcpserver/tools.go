@@ -94,8 +94,7 @@ func (l limitsInput) limits() limitsInput { return l }
 type runInput struct {
 	Command string  `json:"command" jsonschema:"shell code for the shell of the shared terminal, run as if the user typed it (quote what the shell must not expand)"`
 	Stdin   *string `json:"stdin,omitempty" jsonschema:"text for the command's standard input; without it the command reads the shared terminal, where the user can answer it"`
-	// Raw is session.Request's Raw.
-	Raw bool `json:"raw,omitempty" jsonschema:"return stdout as the terminal's exact bytes (colours, carriage returns) instead of the clean text a pipe would carry"`
+	Raw     bool    `json:"raw,omitempty" jsonschema:"return stdout as the terminal's exact bytes (colours, carriage returns) instead of the clean text a pipe would carry"`
 	limitsInput
 }
 
