@@ -96,6 +96,10 @@ When the user opened the terminal with "ptybridge --confirm", they see each
 command and REPL input first and it runs only if they press y; when they
 refuse, ptysend exits 77 and nothing was typed (ask them why).
 
+Agents: ptysend --mcp is an MCP server (stdio) with the tools run, repl_start,
+repl_eval and repl_close; ptysend --skill prints the skill (SKILL.md) that
+says when and how to use the shared terminal.
+
 Examples:
   ptysend -- ls -la
   ptysend -- 'cd /srv && make test'
@@ -122,6 +126,8 @@ type flags struct {
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
 	REPLClose replClose `embed:""`
+	MCP       mcpServer `embed:""`
+	Skill     skill     `embed:""`
 	Command   command   `embed:""`
 
 	// The modes that talk to the human (human.go).

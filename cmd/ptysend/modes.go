@@ -10,6 +10,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/repl"
 	"github.com/ptybridge/ptybridge/internal/session"
+	"github.com/ptybridge/ptybridge/skills"
 )
 
 // A mode is one thing ptysend does: run a command, start a REPL,
@@ -49,7 +50,7 @@ type printsJSON interface{ printsJSON() }
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.Command}
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.MCP, &f.Skill, &f.Command}
 }
 
 // mode is the one mode the command line asks for.
@@ -62,7 +63,7 @@ func (f *flags) mode() (mode, error) {
 	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, or -- WORDS, not several")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
@@ -171,6 +172,34 @@ func (m *replClose) check() error  { return nil }
 func (m *replClose) typed() string { return "--repl-close" }
 
 func (m *replClose) Run(c call) (int, error) { return repl.Close(replRequest(c)) }
+
+// mcpServer serves the modes as MCP tools on stdin and stdout: ptysend
+// --mcp. The server is a program of its own (mcp.go).
+type mcpServer struct {
+	MCP bool `name:"mcp" help:"Serve the shared terminal to an agent as an MCP server on stdin/stdout (tools run, repl_start, repl_eval, repl_close); --timeout and --max-time set the tools' defaults."`
+}
+
+func (m *mcpServer) typed() string { return "--mcp" }
+
+func (m *mcpServer) chosen() bool { return m.MCP }
+func (m *mcpServer) check() error { return nil }
+
+func (m *mcpServer) Run(c call) (int, error) { return 0, execMCPServer(c) }
+
+// skill prints the agent skill: ptysend --skill.
+type skill struct {
+	Skill bool `help:"Print the agent skill (SKILL.md: when and how to use ptysend) and exit."`
+}
+
+func (m *skill) typed() string { return "--skill" }
+
+func (m *skill) chosen() bool { return m.Skill }
+func (m *skill) check() error { return nil }
+
+func (m *skill) Run(c call) (int, error) {
+	_, err := io.WriteString(c.Stdout, skills.PtyBridge)
+	return 0, err
+}
 
 func replRequest(c call) repl.Request {
 	return repl.Request{

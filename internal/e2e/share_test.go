@@ -268,7 +268,9 @@ func TestSetELeftOnIsTurnedOffAgain(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "turned on set -e") {
 		t.Fatalf("want a note that set -e was turned off:\n%v", r)
 	}
-	b.terms[0].typeKeys("false\r") // the human's next failing command
+	b.terms[0].typeKeys("false; echo human-done\r") // the human's next failing command
+	// Their keys still in flight would read as a half-typed line.
+	b.waitFor("the human's command to run", func() bool { return strings.Contains(b.paneText(), "\nhuman-done") })
 	if got := b.run("--", "echo $$; case $- in *e*) echo still-e;; esac"); got != pid {
 		t.Fatalf("the shell must survive the human's failing command with errexit off: was %q, now %q", pid, got)
 	}

@@ -51,6 +51,10 @@ type Request struct {
 	// WaitFree is how long to wait for the terminal to be free instead of
 	// refusing at once (exit 75); zero refuses at once.
 	WaitFree time.Duration
+	// Cancel, when closed, stops the call as a stop signal does: an
+	// evaluation gets Ctrl-C, and a call still waiting for its turn
+	// types nothing.
+	Cancel <-chan struct{}
 }
 
 // deathGrace is how long ptysend waits for the shell's END marker (which
@@ -73,6 +77,9 @@ func startAttempt(req Request, command string) (int, error) {
 		return 0, err
 	}
 	defer rc.Close()
+	if limits.Cancelled(req.Cancel) {
+		return 0, limits.ErrCancelled
+	}
 	if err := refuseSecondREPL(req.Bridge, rc.PanePID); err != nil {
 		return 0, err
 	}
@@ -154,6 +161,9 @@ func evalAttempt(req Request, expr string) (int, error) {
 		return 0, err
 	}
 	defer rc.Close()
+	if limits.Cancelled(req.Cancel) {
+		return 0, limits.ErrCancelled
+	}
 	st, err := runningREPL(req.Bridge, rc.PanePID)
 	if err != nil {
 		return 0, err
