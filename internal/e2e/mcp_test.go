@@ -154,6 +154,16 @@ func TestMCPToolsRunCommandsInTheSharedTerminal(t *testing.T) {
 		t.Fatalf("stdin: got\n%v", r)
 	}
 
+	// Clean text by default, the terminal's bytes with raw.
+	colour := `printf '\033[1mbold\033[0m\n10%%\r100%%\n'`
+	if got := b.runTool(cs, colour); got != "bold\n100%\n" {
+		t.Fatalf("clean text: got %q", got)
+	}
+	r = b.callTool(cs, "run", map[string]any{"command": colour, "raw": true})
+	if want := "\x1b[1mbold\x1b[0m\n10%\r100%\n"; r.Stdout != want {
+		t.Fatalf("raw: want %q, got %q", want, r.Stdout)
+	}
+
 	// A timeout: the output so far, timed_out, exit 124; the shell is usable.
 	r = b.callTool(cs, "run", map[string]any{"command": "echo started; sleep 300", "timeout": "1s"})
 	if r.isError || !r.TimedOut || r.ExitCode != 124 || r.Stdout != "started\n" || r.Retry != "with_more_time" ||
