@@ -1,0 +1,103 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// humanReaction is how long the human takes, at the quickest, to answer a
+// question they see: ptysend's note must not depend on a slower human.
+const humanReaction = 300 * time.Millisecond
+
+// theTerminalAsks is ptysend's note for a question the human must answer.
+func theTerminalAsks(question string) string {
+	return `ptysend: the terminal asks: "` + question + `"`
+}
+
+func TestTheHumanSeesTheAgentsStderr(t *testing.T) {
+	b := startBridge(t)
+	r := b.send("--", "echo err >&2")
+	if r.code != 0 || r.stdout != "" || r.stderr != "err\n" {
+		t.Fatalf("want stderr exactly \"err\\n\" and nothing on stdout, got:\n%v", r)
+	}
+	// A line of its own, below the "[agent] $ echo err >&2" line.
+	if !slices.Contains(b.paneLines(), "err") {
+		t.Fatalf("the terminal does not show the stderr line; the pane shows:\n%s", b.paneText())
+	}
+}
+
+func TestSudoAsksTheHumanForTheirPasswordHoweverShortTheTimeout(t *testing.T) {
+	b := startBridge(t, asUser(testHuman))
+	call := b.start(false, "--timeout", "1", "--", "sudo -k; sudo id -u")
+	b.waitForScreen(b.terms[0], "[sudo] password for "+testHuman+":")
+	b.waitFor("ptysend's note", func() bool {
+		return strings.Contains(call.stderr.String(), theTerminalAsks("[sudo] password for "+testHuman+":"))
+	})
+	// The human takes longer than --timeout to type it.
+	time.Sleep(1500 * time.Millisecond)
+	b.terms[0].typeKeys(testHumanPassword + "\r")
+	r := call.wait(t)
+	// (sudo's own terminal ends the line with "\r\n": use_pty.)
+	if words := strings.Fields(r.stdout); r.code != 0 || len(words) == 0 || words[len(words)-1] != "0" {
+		t.Fatalf("want exit 0 and sudo's id -u (0) last, got:\n%v", r)
+	}
+	if n := strings.Count(r.stderr, "ptysend: the terminal asks:"); n != 1 || !strings.Contains(r.stderr, "ptybridge terminal") {
+		t.Fatalf("want one note naming the question and where to answer it, got %d:\n%s", n, r.stderr)
+	}
+}
+
+func TestAQuestionOnStderrShowsAndTheHumanAnswersIt(t *testing.T) {
+	b := startBridge(t)
+	// bash's read -p writes its prompt to stderr, with no newline.
+	call := b.start(true, "--", `read -r -p "Continue? [y/N] " a; echo "answer: $a"`)
+	b.waitForScreen(b.terms[0], "Continue? [y/N] ")
+	time.Sleep(humanReaction)
+	b.terms[0].typeKeys("y\r")
+	r := call.wait(t)
+	if r.code != 0 || !strings.HasSuffix(r.stdout, "answer: y\n") {
+		t.Fatalf("want exit 0 and the answer, got:\n%v", r)
+	}
+	if !strings.HasPrefix(r.stderr, "Continue? [y/N] ") || strings.Count(r.stderr, theTerminalAsks("Continue? [y/N]")) != 1 {
+		t.Fatalf("want the question on stderr, then one note about it, got:\n%s", r.stderr)
+	}
+}
+
+func TestEachQuestionGetsItsNote(t *testing.T) {
+	b := startBridge(t)
+	call := b.start(true, "--", `read -r -p "First? " a; read -r -p "Second? " c; echo "$a $c"`)
+	for _, q := range []struct{ question, answer string }{{"First? ", "one\r"}, {"Second? ", "two\r"}} {
+		b.waitForScreen(b.terms[0], q.question)
+		time.Sleep(humanReaction)
+		b.terms[0].typeKeys(q.answer)
+	}
+	r := call.wait(t)
+	if r.code != 0 || !strings.HasSuffix(r.stdout, "one two\n") {
+		t.Fatalf("want exit 0 and both answers, got:\n%v", r)
+	}
+	for _, q := range []string{"First?", "Second?"} {
+		if n := strings.Count(r.stderr, theTerminalAsks(q)); n != 1 {
+			t.Errorf("want one note for %q, got %d:\n%s", q, n, r.stderr)
+		}
+	}
+}
+
+func TestRmAsksTheHumanInTheTerminal(t *testing.T) {
+	b := startBridge(t)
+	victim := filepath.Join(b.dir, "victim")
+	must(t, os.WriteFile(victim, nil, 0o600))
+	call := b.start(true, "--", "rm -i "+victim)
+	b.waitForScreen(b.terms[0], "rm: remove regular empty file")
+	time.Sleep(humanReaction)
+	b.terms[0].typeKeys("y\r")
+	r := call.wait(t)
+	if r.code != 0 || !strings.HasPrefix(r.stderr, "rm: remove regular empty file") {
+		t.Fatalf("want exit 0 and rm's question on stderr, got:\n%v", r)
+	}
+	if _, err := os.Stat(victim); !os.IsNotExist(err) {
+		t.Fatalf("the human said yes, yet the file is there: %v", err)
+	}
+}
