@@ -14,8 +14,8 @@ import (
 // (ONLCR); the extractor turns each "\r\n" back into "\n", which restores
 // the command's bytes exactly, its own "\r"s included. Everything before
 // START (the echo of the typed line, the shell's escape sequences) and after
-// END (the next prompt) is dropped, and so are the frames of the command's
-// stderr that ptysend wrote to the terminal (see AppendStderrFrame). Output
+// END (the next prompt) is dropped, and so are the frames of stderr that
+// ptysend wrote to the terminal (see AppendStderrFrame). Output
 // is passed on as soon as it cannot be the beginning of the END marker or
 // of a frame, so long outputs stream with bounded memory.
 type Extractor struct {
@@ -34,7 +34,7 @@ type Extractor struct {
 
 // NewExtractor returns an extractor for the call with the given id.
 func NewExtractor(id ID, out io.Writer) *Extractor {
-	return &Extractor{out: out, start: []byte(Start(id)), end: []byte(endPrefix(id)), frames: newFrameFilter(id)}
+	return &Extractor{out: out, start: []byte(Start(id)), end: []byte(endPrefix(id))}
 }
 
 // Started reports whether the START marker has been seen.

@@ -259,9 +259,19 @@ func frameCases() []extractCase {
 			want:   finished("out", 0),
 		},
 		{
-			name:   "a frame of another id is output",
-			stream: start + errFrame(otherID, "theirs") + end,
-			want:   finished(errFrame(otherID, "theirs"), 0),
+			name:   "a frame of another call (its background job's stderr) is dropped too",
+			stream: start + "a" + errFrame(otherID, "theirs\n") + "b" + end,
+			want:   finished("ab", 0),
+		},
+		{
+			name:   "an opening marker with a cut-short id is output",
+			stream: start + strings.Replace(errFrame(ourID, "x"), "def\a", "de\a", 1) + end,
+			want:   finished(strings.Replace(errFrame(ourID, "x"), "def\a", "de\a", 1), 0),
+		},
+		{
+			name:   "a frame ends only with the end marker of its own id",
+			stream: start + string(opener) + "x" + errFrame(otherID, "")[len(errFrame(otherID, ""))/2:] + "y" + string(closer) + "z" + end,
+			want:   finished("z", 0),
 		},
 		{
 			name:   "an end marker alone is output",

@@ -48,7 +48,7 @@ func FuzzExtractorSplits(f *testing.F) {
 		if bytes.Contains(before, []byte(markers.Start(ourID))) {
 			t.Skip("the junk before START holds our START")
 		}
-		if ourEND.Match(out) || bytes.Contains(out, opener) || bytes.Contains(errs, closer) {
+		if ourEND.Match(out) || bytes.Contains(out, opener[:len(opener)-len(ourID)-1]) || bytes.Contains(errs, closer[:len(closer)-len(ourID)-1]) {
 			t.Skip("the command printed our END or frame markers, which it cannot know")
 		}
 		stream := append([]byte(nil), before...)
@@ -68,9 +68,9 @@ var (
 )
 
 // interleave cuts out and errs at places that come from seed and puts a
-// frame of each piece of errs between the pieces of out, as the terminal
-// shows what the command and ptysend wrote: each write() whole. The
-// terminal keeps "\r\n" made from one "\n" together.
+// frame of each piece of errs (our call's or another's) between the pieces
+// of out, as the terminal shows what the command and ptysend wrote: each
+// write() whole. The terminal keeps "\r\n" made from one "\n" together.
 func interleave(out, errs string, seed uint64) []byte {
 	r := rand.New(rand.NewPCG(seed, 42))
 	cut := func(s string) []string {
@@ -89,7 +89,8 @@ func interleave(out, errs string, seed uint64) []byte {
 	var b []byte
 	for len(outs) > 0 || len(errPieces) > 0 {
 		if len(errPieces) > 0 && (len(outs) == 0 || r.IntN(2) == 0) {
-			b = markers.AppendStderrFrame(b, ourID, []byte(errPieces[0]))
+			// ours, or an earlier call's background job's
+			b = markers.AppendStderrFrame(b, []markers.ID{ourID, otherID}[r.IntN(2)], []byte(errPieces[0]))
 			errPieces = errPieces[1:]
 		} else {
 			b = append(b, outs[0]...)
@@ -124,26 +125,39 @@ func reference(stream []byte) (r result, ok bool) {
 	return finished(string(out), status), true
 }
 
-// withoutFrames removes ourID's frames of stderr: an opening marker and
-// the first end marker after it, within the greatest length of a frame.
-// An opening marker whose end may still come (the stream is shorter than
-// a frame) holds the rest back: cut is true, and clean ends before it.
+// withoutFrames removes the frames of stderr of any call: an opening
+// marker (its prefix, an id, BEL) and the first end marker of its id
+// after it, within the greatest length of a frame. An opening marker whose
+// end may still come (the stream is shorter than a frame) holds the rest
+// back: cut is true, and clean ends before it.
 func withoutFrames(stream []byte) (clean []byte, cut bool) {
+	prefix := []byte("\x1b]6973;ptybridge;R;")
 	for {
-		i := bytes.Index(stream, opener)
+		i := bytes.Index(stream, prefix)
 		if i < 0 {
 			return append(clean, stream...), false
 		}
 		clean = append(clean, stream[:i]...)
-		j := bytes.Index(stream[i+len(opener):], closer)
+		rest := stream[i+len(prefix):]
+		if len(rest) <= 16 {
+			return clean, true // its id may still come
+		}
+		if !regexp.MustCompile("^[0-9a-f]{16}\a").Match(rest) {
+			clean = append(clean, prefix...)
+			stream = rest
+			continue
+		}
+		open := len(prefix) + 17
+		end := []byte("\x1b]6973;ptybridge;r;" + string(rest[:16]) + "\a")
+		j := bytes.Index(stream[i+open:], end)
 		switch {
-		case j >= 0 && len(opener)+j+len(closer) <= markers.MaxStderrFrame:
-			stream = stream[i+len(opener)+j+len(closer):]
+		case j >= 0 && open+j+len(end) <= markers.MaxStderrFrame:
+			stream = stream[i+open+j+len(end):]
 		case j < 0 && len(stream)-i < markers.MaxStderrFrame:
 			return clean, true
 		default:
-			clean = append(clean, opener...)
-			stream = stream[i+len(opener):]
+			clean = append(clean, stream[i:i+open]...)
+			stream = stream[i+open:]
 		}
 	}
 }
@@ -162,6 +176,7 @@ func FuzzExtractorNeverPanics(f *testing.F) {
 	f.Add([]byte("\x1b]6973;ptybridge;S;0123456789abcdef\a\r\r\r\n\x1b]6973;ptybridge;E;0123456789abcdef;00"), uint64(6))
 	f.Add([]byte(markers.Start(ourID)+"a\r"+errFrame(ourID, "e\n"+markers.End(ourID, 3))+"\nb"+string(opener)+markers.End(ourID, 1)), uint64(7))
 	f.Add([]byte(markers.Start(ourID)+string(opener)+string(opener)+"x"+string(closer)+string(closer)+markers.End(ourID, 0)), uint64(8))
+	f.Add([]byte(markers.Start(ourID)+errFrame(otherID, "a")+"\x1b]6973;ptybridge;R;xyz"+markers.End(ourID, 0)+"\x1b]6973;ptybridge;R;01"), uint64(9))
 	f.Fuzz(func(t *testing.T, stream []byte, seed uint64) {
 		got := feedChunks(t, chunks(stream, seed))
 		whole := feedChunks(t, [][]byte{stream})

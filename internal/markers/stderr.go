@@ -16,8 +16,8 @@ import (
 //	ESC ] 6973;ptybridge;R;<id> BEL   piece   ESC ] 6973;ptybridge;r;<id> BEL
 //
 // tmux swallows the markers and shows the piece; the Extractor drops the
-// whole frame from stdout. The shell integration's Tracker takes a frame
-// for output, not for the human's typing.
+// whole frame from stdout, whichever call's it is. The shell integration's
+// Tracker takes a frame for output, not for the human's typing.
 //
 // After the command, the wrapper writes the StderrDone token into the
 // fifo, after everything the command wrote there, and waits until ptysend
@@ -37,7 +37,7 @@ const MaxStderrPiece = 16 * 1024
 // "\n" of which the terminal may have turned into "\r\n", and the two
 // markers. An opening marker without its end within that many bytes was
 // not written by ptysend: it is output.
-const maxFrame = 2*MaxStderrPiece + 2*(len("\x1b]"+osc+";R;")+len(ID("0123456789abcdef"))+1)
+const maxFrame = 2*MaxStderrPiece + 2*(len("\x1b]"+osc+";R;")+idLength+1)
 
 // AppendStderrFrame appends the framed piece (at most MaxStderrPiece
 // bytes) to dst: what ptysend writes to the terminal, in one write().
@@ -112,19 +112,23 @@ func (s *StderrStream) pass(b []byte) error {
 	return err
 }
 
-// frameFilter removes the frames of a call's stderr from the stream after
-// its START marker, before the Extractor looks for END and "\r\n": the
-// frames are gone as if never written. An incomplete frame at the end of
-// a chunk waits for the next chunk.
-type frameFilter struct {
-	open, close []byte
-	pending     []byte // a possible opening marker, or a frame without its end yet
-	joined      []byte
-	clean       []byte
-}
+// The markers of a frame, up to the call's id and its BEL.
+var (
+	stderrOpenPrefix  = []byte("\x1b]" + osc + ";R;")
+	stderrClosePrefix = []byte("\x1b]" + osc + ";r;")
+)
 
-func newFrameFilter(id ID) frameFilter {
-	return frameFilter{open: []byte(stderrOpen(id)), close: []byte(stderrClose(id))}
+// frameFilter removes the frames of stderr from the stream after a call's
+// START marker, before the Extractor looks for END and "\r\n": the frames
+// are gone as if never written. Frames of any call are stderr: an earlier
+// call's background job may still write, and what it writes is passed on
+// to the terminal after that call ended (see session). An incomplete
+// frame at the end of a chunk waits for the next chunk.
+type frameFilter struct {
+	closer  []byte // the end marker of the frame at hand
+	pending []byte // a possible opening marker, or a frame without its end yet
+	joined  []byte
+	clean   []byte
 }
 
 // holding reports whether bytes wait for the next chunk.
@@ -138,31 +142,57 @@ func (f *frameFilter) filter(data []byte) []byte {
 		data = f.joined
 		f.pending = f.pending[:0]
 	}
-	i := bytes.Index(data, f.open)
+	i := bytes.Index(data, stderrOpenPrefix)
 	if i < 0 { // the common case: no frame, nothing copied
-		keep := heldPrefix(data, f.open)
+		keep := heldPrefix(data, stderrOpenPrefix)
 		f.pending = append(f.pending, data[len(data)-keep:]...)
 		return data[:len(data)-keep]
 	}
 	f.clean = f.clean[:0]
 	for i >= 0 {
 		f.clean = append(f.clean, data[:i]...)
-		body := data[i+len(f.open):]
-		j := bytes.Index(body, f.close)
+		rest := data[i+len(stderrOpenPrefix):]
+		if len(rest) <= idLength { // the id and its BEL are still to come
+			f.pending = append(f.pending, data[i:]...)
+			return f.clean
+		}
+		if !isID(rest[:idLength]) || rest[idLength] != '\a' { // not our marker: output
+			f.clean = append(f.clean, stderrOpenPrefix...)
+			data = rest
+			i = bytes.Index(data, stderrOpenPrefix)
+			continue
+		}
+		f.closer = append(append(append(f.closer[:0], stderrClosePrefix...), rest[:idLength]...), '\a')
+		opener := len(stderrOpenPrefix) + idLength + 1
+		body := data[i+opener:]
+		j := bytes.Index(body, f.closer)
 		switch {
-		case j >= 0 && len(f.open)+j+len(f.close) <= maxFrame:
-			data = body[j+len(f.close):] // a frame: dropped
+		case j >= 0 && opener+j+len(f.closer) <= maxFrame:
+			data = body[j+len(f.closer):] // a frame: dropped
 		case j < 0 && len(data)-i < maxFrame:
 			f.pending = append(f.pending, data[i:]...) // its end may still come
 			return f.clean
 		default: // no end within maxFrame: not ptysend's frame, but output
-			f.clean = append(f.clean, f.open...)
+			f.clean = append(f.clean, data[i:i+opener]...)
 			data = body
 		}
-		i = bytes.Index(data, f.open)
+		i = bytes.Index(data, stderrOpenPrefix)
 	}
-	keep := heldPrefix(data, f.open)
+	keep := heldPrefix(data, stderrOpenPrefix)
 	f.clean = append(f.clean, data[:len(data)-keep]...)
 	f.pending = append(f.pending, data[len(data)-keep:]...)
 	return f.clean
+}
+
+// idLength is the length of an ID.
+const idLength = 16
+
+// isID reports whether b has the shape of an ID, without allocating.
+func isID(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return len(b) == idLength
 }
