@@ -13,7 +13,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/rundir"
+	"github.com/ptybridge/ptybridge/internal/session"
 )
 
 var version = "dev"
@@ -82,6 +84,11 @@ type flags struct {
 	Command   command   `embed:""`
 
 	cli.RelayFlags `embed:""`
+	// ptysend starts itself with these to keep showing the stderr of a
+	// finished command's background jobs (session.KeepShowingStderr); the
+	// fifo is its descriptor 3.
+	LateStderr    string `hidden:"" help:"Internal: show the stderr of this call's background jobs."`
+	LateStderrTTY string `hidden:""`
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -103,6 +110,10 @@ func run(args []string) int {
 	}
 	if _, err := parser.Parse(args); err != nil {
 		return usageError(err.Error())
+	}
+	if f.LateStderr != "" {
+		session.KeepShowingStderr(markers.ID(f.LateStderr), f.LateStderrTTY, os.NewFile(3, "stderr fifo"))
+		return 0
 	}
 	if f.RelayFlags.Requested() {
 		if err := f.RelayFlags.Run(); err != nil {

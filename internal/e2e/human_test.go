@@ -101,3 +101,53 @@ func TestRmAsksTheHumanInTheTerminal(t *testing.T) {
 		t.Fatalf("the human said yes, yet the file is there: %v", err)
 	}
 }
+
+// A background job of the agent's (cmd &) outlives the call: its stderr
+// keeps reaching the terminal, as a typed job's would, and neither
+// stalls it once more than a pipe's worth is written nor lands in a later
+// call's output.
+func TestABackgroundJobsStderrKeepsReachingTheTerminal(t *testing.T) {
+	b := startBridge(t)
+	job := filepath.Join(b.dir, "job.sh")
+	finished := filepath.Join(b.dir, "finished")
+	must(t, os.WriteFile(job, []byte(`sleep 0.3
+i=0
+while [ $i -lt 6000 ]; do   # some 140 KB, more than a pipe holds
+  echo "background line $i" >&2
+  i=$((i+1))
+  [ $((i % 1000)) -eq 0 ] && sleep 0.1
+done
+echo finished >"$1"
+`), 0o644))
+	if r := b.send("--", "sh "+job+" "+finished+" &"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("want exit 0 and no output, got:\n%v", r)
+	}
+	if r := b.send("--", "sleep 0.2; echo mine"); r.code != 0 || r.stdout != "mine\n" {
+		t.Fatalf("a later call's output must not hold the job's stderr, got:\n%v", r)
+	}
+	b.waitFor("the job to finish", func() bool { _, err := os.Stat(finished); return err == nil })
+	b.waitFor("the job's last line on the terminal", func() bool {
+		return slices.Contains(b.paneLines(), "background line 5999")
+	})
+	b.waitFor("the ptysend that showed it to exit", func() bool { return !lateStderrRuns(b.runtimeDir()) })
+	if got := b.run("--", "echo next"); got != "next\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// lateStderrRuns reports whether a ptysend of runtimeDir's bridge still
+// shows the stderr of a finished call's background jobs.
+func lateStderrRuns(runtimeDir string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		args, _ := os.ReadFile(p)
+		if !strings.Contains(string(args), "\x00--late-stderr\x00") {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "environ"))
+		if strings.Contains(string(env), "PTYBRIDGE_RUNTIME_DIR="+runtimeDir+"\x00") {
+			return true
+		}
+	}
+	return false
+}

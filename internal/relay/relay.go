@@ -46,8 +46,9 @@ import (
 // pane id, the pane's process id, what the pane's shell last said (a
 // markers.Snapshot) and where the client's stream starts (a StreamView,
 // for REPL evaluations). A relay of another version (an older ptybridge's) is
-// replaced by ptysend, as a dead one is.
-const relayHello = "ptybridge-relay 5"
+// replaced by ptysend, as a dead one is. Version 6: its tracker takes a
+// frame of a command's stderr for output, not for the human's typing.
+const relayHello = "ptybridge-relay 6"
 
 // relayMaxRequest bounds a client's request line.
 const relayMaxRequest = 64 * 1024

@@ -118,7 +118,7 @@ func (c *call) prepare() error {
 	c.id = id
 	c.script, c.errPath, c.ackPath = c.path(".sh"), c.path(".err"), c.path(".ack")
 	c.arrived, c.started = make(chan bool, 1), make(chan struct{})
-	c.errs, err = openStderrCopy(id, c.errPath, c.ackPath, proc.TTYOf(c.shellPID), c.req.Stderr, c.arrived)
+	c.errs, err = openStderrCopy(id, c.errPath, c.ackPath, proc.TTYOf(c.shellPID), c.req.Bridge.Exe, c.req.Stderr, c.arrived)
 	if err != nil {
 		return fmt.Errorf("creating the stderr pipe: %w", err)
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"io"
 	"os"
+	"os/exec"
 	"sync"
 	"syscall"
 	"time"
@@ -21,13 +22,14 @@ import (
 // answer. When the wrapper's StderrDone token arrives, everything before
 // it is on the terminal: closing the ack fifo lets the wrapper print END.
 type stderrCopy struct {
-	id     markers.ID
-	fifo   *os.File // read-write: the wrapper's opens never wait, our reads wait for data
-	ack    *os.File // read-write until closed: the wrapper waits for that
-	tty    *os.File // the pane's terminal, or nil
-	agent  io.Writer
-	stream *markers.StderrStream
-	frame  []byte
+	id      markers.ID
+	errPath string
+	fifo    *os.File // read-write: the wrapper's opens never wait, our reads wait for data
+	ack     *os.File // read-write until closed: the wrapper waits for that
+	screen  framedTerminal
+	agent   io.Writer
+	stream  *markers.StderrStream
+	exe     string // ptysend, to hand the fifo over to (see handOver)
 
 	arrived  chan<- bool // true when a piece holds a line break
 	stopped  chan struct{}
@@ -37,8 +39,8 @@ type stderrCopy struct {
 // openStderrCopy makes the fifos at errPath and ackPath and opens them,
 // and the terminal at ttyPath (a terminal that cannot be opened only
 // means the human does not see the stderr). arrived hears of each piece.
-func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath string, agent io.Writer, arrived chan<- bool) (*stderrCopy, error) {
-	s := &stderrCopy{id: id, agent: agent, arrived: arrived, stopped: make(chan struct{})}
+func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath, exe string, agent io.Writer, arrived chan<- bool) (*stderrCopy, error) {
+	s := &stderrCopy{id: id, errPath: errPath, agent: agent, exe: exe, arrived: arrived, stopped: make(chan struct{})}
 	for _, p := range []string{errPath, ackPath} {
 		if err := syscall.Mkfifo(p, 0o600); err != nil {
 			return nil, err
@@ -52,9 +54,7 @@ func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath string, agent io.Wr
 		s.fifo.Close()
 		return nil, err
 	}
-	if ttyPath != "" {
-		s.tty, _ = os.OpenFile(ttyPath, os.O_WRONLY|unix.O_NOCTTY, 0)
-	}
+	s.screen = openFramedTerminal(id, ttyPath)
 	s.stream = markers.NewStderrStream(id, s)
 	return s, nil
 }
@@ -100,33 +100,55 @@ func (s *stderrCopy) take(b []byte) {
 // it): the agent gets it exact, the terminal framed.
 func (s *stderrCopy) Write(p []byte) (int, error) {
 	s.agent.Write(p)
-	s.show(p)
+	s.screen.show(p)
 	return len(p), nil
 }
 
-// show writes p to the pane's terminal, framed, in pieces of at most
+// framedTerminal writes pieces of a call's stderr to the pane's terminal,
+// framed (see markers.AppendStderrFrame).
+type framedTerminal struct {
+	id    markers.ID
+	path  string
+	tty   *os.File // nil: not open, or gone
+	frame []byte
+}
+
+// openFramedTerminal opens the terminal at path, never as our controlling
+// terminal. One that cannot be opened only means the human does not see
+// the stderr.
+func openFramedTerminal(id markers.ID, path string) framedTerminal {
+	t := framedTerminal{id: id, path: path}
+	if path != "" {
+		t.tty, _ = os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY, 0)
+	}
+	return t
+}
+
+// show writes p to the terminal, framed, in pieces of at most
 // markers.MaxStderrPiece, each in one write(): a tty never splits one
 // write() with another writer's (the command's stdout). The tty's output
 // processing turns "\n" into "\r\n", as for a typed command's stderr;
 // when a program has turned it off (sudo's use_pty keeps the terminal raw
 // while its command runs), ptysend does it, or the human would see the
 // lines as a staircase.
-func (s *stderrCopy) show(p []byte) {
-	if s.tty == nil {
-		return
-	}
-	for len(p) > 0 {
+func (t *framedTerminal) show(p []byte) {
+	for t.tty != nil && len(p) > 0 {
 		piece := p[:min(len(p), markers.MaxStderrPiece)]
 		p = p[len(piece):]
-		if !translatesNewlines(s.tty) {
+		if !translatesNewlines(t.tty) {
 			piece = crlf(piece)
 		}
-		s.frame = markers.AppendStderrFrame(s.frame[:0], s.id, piece)
-		if _, err := s.tty.Write(s.frame); err != nil {
-			s.tty.Close()
-			s.tty = nil
-			return
+		t.frame = markers.AppendStderrFrame(t.frame[:0], t.id, piece)
+		if _, err := t.tty.Write(t.frame); err != nil {
+			t.close()
 		}
+	}
+}
+
+func (t *framedTerminal) close() {
+	if t.tty != nil {
+		t.tty.Close()
+		t.tty = nil
 	}
 }
 
@@ -158,13 +180,11 @@ func (s *stderrCopy) stop() {
 		s.fifo.SetReadDeadline(time.Time{})
 		s.drain()
 		s.stream.Flush()
-		s.fifo.Close()
+		s.handOver()
 		if s.ack != nil {
 			s.ack.Close()
 		}
-		if s.tty != nil {
-			s.tty.Close()
-		}
+		s.screen.close()
 	})
 }
 
@@ -185,6 +205,66 @@ func (s *stderrCopy) drain() {
 			return
 		}
 		s.take(buf[:n])
+	}
+}
+
+// handOver closes the fifo, or leaves it to a ptysend of its own when
+// background jobs of the command still hold it (cmd &): their stderr must
+// go on reaching the terminal, as a typed job's would, and a fifo that
+// nobody reads would stall them once full (or kill them with SIGPIPE).
+// That ptysend (KeepShowingStderr) exits when the last of them closes it.
+// Whether any holds it tells a read of our own that never waits: end of
+// file means no writer is left once ours is closed.
+func (s *stderrCopy) handOver() {
+	fd, err := unix.Open(s.errPath, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	s.fifo.Close()
+	if err != nil {
+		return
+	}
+	buf := make([]byte, markers.MaxStderrPiece)
+	for {
+		n, err := unix.Read(fd, buf)
+		switch {
+		case n > 0:
+			s.take(buf[:n])
+			continue
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			s.keepShowing(os.NewFile(uintptr(fd), s.errPath))
+			return
+		}
+		unix.Close(fd) // end of file: no writer is left
+		return
+	}
+}
+
+// keepShowing starts the ptysend that reads fifo from now on, detached:
+// it outlives us.
+func (s *stderrCopy) keepShowing(fifo *os.File) {
+	defer fifo.Close()
+	cmd := exec.Command(s.exe, "--late-stderr", string(s.id), "--late-stderr-tty", s.screen.path)
+	cmd.ExtraFiles = []*os.File{fifo}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.Start() == nil {
+		cmd.Process.Release()
+	}
+}
+
+// KeepShowingStderr is the ptysend that handOver starts (--late-stderr):
+// it shows on the terminal at ttyPath, framed with the finished call's id,
+// what background jobs of that call write to its stderr fifo, until the
+// last of them closes it.
+func KeepShowingStderr(id markers.ID, ttyPath string, fifo *os.File) {
+	screen := openFramedTerminal(id, ttyPath)
+	defer screen.close()
+	buf := make([]byte, markers.MaxStderrPiece)
+	for {
+		n, err := fifo.Read(buf)
+		screen.show(buf[:n]) // a terminal that is gone only drops it: the jobs must not stall
+		if err != nil {
+			return
+		}
 	}
 }
 
