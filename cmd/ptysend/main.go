@@ -27,10 +27,11 @@ shared terminal, exactly as if the user had typed them (like "ssh host
 WORDS..."): cd, exported variables and functions persist between calls.
 Quote what the shell must not expand: ptysend -- 'echo $HOME'.
 
-The command's stdout becomes ptysend's stdout, its stderr ptysend's stderr,
-and its exit status ptysend's exit status. Standard input is forwarded to
-the command unless it is a terminal; then the command reads the shared
-terminal, where the user can answer (sudo and ssh prompts read it anyway).
+The command's stdout becomes ptysend's stdout, its stderr ptysend's stderr
+(byte for byte, apart; the user sees it in the shared terminal too), and its
+exit status ptysend's exit status. Standard input is forwarded to the
+command unless it is a terminal; then the command reads the shared terminal,
+where the user can answer (sudo and ssh prompts read it anyway).
 
 Shells: the WORDS are code for the shell that runs in the shared terminal,
 whichever the user started there: bash, zsh, sh (dash) or fish. Write them
@@ -42,7 +43,11 @@ Other shells (tcsh, nu, pwsh...) are refused with exit 125.
 The terminal is the user's: ptysend types nothing while the user runs
 something, has a half-typed line or scrolls back; it exits 125 and the
 "hint:" line says what to ask the user. A command waiting for the user (a
-password prompt) is not killed by --timeout; ptysend says what it asks.
+password prompt, a [y/N] question) is not killed by --timeout, however
+short; each time one waits, ptysend says on stderr at once what the terminal
+asks ("ptysend: the terminal asks: ...") and that the user answers it there.
+--max-time still applies. A question from a program run under sudo (after
+the password) cannot be seen: --timeout applies to it.
 
 Exit status: the command's own; 124 when --timeout or --max-time fired
 (Ctrl-C is sent, then Ctrl-\ 3 s later; the output so far is printed);
