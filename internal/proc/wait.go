@@ -40,10 +40,11 @@ var pollWaits = []string{"poll_schedule_timeout", "do_select", "do_sys_poll", "e
 // terminal, or in poll while the terminal is in non-canonical (line
 // editor) mode.
 //
-// The kernel hides the wait channel (it reads "0") of a process we may
-// not trace: a set-uid program such as sudo or su, which asks for a
-// password. Such a process waits for the human when it sleeps while the
-// terminal is in the mode of a password prompt: canonical, echo off.
+// The kernel hides the wait channel (it reads "0", and its system call
+// cannot be read) of a process we may not trace: a set-uid program such as
+// sudo or su, which asks for a password. Such a process waits for the
+// human when it sleeps while the terminal is in the mode of a password
+// prompt: canonical, echo off.
 func WaitsForInput(pid int, tty *os.File) bool {
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
@@ -57,6 +58,8 @@ func WaitsForInput(pid int, tty *os.File) bool {
 			return false // running, in disk I/O, stopped or gone
 		}
 		switch {
+		case wchan == "0" && readTrimmed(dir+"syscall") != "":
+			return false // not hidden: it runs again by now
 		case wchan == "0":
 			hidden = true
 		case hasAnyPrefix(wchan, ttyReadWaits):
@@ -69,18 +72,24 @@ func WaitsForInput(pid int, tty *os.File) bool {
 }
 
 // readsTerminal reports whether the task sleeping in wait_woken is in a
-// read() of a terminal: the same wait channel serves a read of a TCP
-// socket, which is no question to the human. When /proc does not show
-// the system call, the wait channel is trusted.
+// read() of a terminal: the same wait channel serves a write() to a
+// terminal whose output is full (a command printing fast) and a read of a
+// TCP socket, which are no question to the human. When /proc does not
+// show the system call, the wait channel is trusted; a task that runs
+// again by now ("running") waits for nothing.
 func readsTerminal(pid int, taskDir string) bool {
-	fields := strings.Fields(readTrimmed(taskDir + "syscall"))
-	if len(fields) < 2 {
+	syscall := readTrimmed(taskDir + "syscall")
+	if syscall == "" {
 		return true
+	}
+	fields := strings.Fields(syscall)
+	if len(fields) < 2 {
+		return false
 	}
 	nr, err1 := strconv.Atoi(fields[0])
 	fd, err2 := strconv.ParseInt(strings.TrimPrefix(fields[1], "0x"), 16, 64)
 	if err1 != nil || err2 != nil {
-		return true
+		return false
 	}
 	switch nr {
 	case unix.SYS_READ, unix.SYS_READV, unix.SYS_PREAD64:

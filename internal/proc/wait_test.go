@@ -14,7 +14,11 @@ import (
 
 // inTerminal runs argv as a session leader with a new pseudo-terminal as
 // its controlling terminal and standard files, as a pane's program runs.
-func inTerminal(t *testing.T, argv ...string) *exec.Cmd {
+func inTerminal(t *testing.T, argv ...string) *exec.Cmd { return inTerminalRead(t, true, argv...) }
+
+// inTerminalRead is inTerminal; unless read, nobody reads what the
+// terminal shows, as tmux does not while it is busy.
+func inTerminalRead(t *testing.T, read bool, argv ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	ptmx, err := pty.Start(cmd)
@@ -26,6 +30,9 @@ func inTerminal(t *testing.T, argv ...string) *exec.Cmd {
 		cmd.Wait()
 		ptmx.Close()
 	})
+	if !read {
+		return cmd
+	}
 	go func() { // the terminal's output must flow
 		buf := make([]byte, 4096)
 		for {
@@ -76,19 +83,21 @@ func TestWaitsForInput(t *testing.T) {
 		wchan  string // where it sleeps once it got there (the end of the name)
 		waits  bool
 		helper string // the process to look at, a child of argv's
+		stuck  bool   // nobody reads the terminal's output
 	}{
-		{"a builtin read of the terminal", []string{"bash", "--norc", "-c", "read -r x"}, "wait_woken", true, ""},
-		{"a read of /dev/tty with stdin elsewhere", []string{"bash", "--norc", "-c", "read -r x </dev/tty"}, "wait_woken", true, ""},
-		{"a password prompt (getpass)", []string{"python3", "-c", "import getpass; getpass.getpass('Secret: ')"}, "wait_woken", true, ""},
-		{"sleep", []string{"sleep", "60"}, "hrtimer_nanosleep", false, ""},
+		{"a builtin read of the terminal", []string{"bash", "--norc", "-c", "read -r x"}, "wait_woken", true, "", false},
+		{"a read of /dev/tty with stdin elsewhere", []string{"bash", "--norc", "-c", "read -r x </dev/tty"}, "wait_woken", true, "", false},
+		{"a password prompt (getpass)", []string{"python3", "-c", "import getpass; getpass.getpass('Secret: ')"}, "wait_woken", true, "", false},
+		{"sleep", []string{"sleep", "60"}, "hrtimer_nanosleep", false, "", false},
 		{"a read of a quiet TCP connection", []string{"python3", "-c",
 			"import socket; s = socket.create_server(('127.0.0.1', 0)); c = socket.create_connection(s.getsockname()); c.recv(1)"},
-			"wait_woken", false, ""},
-		{"a read of a pipe", []string{"sh", "-c", "sleep 60 | cat"}, "pipe_read", false, "cat"},
+			"wait_woken", false, "", false},
+		{"a read of a pipe", []string{"sh", "-c", "sleep 60 | cat"}, "pipe_read", false, "cat", false},
+		{"a write to a terminal whose output is full", []string{"seq", "1000000000"}, "wait_woken", false, "", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			leader := inTerminal(t, c.argv...).Process.Pid
+			leader := inTerminalRead(t, !c.stuck, c.argv...).Process.Pid
 			pid := leader
 			if c.helper != "" {
 				eventually(t, c.helper, func() bool { pid = childNamed(leader, c.helper); return pid > 0 })

@@ -335,6 +335,9 @@ func (c *call) waitsForHuman() bool {
 	default:
 		return false // the shell has yet to read the line: it is no question
 	}
+	if c.errs.commandOver() {
+		return false // the shell at its next prompt, before the stream shows END
+	}
 	if !pane.WaitsForHuman(c.rc.PanePID) {
 		return false
 	}

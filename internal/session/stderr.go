@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -31,7 +32,9 @@ type stderrCopy struct {
 	stream  *markers.StderrStream
 	exe     string // ptysend, to hand the fifo over to (see handOver)
 
+	buf      []byte      // one read of the fifo: by run, then by stop
 	arrived  chan<- bool // true when a piece holds a line break
+	over     atomic.Bool // the wrapper's token came: the command is over
 	stopped  chan struct{}
 	stopOnce sync.Once
 }
@@ -40,7 +43,8 @@ type stderrCopy struct {
 // and the terminal at ttyPath (a terminal that cannot be opened only
 // means the human does not see the stderr). arrived hears of each piece.
 func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath, exe string, agent io.Writer, arrived chan<- bool) (*stderrCopy, error) {
-	s := &stderrCopy{id: id, errPath: errPath, agent: agent, exe: exe, arrived: arrived, stopped: make(chan struct{})}
+	s := &stderrCopy{id: id, errPath: errPath, agent: agent, exe: exe, arrived: arrived, stopped: make(chan struct{}),
+		buf: make([]byte, 4096)}
 	for _, p := range []string{errPath, ackPath} {
 		if err := syscall.Mkfifo(p, 0o600); err != nil {
 			return nil, err
@@ -64,11 +68,10 @@ func (s *stderrCopy) start() { go s.run() }
 
 func (s *stderrCopy) run() {
 	defer close(s.stopped)
-	buf := make([]byte, markers.MaxStderrPiece)
 	for {
-		n, err := s.fifo.Read(buf)
+		n, err := s.fifo.Read(s.buf)
 		if n > 0 {
-			s.take(buf[:n])
+			s.take(s.buf[:n])
 		}
 		if err != nil { // stop's deadline, or the fifo closed
 			return
@@ -80,6 +83,7 @@ func (s *stderrCopy) run() {
 func (s *stderrCopy) take(b []byte) {
 	s.stream.Write(b)
 	if s.stream.Done() && s.ack != nil {
+		s.over.Store(true)
 		s.ack.Close() // the wrapper goes on to END
 		s.ack = nil
 	}
@@ -95,6 +99,11 @@ func (s *stderrCopy) take(b []byte) {
 	default:
 	}
 }
+
+// commandOver reports whether the command has ended: the wrapper's token
+// came. The pane's stream can lag far behind (a large output still on its
+// way through tmux) while the shell is back at its prompt.
+func (s *stderrCopy) commandOver() bool { return s.over.Load() }
 
 // Write passes a piece of the command's stderr on (the StderrStream calls
 // it): the agent gets it exact, the terminal framed.
@@ -194,17 +203,16 @@ func (s *stderrCopy) drain() {
 	if err != nil {
 		return
 	}
-	buf := make([]byte, markers.MaxStderrPiece)
 	for {
 		n := 0
 		raw.Read(func(fd uintptr) bool {
-			n, _ = unix.Read(int(fd), buf)
+			n, _ = unix.Read(int(fd), s.buf)
 			return true // one try: EAGAIN means empty
 		})
 		if n <= 0 {
 			return
 		}
-		s.take(buf[:n])
+		s.take(s.buf[:n])
 	}
 }
 
@@ -221,12 +229,11 @@ func (s *stderrCopy) handOver() {
 	if err != nil {
 		return
 	}
-	buf := make([]byte, markers.MaxStderrPiece)
 	for {
-		n, err := unix.Read(fd, buf)
+		n, err := unix.Read(fd, s.buf)
 		switch {
 		case n > 0:
-			s.take(buf[:n])
+			s.take(s.buf[:n])
 			continue
 		case err == unix.EINTR:
 			continue
