@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -87,15 +88,8 @@ func (s *stderrCopy) take(b []byte) {
 		s.ack.Close() // the wrapper goes on to END
 		s.ack = nil
 	}
-	line := false
-	for _, c := range b {
-		if c == '\n' {
-			line = true
-			break
-		}
-	}
 	select {
-	case s.arrived <- line:
+	case s.arrived <- bytes.IndexByte(b, '\n') >= 0:
 	default:
 	}
 }
@@ -181,11 +175,17 @@ func crlf(b []byte) []byte {
 // stop ends the copy once the call is over (END, an interrupt, the shell
 // gone): what the fifo still holds is passed on, without waiting for
 // more; the command's own stderr is all there after END. It is safe to
-// call more than once.
+// call more than once. A copy stuck in a write (the human stopped the
+// terminal's output with Ctrl-S, or the agent does not read our stderr)
+// is left behind: ptysend is about to exit.
 func (s *stderrCopy) stop() {
 	s.stopOnce.Do(func() {
 		s.fifo.SetReadDeadline(time.Now())
-		<-s.stopped
+		select {
+		case <-s.stopped:
+		case <-time.After(stuckCopyGrace):
+			return
+		}
 		s.fifo.SetReadDeadline(time.Time{})
 		s.drain()
 		s.stream.Flush()
@@ -196,6 +196,10 @@ func (s *stderrCopy) stop() {
 		s.screen.close()
 	})
 }
+
+// stuckCopyGrace is how long stop waits for a copy in the middle of a
+// write.
+const stuckCopyGrace = time.Second
 
 // drain reads what the fifo holds now, never waiting.
 func (s *stderrCopy) drain() {
