@@ -66,6 +66,23 @@ func TestAQuestionOnStderrShowsAndTheHumanAnswersIt(t *testing.T) {
 	}
 }
 
+// A read of /dev/tty with stdin elsewhere (ptysend's stdin is no
+// terminal) waits for the human too: the shell then holds the alias
+// /dev/tty, not the pane's terminal, on its standard input.
+func TestAReadOfDevTtyWaitsForTheHumanHoweverShortTheTimeout(t *testing.T) {
+	b := startBridge(t)
+	call := b.start(false, "--timeout", "1", "--", `read -r -p "Continue? [y/N] " a </dev/tty; echo "answer: $a"`)
+	b.waitForScreen(b.terms[0], "Continue? [y/N] ")
+	b.waitFor("ptysend's note", func() bool {
+		return strings.Contains(call.stderr.String(), theTerminalAsks("Continue? [y/N]"))
+	})
+	time.Sleep(1500 * time.Millisecond) // longer than --timeout
+	b.terms[0].typeKeys("y\r")
+	if r := call.wait(t); r.code != 0 || !strings.HasSuffix(r.stdout, "answer: y\n") {
+		t.Fatalf("want exit 0 and the answer, got:\n%v", r)
+	}
+}
+
 func TestEachQuestionGetsItsNote(t *testing.T) {
 	b := startBridge(t)
 	call := b.start(true, "--", `read -r -p "First? " a; read -r -p "Second? " c; echo "$a $c"`)
