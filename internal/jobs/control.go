@@ -81,6 +81,14 @@ func Keys(b bridge.Bridge, name string, keys []string) (int, error) {
 		return 0, err
 	}
 	c.Close()
+	// Keys sent to a window in copy mode would be copy-mode commands.
+	if mode, err := tmux.Run("display-message", "-p", "-t", info.Pane, "#{pane_in_mode}"); err == nil && strings.TrimSpace(mode) == "1" {
+		return 0, &failure.Error{
+			Code: failure.ExitBusy,
+			Msg:  fmt.Sprintf("the user is scrolling in job %s's window (tmux copy mode), so no key was sent", name),
+			Hint: "ask the user to leave copy mode there (q), then retry; --job-send types text whatever the window shows",
+		}
+	}
 	if _, err := tmux.Run(append([]string{"send-keys", "-t", info.Pane}, keys...)...); err != nil {
 		return 0, &failure.Error{
 			Msg:  fmt.Sprintf("sending keys to job %s: %v", name, err),

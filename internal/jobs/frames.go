@@ -7,9 +7,10 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
-// A job's stderr reaches its terminal in frames, as a command's does: the
-// supervisor reads the job's stderr from a pipe and writes each piece to
-// the terminal between two invisible markers, in one write():
+// A job's stderr reaches its terminal in frames, as a command's does
+// (markers.AppendStderrFrame): the supervisor reads the job's stderr from
+// a pipe and writes each piece to the terminal between two invisible
+// markers, in one write():
 //
 //	ESC ] 6973;ptybridge;R;<id> BEL   piece   ESC ] 6973;ptybridge;r;<id> BEL
 //
@@ -18,22 +19,19 @@ import (
 // stream and keeps their pieces apart.
 
 // maxPiece bounds the piece of stderr in one frame.
-const maxPiece = 16 * 1024
+const maxPiece = markers.MaxStderrPiece
 
-func frameOpen(id markers.ID) string  { return "\x1b]6973;ptybridge;R;" + string(id) + "\a" }
-func frameClose(id markers.ID) string { return "\x1b]6973;ptybridge;r;" + string(id) + "\a" }
-
-// appendFrame appends the framed piece (at most maxPiece bytes) to dst.
-func appendFrame(dst []byte, id markers.ID, piece []byte) []byte {
-	dst = append(dst, frameOpen(id)...)
-	dst = append(dst, piece...)
-	return append(dst, frameClose(id)...)
+// frameMarkers are the opening and closing markers of the job's frames.
+func frameMarkers(id markers.ID) (open, close []byte) {
+	empty := markers.AppendStderrFrame(nil, id, nil)
+	i := bytes.IndexByte(empty, '\a') + 1
+	return empty[:i], empty[i:]
 }
 
 // maxFrame bounds a frame as the terminal passes it on: the piece, each
 // "\n" of which may have become "\r\n", and the markers. An opening marker
 // without its end within that many bytes was not the supervisor's.
-var maxFrame = 2*maxPiece + 2*len(frameOpen("0123456789abcdef"))
+var maxFrame = 2*maxPiece + len(markers.AppendStderrFrame(nil, "0123456789abcdef", nil))
 
 // frameSplitter splits the stream of a job's window: frames' pieces go to
 // Err (with the terminal's "\r\n" turned back into "\n"), everything else
@@ -45,7 +43,8 @@ type frameSplitter struct {
 }
 
 func newFrameSplitter(id markers.ID, out, err io.Writer) *frameSplitter {
-	return &frameSplitter{open: []byte(frameOpen(id)), close: []byte(frameClose(id)), Out: out, Err: err}
+	open, close := frameMarkers(id)
+	return &frameSplitter{open: open, close: close, Out: out, Err: err}
 }
 
 func (f *frameSplitter) Write(p []byte) (int, error) {

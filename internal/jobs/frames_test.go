@@ -10,10 +10,11 @@ import (
 func TestFrameSplitterTakesTheFramesOutWhereverTheStreamIsCut(t *testing.T) {
 	id := markers.ID("0123456789abcdef")
 	other := markers.ID("fedcba9876543210")
-	stream := "out1\r\n" + string(appendFrame(nil, id, []byte("err1\r\nerr2"))) + "out2" +
-		string(appendFrame(nil, other, []byte("not ours"))) + string(appendFrame(nil, id, []byte("\r\n"))) +
-		frameOpen(id) + "no end: output"
-	wantOut := "out1\r\nout2" + string(appendFrame(nil, other, []byte("not ours"))) + frameOpen(id) + "no end: output"
+	open, _ := frameMarkers(id)
+	stream := "out1\r\n" + string(markers.AppendStderrFrame(nil, id, []byte("err1\r\nerr2"))) + "out2" +
+		string(markers.AppendStderrFrame(nil, other, []byte("not ours"))) + string(markers.AppendStderrFrame(nil, id, []byte("\r\n"))) +
+		string(open) + "no end: output"
+	wantOut := "out1\r\nout2" + string(markers.AppendStderrFrame(nil, other, []byte("not ours"))) + string(open) + "no end: output"
 	wantErr := "err1\nerr2\n"
 	for cut := 0; cut <= len(stream); cut++ {
 		var out, errb bytes.Buffer
@@ -29,11 +30,12 @@ func TestFrameSplitterTakesTheFramesOutWhereverTheStreamIsCut(t *testing.T) {
 
 func TestAnOpeningMarkerWithoutItsEndIsOutputOnceTooFarAway(t *testing.T) {
 	id := markers.ID("0123456789abcdef")
+	open, _ := frameMarkers(id)
 	var out, errb bytes.Buffer
 	f := newFrameSplitter(id, &out, &errb)
 	long := bytes.Repeat([]byte("x"), maxFrame+10)
-	f.Write(append([]byte(frameOpen(id)), long...))
-	if out.Len() != len(frameOpen(id))+len(long) || errb.Len() != 0 {
+	f.Write(append(open, long...))
+	if out.Len() != len(open)+len(long) || errb.Len() != 0 {
 		t.Fatalf("out %d bytes, err %q", out.Len(), errb.String())
 	}
 }

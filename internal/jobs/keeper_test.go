@@ -91,7 +91,7 @@ func TestKeeperFollowsReadsAndEnds(t *testing.T) {
 	if ev := next(t, follower); ev.Stream != "out" || ev.Offset != 0 || string(ev.Data) != "hello\n" {
 		t.Fatalf("first event: %+v", ev)
 	}
-	k.write(string(appendFrame(nil, testID, []byte("oops\r\n"))) + "part")
+	k.write(string(markers.AppendStderrFrame(nil, testID, []byte("oops\r\n"))) + "part")
 	got := map[string]string{}
 	for got["err"] == "" || got["out"] != "part" {
 		ev := next(t, follower)

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,7 +116,7 @@ func runJob(sp spec, tty, out *os.File) int {
 	errW.Close()
 	copied := make(chan struct{})
 	go func() {
-		copyFramed(out, errR, sp.ID)
+		copyFramed(out, tty, errR, sp.ID)
 		close(copied)
 	}()
 	exited := make(chan struct{})
@@ -150,20 +151,38 @@ func statusOf(ps *os.ProcessState) int {
 }
 
 // copyFramed writes what the job writes on stderr to the terminal, each
-// piece in a frame, in one write.
-func copyFramed(out io.Writer, errR io.Reader, id markers.ID) {
+// piece in a frame, in one write (a tty never splits one write() with the
+// job's own). The terminal turns "\n" into "\r\n"; when the job's program
+// has turned that off (a full-screen program, a raw terminal), the
+// supervisor does it, as ptysend does for commands, or the human would
+// see a staircase. The keeper turns them back.
+func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
 	buf := make([]byte, maxPiece)
 	var frame []byte
 	for {
 		n, err := errR.Read(buf)
 		if n > 0 {
-			frame = appendFrame(frame[:0], id, buf[:n])
-			out.Write(frame)
+			piece := buf[:n]
+			if !translatesNewlines(tty) {
+				piece = bytes.ReplaceAll(piece, []byte("\n"), []byte("\r\n"))
+			}
+			for len(piece) > 0 { // at most maxPiece a frame
+				k := min(len(piece), maxPiece)
+				frame = markers.AppendStderrFrame(frame[:0], id, piece[:k])
+				out.Write(frame)
+				piece = piece[k:]
+			}
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// translatesNewlines reports whether the terminal turns "\n" into "\r\n".
+func translatesNewlines(tty *os.File) bool {
+	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	return err != nil || t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0
 }
 
 // jobEnv is the job's environment: the shared shell's, then the job's own
