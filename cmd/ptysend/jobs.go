@@ -26,12 +26,13 @@ type jobModes struct {
 	JobScreen jobScreen `embed:""`
 
 	JobSupervise jobSupervise `embed:""`
+	JobSpare     jobSpare     `embed:""`
 	JobKeeper    jobKeeper    `embed:""`
 }
 
 func (j *jobModes) modes() []mode {
 	return []mode{&j.JobStart, &j.JobList, &j.JobOutput, &j.JobWait, &j.JobStop, &j.JobSend, &j.JobKeys, &j.JobScreen,
-		&j.JobSupervise, &j.JobKeeper}
+		&j.JobSupervise, &j.JobSpare, &j.JobKeeper}
 }
 
 // takesWords is a mode that takes the words after "--" (which are
@@ -219,6 +220,19 @@ func (m *jobSupervise) check() error  { return nil }
 func (m *jobSupervise) typed() string { return "" }
 
 func (m *jobSupervise) Run(c call) (int, error) { return jobs.RunSupervisor(m.Spec), nil }
+
+// jobSpare is the process of a spare window, waiting for a job (or, with
+// no fifo, of the spare session's anchor window). Hidden.
+type jobSpare struct {
+	Fifo string `name:"job-spare" hidden:"" help:"Internal: wait for a job on this fifo."`
+	PID  int    `name:"job-spare-pid" hidden:""`
+}
+
+func (m *jobSpare) chosen() bool  { return m.PID > 0 }
+func (m *jobSpare) check() error  { return nil }
+func (m *jobSpare) typed() string { return "" }
+
+func (m *jobSpare) Run(c call) (int, error) { return jobs.RunSpare(m.Fifo, m.PID), nil }
 
 // jobKeeper is the process pipe-pane connects to a job's window. Hidden.
 type jobKeeper struct {

@@ -17,7 +17,10 @@ import (
 //
 //   - starting a job: `ptysend --job NAME -- sleep 600`, which returns once
 //     the job runs in its new window, against `ptysend -- true`. Each
-//     job's window is closed after its round, untimed.
+//     job's window is closed after its round, untimed. Once a job runs, a
+//     spare window is made for the next one in the background; a round
+//     waits, untimed, until it is ready, as an agent's next job finds it.
+//     The start without a spare (a session's first job) is timed apart.
 //   - noticing a line: a `ptysend --job-wait NAME --until LINE` already
 //     waiting on a job, from the moment the job is told to print the line
 //     (a write into a fifo the job reads) to ptysend's exit with the line
@@ -25,14 +28,30 @@ import (
 //     wait-for C` already waiting, signalled from the job's window by
 //     `tmux wait-for -S C`, to its exit.
 func measureJobs(w *world, cfg config) ([]*comparison, error) {
+	// A first job, untimed, has the first spare window made.
+	if _, err := w.startJob("bench-first", false); err != nil {
+		return nil, err
+	}
 	start := &comparison{
-		title:  "job start",
+		title:  "job start (a spare window ready)",
 		a:      &series{name: "ptysend --job NAME -- sleep 600"},
 		b:      &series{name: "ptysend -- true"},
 		target: 2.0,
 	}
 	err := alternate(cfg.Jobs, cfg.Warmup, start.a, start.b,
-		settled(w, func(i int) (sample, error) { return w.startJob(fmt.Sprintf("bench-start-%d", i+cfg.Warmup)) }),
+		settled(w, func(i int) (sample, error) { return w.startJob(fmt.Sprintf("bench-start-%d", i+cfg.Warmup), true) }),
+		settled(w, func(int) (sample, error) { return w.ptysendExpect("", "--", "true") }))
+	if err != nil {
+		return nil, err
+	}
+	cold := &comparison{
+		title:  "job start without a spare window (a session's first job)",
+		a:      &series{name: "ptysend --job NAME -- sleep 600, making its window"},
+		b:      &series{name: "ptysend -- true"},
+		target: 2.0,
+	}
+	err = alternate(max(1, cfg.Jobs/3), 0, cold.a, cold.b,
+		settled(w, func(i int) (sample, error) { return w.startJob(fmt.Sprintf("bench-cold-%d", i), false) }),
 		settled(w, func(int) (sample, error) { return w.ptysendExpect("", "--", "true") }))
 	if err != nil {
 		return nil, err
@@ -68,11 +87,28 @@ func measureJobs(w *world, cfg config) ([]*comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*comparison{start, notice}, nil
+	return []*comparison{start, cold, notice}, nil
 }
 
-// startJob times ptysend --job, then closes the job's window.
-func (w *world) startJob(name string) (sample, error) {
+// startJob times ptysend --job, then closes the job's window. Before, it
+// waits for a spare window, or removes it (untimed).
+func (w *world) startJob(name string, spare bool) (sample, error) {
+	record := filepath.Join(w.dir, "rt", w.name+".spare")
+	deadline := time.Now().Add(hangGuard)
+	if !spare {
+		w.tmux("kill-session", "-t", "="+w.name+"-spare:")
+	}
+	for {
+		tok, err := os.ReadFile(record)
+		ready := err == nil && fileExists(filepath.Join(w.dir, "rt", w.name+".spare-"+string(tok)+".sock"))
+		if ready == spare && (spare || err != nil) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return sample{}, fmt.Errorf("no spare window came (or went): want one %v", spare)
+		}
+		time.Sleep(time.Millisecond)
+	}
 	r, err := w.ptysend("--job", name, "--", "sleep 600")
 	if err != nil {
 		return sample{}, err
@@ -175,4 +211,9 @@ func (w *world) waiters(job string) int {
 func hasJobs(w *world) bool {
 	out, _ := exec.Command(filepath.Join(w.bin, "ptysend"), "--help").CombinedOutput()
 	return strings.Contains(string(out), "--job-wait")
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

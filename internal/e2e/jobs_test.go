@@ -503,3 +503,51 @@ func TestAJobTakesTheSharedShellsKindDirectoryAndEnvironment(t *testing.T) {
 		})
 	}
 }
+
+// spareReady reports whether a spare window waits for the next job, its
+// keeper listening.
+func (b *bridge) spareReady() bool {
+	tok, err := os.ReadFile(filepath.Join(b.runtimeDir(), b.name+".spare"))
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(b.runtimeDir(), b.name+".spare-"+string(tok)+".sock"))
+	return err == nil
+}
+
+func TestTheNextJobTakesASpareWindowThatEndsWithTheBridge(t *testing.T) {
+	b := startBridge(t)
+	human := b.currentWindow()
+	b.run("--job", "first", "--", "sleep 1000")
+	b.waitFor("a spare window for the next job", b.spareReady)
+	spare := "=" + b.name + "-spare:"
+	spares := b.mustTmux("list-panes", "-s", "-t", spare, "-F", "#{pane_id}")
+	if strings.Contains(b.run("--jobs"), "spare") {
+		t.Fatal("the spare is listed as a job")
+	}
+
+	b.run("--job", "second", "--", "echo second; sleep 1000")
+	expectCode(t, b.send("--job-wait", "second", "--until", "^second$"), 0)
+	var info struct{ Pane string }
+	for _, line := range strings.Split(b.run("--jobs", "--json"), "\n") {
+		if strings.Contains(line, `"name":"second"`) {
+			json.Unmarshal([]byte(line), &info)
+		}
+	}
+	if info.Pane == "" || !strings.Contains(spares, info.Pane) {
+		t.Fatalf("the second job runs in %q, not in a spare (%q)", info.Pane, spares)
+	}
+	where := b.mustTmux("display-message", "-p", "-t", info.Pane, "#{session_name} #{window_name} #{remain-on-exit}")
+	if where != b.name+" second on" || b.currentWindow() != human {
+		t.Fatalf("the taken spare: %q; the human's window %s (was %s)", where, b.currentWindow(), human)
+	}
+	expectCode(t, b.send("--job-stop", "second"), 130)
+
+	// The hidden session goes with the shared shell.
+	b.waitFor("the next spare", b.spareReady)
+	b.terms[0].close()
+	b.waitFor("the spare session to end with the bridge", func() bool {
+		_, err := b.tmux("has-session", "-t", spare)
+		return err != nil
+	})
+}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
@@ -32,6 +33,12 @@ type KeeperArgs struct {
 	ID      markers.ID
 	Ready   string // the fifo on which ptysend --job waits for the job to run
 	Command string // the job's command, shortened, for --jobs
+	// Session and RuntimeDir are the bridge's: once the job runs, the
+	// keeper makes a spare window for the next one (spare.go).
+	Session, RuntimeDir string
+	// Spare: the window waits for a job (spare.go); Name, ID and Command
+	// come with its activation.
+	Spare bool
 }
 
 // The keeper's standard input is the raw output of the job's window
@@ -81,6 +88,10 @@ type keeper struct {
 	stoppedBy          string
 	waiters            int
 	endedCh, startedCh chan struct{}
+	// moved is closed once the window is in the bridge session, with its
+	// options (at once for a window ptysend --job made).
+	moved   chan struct{}
+	moveErr error
 }
 
 func runKeeper(a KeeperArgs, in io.Reader, keys io.Writer) error {
@@ -88,8 +99,11 @@ func runKeeper(a KeeperArgs, in io.Reader, keys io.Writer) error {
 		out: NewBuffer(OutputBound, OutputHead), errOut: NewBuffer(StderrBound, StderrHead),
 		endedCh: make(chan struct{}), startedCh: make(chan struct{}), inputEnded: make(chan struct{})}
 	k.changed = sync.NewCond(&k.mu)
-	k.ext = markers.NewExtractor(a.ID, outSink{k})
-	k.split = newFrameSplitter(a.ID, k.ext, errSink{k})
+	k.moved = make(chan struct{})
+	if !a.Spare {
+		k.setJob(a.ID)
+		close(k.moved) // ptysend made the window in the bridge session
+	}
 
 	// A keeper that listens replaces the socket of an ended job of the
 	// same name, whose window is closing (ptysend --job checked, under the
@@ -103,8 +117,11 @@ func runKeeper(a KeeperArgs, in io.Reader, keys io.Writer) error {
 	}
 	mine, _ := os.Stat(a.Socket)
 	go k.acceptLoop(ln)
-	go k.tellReadyOnStart()
-	go k.watchSupervisor()
+	if !a.Spare {
+		go k.tellReadyOnStart()
+		go k.watchSupervisor()
+	}
+	go k.makeSpareOnStart()
 
 	buf := make([]byte, 64*1024)
 	for {
@@ -117,10 +134,14 @@ func runKeeper(a KeeperArgs, in io.Reader, keys io.Writer) error {
 		}
 	}
 	ln.Close()
-	if now, err := os.Stat(a.Socket); err == nil && mine != nil && os.SameFile(mine, now) {
-		os.Remove(a.Socket)
-	}
 	k.mu.Lock()
+	// An activated spare's socket has the job's name now (the same file).
+	if now, err := os.Stat(k.Socket); err == nil && mine != nil && os.SameFile(mine, now) {
+		os.Remove(k.Socket)
+	}
+	if k.Spare { // never taken: it is no spare any more
+		k.forgetSpare()
+	}
 	k.gone = true
 	k.changed.Broadcast()
 	k.mu.Unlock()
@@ -151,6 +172,9 @@ func (k *keeper) feed(p []byte) {
 	defer k.mu.Unlock()
 	k.lastFed = time.Now()
 	k.tracker.Write(p)
+	if k.split == nil { // a spare: nothing is the job's yet
+		return
+	}
 	k.split.Write(p)
 	if k.state == starting && k.ext.Started() {
 		k.state, k.started = running, time.Now()
@@ -158,9 +182,13 @@ func (k *keeper) feed(p []byte) {
 	}
 	if k.state == running && k.ext.Done() {
 		k.end(k.ext.Status())
-		// The supervisor waits for this before it exits (supervisor.go).
+		// The supervisor waits for this before it exits (supervisor.go),
+		// and it must not exit before its window has remain-on-exit.
 		if k.PanePID > 0 {
-			syscall.Kill(k.PanePID, syscall.SIGUSR2)
+			go func() {
+				<-k.moved
+				syscall.Kill(k.PanePID, syscall.SIGUSR2)
+			}()
 		}
 	}
 	k.changed.Broadcast()
@@ -266,6 +294,121 @@ func (k *keeper) quietFor(d time.Duration) bool {
 	return time.Since(k.lastFed) >= d
 }
 
+// setJob makes the keeper the keeper of job id. Call with k.mu held, or
+// before the keeper serves.
+func (k *keeper) setJob(id markers.ID) {
+	k.ID = id
+	k.ext = markers.NewExtractor(id, outSink{k})
+	k.split = newFrameSplitter(id, k.ext, errSink{k})
+}
+
+// forgetSpare removes the files of a spare that goes untaken (the
+// shared shell ended): its fifo, and the record if it names this spare.
+func (k *keeper) forgetSpare() {
+	b := bridge.Bridge{Name: k.Session, RuntimeDir: k.RuntimeDir}
+	tok := strings.TrimSuffix(strings.TrimPrefix(k.Socket, b.File(".spare-")), ".sock")
+	os.Remove(spareFifo(b, tok))
+	if rec, err := os.ReadFile(spareRecord(b)); err == nil && string(rec) == tok {
+		os.Remove(spareRecord(b))
+	}
+}
+
+// makeSpareOnStart makes a spare window for the next job once this one
+// runs (spare.go).
+func (k *keeper) makeSpareOnStart() {
+	if k.Session == "" {
+		return
+	}
+	<-k.startedCh
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	makeSpare(bridge.Bridge{Name: k.Session, RuntimeDir: k.RuntimeDir, Exe: exe})
+}
+
+// activate makes a spare's window job's: its name, ID, socket; then it
+// moves the window into the bridge session while the job starts.
+func (k *keeper) activate(w io.Writer, hexJSON string) {
+	var act activation
+	js, err := hex.DecodeString(hexJSON)
+	if err == nil {
+		err = json.Unmarshal(js, &act)
+	}
+	k.mu.Lock()
+	switch {
+	case err != nil || !markers.ID(act.ID).Valid() || ValidName(act.Name) != nil:
+		err = errors.New("bad activation")
+	case !k.Spare:
+		err = errors.New("not a spare")
+	default:
+		err = os.Rename(k.Socket, act.Socket)
+	}
+	if err != nil {
+		k.mu.Unlock()
+		replyError(w, err.Error())
+		return
+	}
+	k.Spare, k.Socket, k.Name, k.Command = false, act.Socket, act.Name, act.Command
+	k.setJob(markers.ID(act.ID))
+	k.mu.Unlock()
+	go k.watchSupervisor()
+	go k.moveIntoBridge()
+	go func() { // a job that never comes: the window goes
+		if !k.endedWithin(0) {
+			select {
+			case <-k.startedCh:
+			case <-time.After(readyLimit):
+				tmux.Run("kill-pane", "-t", k.Pane)
+			}
+		}
+	}()
+	fmt.Fprintf(w, "ok %s\n", k.Pane)
+}
+
+// moveIntoBridge moves the activated spare's window into the bridge
+// session, behind the human's current window, as the job's.
+func (k *keeper) moveIntoBridge() {
+	k.moveErr = moveWindow(k)
+	close(k.moved)
+}
+
+// moveWindow runs the tmux command of moveIntoBridge (tests replace it).
+var moveWindow = moveWindowWithTmux
+
+func moveWindowWithTmux(k *keeper) error {
+	_, err := tmux.Run("move-window", "-d", "-a", "-s", k.Pane, "-t", "="+k.Session+":{end}",
+		";", "rename-window", "-t", k.Pane, k.Name,
+		";", "set-option", "-p", "-t", k.Pane, "remain-on-exit", "on",
+		";", "set-option", "-p", "-t", k.Pane, "remain-on-exit-format", endedFormat(k.Name),
+		";", "set-option", "-w", "-t", k.Pane, "@ptybridge_job", k.Name)
+	return err
+}
+
+// answerStarted answers once the job runs (its START marker came) in its window
+// in the bridge session: "running", or "ended STATUS" when it already
+// ended.
+func (k *keeper) answerStarted(w io.Writer) error {
+	select {
+	case <-k.startedCh:
+	case <-time.After(readyLimit):
+		return replyError(w, fmt.Sprintf("the job did not start within %v", readyLimit))
+	}
+	<-k.moved
+	if k.moveErr != nil {
+		return replyError(w, "moving the job's window into the bridge session: "+k.moveErr.Error())
+	}
+	k.mu.Lock()
+	state, status := k.state, k.status
+	k.mu.Unlock()
+	if state == ended {
+		_, err := fmt.Fprintf(w, "ended %d\n", status)
+		return err
+	}
+	_, err := io.WriteString(w, "running\n")
+	return err
+}
+
 // nudgeReaper makes sure tmux learns that the window's process ended.
 // tmux built with libutempter (Debian's is) loses a SIGCHLD that comes
 // while utempter's helper runs, which it does as the pane's terminal
@@ -333,6 +476,13 @@ func (k *keeper) serve(c *os.File) {
 			return
 		case f[0] == "close" && len(f) == 1:
 			k.closeWindow(c)
+			return
+		case f[0] == "activate" && len(f) == 2:
+			k.activate(c, f[1])
+		case f[0] == "started" && len(f) == 1:
+			answer = k.answerStarted(c)
+		case f[0] == "discard" && len(f) == 1:
+			tmux.Run("kill-pane", "-t", k.Pane)
 			return
 		default:
 			answer = replyError(c, "unknown request")

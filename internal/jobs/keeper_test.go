@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,6 +37,12 @@ const testID = markers.ID("0123456789abcdef")
 
 func startTestKeeper(t *testing.T) *testKeeper {
 	t.Helper()
+	return startTestKeeperWith(t, KeeperArgs{Name: "web", ID: testID, Command: "serve"})
+}
+
+// startTestKeeperWith runs a keeper with a, in a private directory.
+func startTestKeeperWith(t *testing.T, a KeeperArgs) *testKeeper {
+	t.Helper()
 	dir, err := os.MkdirTemp("/tmp", "jk") // unix socket paths are short
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +50,7 @@ func startTestKeeper(t *testing.T) *testKeeper {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	paneOut, feed := io.Pipe()
 	k := &testKeeper{t: t, sock: filepath.Join(dir, "k.sock"), feed: feed, keys: make(keysWriter, 16), done: make(chan error, 1)}
-	a := KeeperArgs{Socket: k.sock, Name: "web", Pane: "%9", PanePID: 0, ID: testID, Command: "serve"}
+	a.Socket, a.Pane = k.sock, "%9"
 	go func() { k.done <- runKeeper(a, paneOut, k.keys) }()
 	if err := relay.WaitFor(k.sock, 10*time.Second); err != nil {
 		t.Fatal(err)
@@ -213,5 +220,53 @@ func TestTypedText(t *testing.T) {
 		if got := typedText(c.text, c.paste, c.enter); got != c.want {
 			t.Errorf("typedText(%q, %s, %v) = %q, want %q", c.text, c.paste, c.enter, got, c.want)
 		}
+	}
+}
+
+func TestASpareKeeperBecomesTheJobsWhenActivated(t *testing.T) {
+	moved := make(chan *keeper, 1)
+	moveWindow = func(k *keeper) error { moved <- k; return nil }
+	defer func() { moveWindow = moveWindowWithTmux }()
+	k := startTestKeeperWith(t, KeeperArgs{Spare: true})
+	c := k.dial()
+	k.write("nothing of a job's\r\n")
+	if _, err := c.Info(); err != nil {
+		t.Fatal(err)
+	}
+	jobSock := filepath.Join(filepath.Dir(k.sock), "job.sock")
+	js := fmt.Sprintf(`{"id":%q,"name":"later","command":"serve","socket":%q}`, testID, jobSock)
+	if err := c.request("activate %x", js); err != nil {
+		t.Fatal(err)
+	}
+	if answer, err := c.line(); err != nil || answer != "ok %9" {
+		t.Fatalf("activation: %q %v", answer, err)
+	}
+	if _, err := os.Stat(k.sock); !os.IsNotExist(err) {
+		t.Fatalf("the spare's socket stays: %v", err)
+	}
+	if (<-moved).Name != "later" {
+		t.Fatal("the window was not moved as the job's")
+	}
+	k.write(markers.Start(testID) + "hi\r\n")
+	if err := c.request("started"); err != nil {
+		t.Fatal(err)
+	}
+	if answer, err := c.line(); err != nil || answer != "running" {
+		t.Fatalf("started: %q %v", answer, err)
+	}
+	conn, err := relay.DialSocket(jobSock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := &client{conn: conn, r: bufio.NewReader(conn)}
+	defer byName.Close()
+	info, err := byName.Info()
+	if err != nil || info.Name != "later" || info.OutputBytes != 3 || !info.Running {
+		t.Fatalf("the job by its socket: %+v %v", info, err)
+	}
+	// A second activation is refused.
+	c.request("activate %x", js)
+	if _, err := c.line(); err == nil {
+		t.Fatal("activated twice")
 	}
 }

@@ -87,11 +87,34 @@ func Start(req StartRequest) (int, error) {
 		return 0, failure.From(err)
 	}
 	rundir.Claim(b.RuntimeDir, string(id))
-	specPath := filepath.Join(b.RuntimeDir, string(id)+".job.json")
-	readyPath := filepath.Join(b.RuntimeDir, string(id)+".ready")
+	sp := spec{ID: id, Name: req.Name, Shell: sh.Program, Command: req.Command, Dir: dir, Env: append(sh.Env, req.Env...)}
+	pane, took, err := takeSpare(b, sp, sock)
+	if took && err != nil {
+		tmux.Run("kill-pane", "-t", pane)
+		return 0, &failure.Error{
+			Msg:  fmt.Sprintf("the job %s could not start: %v", req.Name, err),
+			Hint: "retry; if it happens again, ask the user to restart ptybridge",
+		}
+	}
+	if !took {
+		if err := startInNewWindow(b, sp, sock); err != nil {
+			return 0, err
+		}
+	}
+	fmt.Fprintf(req.Stderr, "ptysend: job %s runs in window %q of the shared terminal (%s -c, in %s); "+
+		"it has the shared shell's environment as that shell started, and --env: not what was exported in it since\n",
+		req.Name, req.Name, sh.Name, dir)
+	return 0, nil
+}
+
+// startInNewWindow starts the job in a window it makes (no spare is
+// ready): the supervisor reads the job from a private file, and the
+// keeper says on a fifo when the job runs.
+func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
+	specPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".job.json")
+	readyPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".ready")
 	defer os.Remove(specPath)
 	defer os.Remove(readyPath)
-	sp := spec{ID: id, Name: req.Name, Shell: sh.Program, Command: req.Command, Dir: dir, Env: append(sh.Env, req.Env...)}
 	js, err := json.Marshal(sp)
 	if err == nil {
 		err = os.WriteFile(specPath, js, 0o600)
@@ -100,20 +123,20 @@ func Start(req StartRequest) (int, error) {
 		err = syscall.Mkfifo(readyPath, 0o600)
 	}
 	if err != nil {
-		return 0, failure.From(err)
+		return failure.From(err)
 	}
 	// Our end is open for writing too, so that it never reads an end of
 	// file before the keeper has written.
 	ready, err := os.OpenFile(readyPath, os.O_RDWR, 0)
 	if err != nil {
-		return 0, failure.From(err)
+		return failure.From(err)
 	}
 	defer ready.Close()
 
-	pane, err := openWindow(b, req.Name, dir, specPath, KeeperArgs{Socket: sock, Name: req.Name, ID: id,
-		Ready: readyPath, Command: shorten(req.Command, 200)})
+	pane, err := openWindow(b, sp.Name, sp.Dir, specPath, KeeperArgs{Socket: sock, Name: sp.Name, ID: sp.ID,
+		Ready: readyPath, Command: shorten(sp.Command, 200), Session: b.Name, RuntimeDir: b.RuntimeDir})
 	if err != nil {
-		return 0, err
+		return err
 	}
 	ready.SetReadDeadline(time.Now().Add(readyLimit))
 	line, err := bufio.NewReader(ready).ReadString('\n')
@@ -123,15 +146,12 @@ func Start(req StartRequest) (int, error) {
 		if err != nil {
 			what = fmt.Sprintf("it did not start within %v", readyLimit)
 		}
-		return 0, &failure.Error{
-			Msg:  fmt.Sprintf("the job %s could not start: %s", req.Name, what),
+		return &failure.Error{
+			Msg:  fmt.Sprintf("the job %s could not start: %s", sp.Name, what),
 			Hint: "retry; if it happens again, ask the user to restart ptybridge",
 		}
 	}
-	fmt.Fprintf(req.Stderr, "ptysend: job %s runs in window %q of the shared terminal (%s -c, in %s); "+
-		"it has the shared shell's environment as that shell started, and --env: not what was exported in it since\n",
-		req.Name, req.Name, sh.Name, dir)
-	return 0, nil
+	return nil
 }
 
 // makeRoom refuses a name taken by a running job, and closes the window of
@@ -169,7 +189,7 @@ func openWindow(b bridge.Bridge, name, dir, specPath string, k KeeperArgs) (stri
 	// The window goes after the last one; while our call runs nothing else
 	// happens in tmux, so "{end}" is ours for the rest of it.
 	target := "=" + b.Name + ":{end}"
-	ended := fmt.Sprintf("Job %s has ended (exit status #{pane_dead_status}): prefix & closes this window", name)
+	ended := endedFormat(name)
 	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", name, "-c", strings.ReplaceAll(dir, "#", "##"),
 		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath,
 		";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
@@ -186,6 +206,11 @@ func openWindow(b bridge.Bridge, name, dir, specPath string, k KeeperArgs) (stri
 		return "", failure.From(err)
 	}
 	return strings.TrimSpace(out), nil
+}
+
+// endedFormat is what a job's window shows once the job ended.
+func endedFormat(name string) string {
+	return fmt.Sprintf("Job %s has ended (exit status #{pane_dead_status}): prefix & closes this window", name)
 }
 
 // keeperCommand is what pipe-pane runs, with -O (the window's output to
