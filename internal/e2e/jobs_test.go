@@ -550,4 +550,24 @@ func TestTheNextJobTakesASpareWindowThatEndsWithTheBridge(t *testing.T) {
 		_, err := b.tmux("has-session", "-t", spare)
 		return err != nil
 	})
+	// The jobs end with the bridge session: their keepers are gone.
+	b.waitFor("the jobs' keepers to go", func() bool {
+		left, _ := filepath.Glob(filepath.Join(b.runtimeDir(), b.name+".job-*.sock"))
+		spares, _ := filepath.Glob(filepath.Join(b.runtimeDir(), b.name+".spare*"))
+		return len(left) == 0 && len(spares) == 0
+	})
+}
+
+func TestJobWaitTimesOutAndTheJobRunsOn(t *testing.T) {
+	b := startBridge(t)
+	b.run("--job", "quiet", "--", "echo started; sleep 1000")
+	r := b.send("--job-wait", "quiet", "--until", "never", "--timeout", "0.3")
+	if r.code != 124 || !strings.Contains(r.stderr, "printed nothing for 300ms (--timeout)") || !strings.Contains(r.stderr, "still runs") {
+		t.Fatalf("--timeout:\n%v", r)
+	}
+	r = b.send("--job-wait", "quiet", "--timeout", "0", "--max-time", "0.3")
+	if r.code != 124 || !strings.Contains(r.stderr, "(--max-time)") {
+		t.Fatalf("--max-time:\n%v", r)
+	}
+	expectJobList(t, b, "quiet", "running")
 }

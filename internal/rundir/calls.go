@@ -90,7 +90,7 @@ func callID(name string) (string, bool) {
 	case "sock", "mode", "hooked", "repl.json", "repl.json.tmp", "pane", "pane.tmp":
 		return "", false
 	}
-	if strings.HasPrefix(ext, "job-") { // a job's keeper socket (internal/jobs)
+	if strings.HasPrefix(ext, "job-") || strings.HasPrefix(ext, "spare") { // a job's keeper, a spare window's files (internal/jobs)
 		return "", false
 	}
 	return id, true
