@@ -66,9 +66,9 @@ func (j *jobModes) misplaced() error {
 
 // jobStart starts a job: ptysend --job NAME [--cwd DIR] [--env K=V]... -- WORDS.
 type jobStart struct {
-	Name  string   `name:"job" placeholder:"NAME" help:"Start WORDS (after --) as a long-running job in a new window NAME of the shared terminal's session, where the user sees it; returns as soon as it runs."`
-	Cwd   string   `placeholder:"DIR" help:"With --job: the job's directory (default: the shared shell's; a relative DIR is taken from there)."`
-	Env   []string `placeholder:"KEY=VALUE" sep:"none" help:"With --job: set a variable for the job (repeatable)."`
+	Name  string   `name:"job" placeholder:"NAME" help:"Start WORDS (after --) as job NAME, in a window of its own."`
+	Cwd   string   `placeholder:"DIR" help:"With --job: its directory (default: the shared shell's)."`
+	Env   []string `placeholder:"KEY=VALUE" sep:"none" help:"With --job: set a variable (repeatable)."`
 	words []string
 }
 
@@ -90,7 +90,7 @@ func (m *jobStart) Run(c call) (int, error) {
 
 // jobList lists the jobs: ptysend --jobs [--json].
 type jobList struct {
-	List bool `name:"jobs" help:"List the jobs, one line each: name, running or its exit status, runtime, the last line it printed (--json: one object per line)."`
+	List bool `name:"jobs" help:"List the jobs."`
 }
 
 func (m *jobList) chosen() bool  { return m.List }
@@ -102,9 +102,9 @@ func (m *jobList) Run(c call) (int, error) { return jobs.List(c.Bridge, c.JSON, 
 
 // jobOutput prints a job's output: ptysend --job-output NAME [--since OFFSET] [--stderr].
 type jobOutput struct {
-	Name   string `name:"job-output" placeholder:"NAME" help:"Print what job NAME printed so far, as clean text (--raw: bytes; --stderr: its stderr); the offset to pass to --since next time goes to stderr."`
-	Since  *int64 `placeholder:"OFFSET" help:"With --job-output: only what came after OFFSET, in whole lines; with --job-wait: only output after OFFSET counts."`
-	Stderr bool   `name:"stderr" help:"With --job-output: the job's stderr instead of its output."`
+	Name   string `name:"job-output" placeholder:"NAME" help:"Print what job NAME printed so far."`
+	Since  *int64 `placeholder:"OFFSET" help:"With --job-output, --job-wait: only what came after OFFSET."`
+	Stderr bool   `name:"stderr" help:"With --job-output: the job's stderr."`
 }
 
 func (m *jobOutput) chosen() bool  { return m.Name != "" }
@@ -126,8 +126,8 @@ func since(s *int64) int64 {
 
 // jobWait waits for a line or the end: ptysend --job-wait NAME [--until REGEX].
 type jobWait struct {
-	Name  string `name:"job-wait" placeholder:"NAME" help:"Wait until a line of job NAME's output matches --until REGEX (exit 0, the line printed), or until the job ends (its exit status); --timeout and --max-time apply (124)."`
-	Until string `placeholder:"REGEX" help:"With --job-wait: the line to wait for (a Go regular expression), e.g. 'Listening on'."`
+	Name  string `name:"job-wait" placeholder:"NAME" help:"Wait for job NAME to print a line matching --until, or to end."`
+	Until string `placeholder:"REGEX" help:"With --job-wait: the line to wait for (a regular expression)."`
 	since *int64
 }
 
@@ -142,7 +142,7 @@ func (m *jobWait) Run(c call) (int, error) {
 
 // jobStop stops a job: ptysend --job-stop NAME.
 type jobStop struct {
-	Name string `name:"job-stop" placeholder:"NAME" help:"Stop job NAME (Ctrl-C, then Ctrl-\\ 3 s later, then SIGKILL to its process group), close its window, and exit with its exit status."`
+	Name string `name:"job-stop" placeholder:"NAME" help:"Stop job NAME and close its window; exit with its status."`
 }
 
 func (m *jobStop) chosen() bool  { return m.Name != "" }
@@ -153,8 +153,8 @@ func (m *jobStop) Run(c call) (int, error) { return jobs.Stop(c.Bridge, m.Name, 
 
 // jobSend types text into a job's window: ptysend --job-send NAME [--no-enter] -- TEXT.
 type jobSend struct {
-	Name    string `name:"job-send" placeholder:"NAME" help:"Type TEXT (the words after --) into job NAME's window literally, then Enter; several lines arrive as one paste."`
-	NoEnter bool   `help:"With --job-send: leave the text typed, without Enter."`
+	Name    string `name:"job-send" placeholder:"NAME" help:"Type TEXT (after --) into job NAME's window, then Enter."`
+	NoEnter bool   `help:"With --job-send: no Enter."`
 	words   []string
 }
 
@@ -169,7 +169,7 @@ func (m *jobSend) Run(c call) (int, error) {
 
 // jobKeys sends key names to a job's window: ptysend --job-keys NAME -- KEY....
 type jobKeys struct {
-	Name  string `name:"job-keys" placeholder:"NAME" help:"Send tmux key names (the words after --: C-c, Up, Enter, q, G...) to job NAME's window."`
+	Name  string `name:"job-keys" placeholder:"NAME" help:"Send tmux key names (after --) to job NAME's window."`
 	words []string
 }
 
@@ -188,7 +188,7 @@ func (m *jobKeys) Run(c call) (int, error) { return jobs.Keys(c.Bridge, m.Name, 
 
 // jobScreen prints a job's window: ptysend --job-screen NAME [--json].
 type jobScreen struct {
-	Name string `name:"job-screen" placeholder:"NAME" help:"Print what job NAME's window shows now (a full-screen program's screen included), and on stderr where the cursor is (--json: one object)."`
+	Name string `name:"job-screen" placeholder:"NAME" help:"Print what job NAME's window shows, and the cursor."`
 }
 
 func (m *jobScreen) chosen() bool  { return m.Name != "" }
@@ -212,7 +212,7 @@ func (m *jobScreen) Run(c call) (int, error) {
 // jobSupervise is the process of a job's window, started by --job
 // through tmux. Hidden: no one else has a use for it.
 type jobSupervise struct {
-	Spec string `name:"job-supervise" hidden:"" help:"Internal: run the job described in this file."`
+	Spec string `name:"job-supervise" hidden:"" help:"Internal."`
 }
 
 func (m *jobSupervise) chosen() bool  { return m.Spec != "" }
@@ -224,7 +224,7 @@ func (m *jobSupervise) Run(c call) (int, error) { return jobs.RunSupervisor(m.Sp
 // jobSpare is the process of a spare window, waiting for a job (or, with
 // no fifo, of the spare session's anchor window). Hidden.
 type jobSpare struct {
-	Fifo string `name:"job-spare" hidden:"" help:"Internal: wait for a job on this fifo."`
+	Fifo string `name:"job-spare" hidden:"" help:"Internal."`
 	PID  int    `name:"job-spare-pid" hidden:""`
 }
 
@@ -236,7 +236,7 @@ func (m *jobSpare) Run(c call) (int, error) { return jobs.RunSpare(m.Fifo, m.PID
 
 // jobKeeper is the process pipe-pane connects to a job's window. Hidden.
 type jobKeeper struct {
-	Args string `name:"job-keeper" hidden:"" help:"Internal: keep a job's output."`
+	Args string `name:"job-keeper" hidden:"" help:"Internal."`
 	Pane string `name:"job-keeper-pane" hidden:""`
 	PID  int    `name:"job-keeper-pid" hidden:""`
 }

@@ -92,6 +92,9 @@ type keeper struct {
 	// options (at once for a window ptysend --job made).
 	moved   chan struct{}
 	moveErr error
+	// spareMaking is closed once the spare window this keeper makes is
+	// made (spare.go); nil while it makes none.
+	spareMaking chan struct{}
 }
 
 func runKeeper(a KeeperArgs, in io.Reader, keys io.Writer) error {
@@ -147,8 +150,18 @@ func runKeeper(a KeeperArgs, in io.Reader, keys io.Writer) error {
 	k.mu.Unlock()
 	close(k.inputEnded)
 	// Followers are told the window is gone, and a stop or close is
-	// answered: give them a moment.
+	// answered: give them a moment; and a spare window on its way is
+	// finished, not left half made.
 	time.Sleep(100 * time.Millisecond)
+	k.mu.Lock()
+	making := k.spareMaking
+	k.mu.Unlock()
+	if making != nil {
+		select {
+		case <-making:
+		case <-time.After(15 * time.Second):
+		}
+	}
 	return nil
 }
 
@@ -319,11 +332,23 @@ func (k *keeper) makeSpareOnStart() {
 	if k.Session == "" {
 		return
 	}
-	<-k.startedCh
+	select {
+	case <-k.startedCh:
+	case <-k.inputEnded:
+		return
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return
 	}
+	k.mu.Lock()
+	if k.gone { // the window closed as the job started: the session may be ending
+		k.mu.Unlock()
+		return
+	}
+	k.spareMaking = make(chan struct{})
+	k.mu.Unlock()
+	defer close(k.spareMaking)
 	makeSpare(bridge.Bridge{Name: k.Session, RuntimeDir: k.RuntimeDir, Exe: exe})
 }
 
