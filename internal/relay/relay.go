@@ -47,8 +47,9 @@ import (
 // markers.Snapshot) and where the client's stream starts (a StreamView,
 // for REPL evaluations). A relay of another version (an older ptybridge's) is
 // replaced by ptysend, as a dead one is. Before it, a client that has to
-// wait gets "queued" lines (queue.go).
-const relayHello = "ptybridge-relay 6"
+// wait gets "queued" lines (queue.go). Version 7 added the query socket
+// (query.go) and "job" requests.
+const relayHello = "ptybridge-relay 7"
 
 // relayMaxRequest bounds a client's request line.
 const relayMaxRequest = 64 * 1024
@@ -66,6 +67,11 @@ type relay struct {
 	holder  holder // what current runs, since when (queue.go)
 	hello   string
 	tracker markers.Tracker
+	// history is the commands run at the shell's prompt (history.go),
+	// fed by the tracker.
+	history *history
+	paneID  string
+	panePID int
 	// instance and streamed (bytes forwarded so far) make the StreamView
 	// of the greeting.
 	instance string
@@ -90,9 +96,21 @@ func run(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, s
 		return err
 	}
 	mine, _ := os.Stat(socketPath)
+	queryPath := QuerySocket(socketPath)
+	qln, err := listenQueries(queryPath)
+	if err != nil {
+		ln.Close()
+		os.Remove(socketPath)
+		return fmt.Errorf("relay: %w", err)
+	}
+	queryMine, _ := os.Stat(queryPath)
 	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys, instance: newInstance(),
-		inputEnded: make(chan struct{})}
+		inputEnded: make(chan struct{}), history: newHistory(), paneID: paneID, panePID: panePID}
+	r.history.cwd = paneDir(panePID)
+	r.history.holderCall = func() string { return r.holder.call }
+	r.tracker.Sink = r.history
 	go r.acceptLoop(ln)
+	go r.queryLoop(qln)
 	if started != nil {
 		started(r)
 	}
@@ -108,8 +126,12 @@ func run(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, s
 	}
 	close(r.inputEnded)
 	ln.Close()
+	qln.Close()
 	if now, err := os.Stat(socketPath); err == nil && mine != nil && os.SameFile(mine, now) {
 		os.Remove(socketPath)
+	}
+	if now, err := os.Stat(queryPath); err == nil && queryMine != nil && os.SameFile(queryMine, now) {
+		os.Remove(queryPath)
 	}
 	r.closeAll()
 	return nil
@@ -185,6 +207,9 @@ func (r *relay) serve(c conn, req string) bool {
 	if hexCall, ok := strings.CutPrefix(req, "call "); ok {
 		return r.declare(c, hexCall)
 	}
+	if job, ok := strings.CutPrefix(req, "job "); ok {
+		return r.job(c, job)
+	}
 	hexKeys, ok := strings.CutPrefix(req, "type ")
 	if !ok {
 		return false
@@ -202,6 +227,9 @@ func (r *relay) serve(c conn, req string) bool {
 		return false
 	}
 	_, err = r.keys.Write(keys)
+	r.mu.Lock()
+	r.history.Typed(keys)
+	r.mu.Unlock()
 	return err == nil
 }
 
