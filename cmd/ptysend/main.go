@@ -85,11 +85,17 @@ type flags struct {
 	MaxTime cli.Duration     `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (default ${default}; 0 = never)."`
 	Raw     bool             `help:"Print the command's terminal output byte for byte (colours, \\r\\n line endings, progress-bar redraws) instead of clean text."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
+	JSON    bool             `name:"json" help:"With --status: print one JSON object; with --history: one JSON object per command."`
 
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
 	REPLClose replClose `embed:""`
 	Command   command   `embed:""`
+
+	// The read-only modes (look.go).
+	Status  statusMode  `embed:""`
+	History historyMode `embed:""`
+	Output  outputMode  `embed:""`
 
 	cli.RelayFlags `embed:""`
 }

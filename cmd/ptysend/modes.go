@@ -33,11 +33,13 @@ type call struct {
 	Stdin            *os.File
 	Stdout, Stderr   io.Writer
 	Raw              bool
+	// JSON is --json, for the modes that can print it (printsJSON).
+	JSON bool
 }
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Command}
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Status, &f.History, &f.Output, &f.Command}
 }
 
 // mode is the one mode the command line asks for.
@@ -50,11 +52,14 @@ func (f *flags) mode() (mode, error) {
 	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --status, --history, --output, or -- WORDS, not several")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
 		return nil, errors.New("no command given")
+	}
+	if _, ok := chosen[0].(printsJSON); f.JSON && !ok {
+		return nil, errors.New("--json goes with --status or --history")
 	}
 	return chosen[0], chosen[0].check()
 }
@@ -162,6 +167,6 @@ func (f *flags) call(b bridge.Bridge) call {
 		Bridge:  b,
 		Timeout: time.Duration(f.Timeout), MaxTime: time.Duration(f.MaxTime),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Raw: f.Raw,
+		Raw: f.Raw, JSON: f.JSON,
 	}
 }

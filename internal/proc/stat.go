@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -41,23 +40,11 @@ func SameTerminal(pid, other int) bool {
 // every Linux architecture Go supports.
 const clockTicks = 100
 
-var bootTime = sync.OnceValues(func() (time.Time, error) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return time.Time{}, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "btime "); ok {
-			secs, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			return time.Unix(secs, 0), err
-		}
-	}
-	return time.Time{}, fmt.Errorf("no btime in /proc/stat")
-})
-
-// StartTime is when process pid started (to the kernel's tick, and the
-// boot time's second).
+// StartTime is when process pid started, to the kernel's tick: its
+// start in ticks since boot, against the uptime now (the boot time that
+// /proc/stat gives is rounded to the second).
 func StartTime(pid int) (time.Time, error) {
+	now := time.Now()
 	f, err := statFields(pid)
 	if err != nil {
 		return time.Time{}, err
@@ -66,11 +53,17 @@ func StartTime(pid int) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	boot, err := bootTime()
+	b, err := os.ReadFile("/proc/uptime")
 	if err != nil {
 		return time.Time{}, err
 	}
-	return boot.Add(time.Duration(ticks) * time.Second / clockTicks), nil
+	up, _, _ := strings.Cut(string(b), " ")
+	secs, err := strconv.ParseFloat(up, 64)
+	if err != nil {
+		return time.Time{}, err
+	}
+	ago := time.Duration(secs*float64(time.Second)) - time.Duration(ticks)*time.Second/clockTicks
+	return now.Add(-ago), nil
 }
 
 // Owner is the user id that process pid runs as.

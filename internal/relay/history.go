@@ -198,6 +198,10 @@ func (h *history) Event(e markers.Event) {
 		h.current = e.PID
 	case 'F':
 		sh := h.shell(e.PID)
+		// Hooks that give the directory give COMMAND events too (bash,
+		// zsh, fish; not dash): known from the FINISHED event that follows
+		// their installation, before the human's first command.
+		sh.commandEvents = sh.commandEvents || e.Dir != ""
 		sh.dir = e.Dir
 		if sh.dir == "" {
 			sh.dir = h.cwd(e.PID)

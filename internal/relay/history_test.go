@@ -276,3 +276,19 @@ func TestAShortOutputIsKeptWhole(t *testing.T) {
 		}
 	}
 }
+
+func TestAMultiLineCommandIsOneCommand(t *testing.T) {
+	p := markers.PromptEvent
+	// zsh draws a PROMPT event at its continuation prompt too; its
+	// FINISHED event for the line that installed the hooks (with the
+	// directory) tells the history that its COMMAND events name lines.
+	w := newHistoryWorld().feed(markers.FinishedEvent(7, 0, "/srv", ""), "$ ", p(7), "echo 'a\r\n", "quote> ", p(7), "b'\r\n",
+		markers.CommandLineEvent(7, "echo 'a\nb'"), "a\r\nb\r\n", markers.FinishedEvent(7, 0, "/srv", ""), "$ ", p(7))
+	check(t, w.only(t), ByUser, "echo 'a\nb'", status(0), "/srv")
+	if out := w.output(t, 0); out != "a\r\nb\r\n" {
+		t.Fatalf("output %q", out)
+	}
+	// dash: the line is the first one, as echoed; the rest is output.
+	w = newHistoryWorld().feed("$ ", p(7), "for i in 1 2; do\r\n", "> echo $i; done\r\n1\r\n2\r\n", "\x1b]6973;ptybridge;F;7;0\a$ ", p(7))
+	check(t, w.only(t), ByUser, "for i in 1 2; do", status(0), "/proc-cwd-of-7")
+}

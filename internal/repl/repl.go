@@ -86,6 +86,7 @@ func Start(req Request, command string) (int, error) {
 	}
 	r := newREPLRun(req, rc, st, start)
 	defer r.stop()
+	rc.Job(st.ID, command) // for the relay's history
 	if err := pane.TypeSourceLine(rc, req.Bridge, shell, st.Script); err != nil {
 		os.Remove(st.Script)
 		return 0, failure.From(err)

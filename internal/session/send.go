@@ -74,6 +74,7 @@ func Send(req Request) (int, error) {
 	defer c.cleanup()
 	// Watch the shell before typing: a command can end it at once.
 	c.shellExit = proc.ExitOf(shellPID)
+	rc.Job(c.id, req.Command) // for the relay's history
 	if err := pane.TypeSourceLine(c.rc, c.req.Bridge, c.shell, c.script); err != nil {
 		return 0, failure.From(err)
 	}
