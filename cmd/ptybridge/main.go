@@ -21,11 +21,18 @@ Run it in a terminal and keep the terminal open: it is an ordinary shell
 (in tmux) in which the agent runs commands with ptysend. You see every
 command the agent runs and can answer its prompts (sudo passwords, ssh,
 confirmations). Several terminals may run ptybridge at once; closing the
-last one ends the shared shell.`
+last one ends the shared shell.
+
+With --confirm you approve each command of the agent's before it is typed:
+a small window over your terminal shows it; press y to run it, n or Escape
+to refuse it (the agent is told you refused). It stays on for as long as the
+shared terminal lives, whichever ptybridge terminals join it; the agent
+cannot turn it off.`
 
 type flags struct {
 	Session string           `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to open (default ptybridge-<user>)."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
+	Confirm bool             `help:"Approve each command of the agent's (and each REPL input) before it is typed: y runs it, n or Escape refuses it."`
 
 	cli.RelayFlags `embed:""`
 }
@@ -61,13 +68,13 @@ func run(args []string) int {
 	if err := bridge.ValidateName(name); err != nil {
 		return report(err)
 	}
-	if err := open(name); err != nil {
+	if err := open(name, c.Confirm); err != nil {
 		return report(err)
 	}
 	return 0
 }
 
-func open(name string) error {
+func open(name string, confirm bool) error {
 	dir := rundir.Path()
 	if err := rundir.Ensure(dir); err != nil {
 		return err
@@ -87,6 +94,11 @@ func open(name string) error {
 	br := bridge.Bridge{Name: name, RuntimeDir: dir, Exe: exe}
 	if err := br.Open(width, height, bridge.LoginShell(), cwd); err != nil {
 		return err
+	}
+	if confirm {
+		if err := br.RequireConfirm(); err != nil {
+			return err
+		}
 	}
 	return br.Attach()
 }

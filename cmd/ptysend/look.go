@@ -11,9 +11,6 @@ import (
 // The read-only modes (internal/look): they ask the relay and /proc,
 // type nothing, and answer while the terminal is busy.
 
-// printsJSON is a mode that can answer in JSON (--json).
-type printsJSON interface{ printsJSON() }
-
 // statusMode says whether the terminal is free: ptysend --status.
 type statusMode struct {
 	Status bool `name:"status" help:"Say whether the shared terminal is free for a command, and what holds it if not (a program, a REPL, copy mode, a half-typed line, another ptysend call): exit 0 when free, 75 when busy, 125 without a bridge. Types nothing."`

@@ -42,7 +42,7 @@ Concurrent calls run one at a time; a call that has to wait says on stderr
 which call holds the terminal, and since when.
 
 The terminal is the user's: ptysend types nothing while the user runs
-something, has a half-typed line or scrolls back; it exits 125 and the
+something, has a half-typed line or scrolls back; it exits 75 and the
 "hint:" line says what to ask the user. A command waiting for the user (a
 password prompt) is not killed by --timeout; ptysend says what it asks.
 
@@ -50,9 +50,17 @@ Timeouts: a command that prints nothing, on stdout or stderr, for 10s
 (--timeout) is interrupted, and so is any command after 120s in all
 (--max-time). A quiet build or test needs more: --timeout 60.
 
-Exit status: the command's own; 124 when --timeout or --max-time fired
-(Ctrl-C is sent, then Ctrl-\ 3 s later; the output so far is printed);
-125 when ptysend itself failed (no bridge, bad flags, busy terminal).
+Exit status: the command's own, or ptysend's:
+  75   the terminal is busy with something of the user's (a program, a
+       half-typed line, copy mode, a busy REPL): nothing was typed; it can
+       succeed later as it is (retry, or use --wait-free)
+  77   the user refused to run it (ptybridge --confirm): nothing was typed
+  124  --timeout or --max-time fired (Ctrl-C is sent, then Ctrl-\ 3 s
+       later; the output so far is printed), or another ptysend call held
+       the terminal past --max-time
+  125  ptysend itself failed or refused for a reason that needs you to act:
+       no bridge, bad flags, an unsupported shell, a dead REPL, a command
+       while a REPL runs
 
 REPLs (python3, node, psql...) run in the shared terminal too, where the user
 sees every evaluation:
@@ -70,12 +78,57 @@ sees every evaluation:
                      the shell is back; closing when none is open is harmless
 While a REPL runs, "ptysend -- CMD" is refused: close the REPL first.
 
+Seeing the terminal and talking to the user (these type nothing):
+  --screen           prints the screen as the user sees it now (an editor, a
+                     pager, a half-typed line...), and on stderr where the
+                     cursor is: "ptysend: cursor at row R, column C (of W x H)",
+                     counted from 1; with --json one object {rows, cursor_row,
+                     cursor_col, width, height, alternate_screen, copy_mode}.
+                     Works while the terminal is busy.
+  --status           says whether the terminal is free for a command (exit 0)
+                     or what holds it (exit 75): a program and since when, a
+                     REPL, copy mode, a half-typed line, another ptysend call;
+                     also the shell, its user and directory, and --confirm.
+                     --json for one object. Exit 125 when no bridge runs.
+  --history[=N]      lists the last N (default 10) commands run at the shell's
+                     prompt, by the user or by you, oldest first, one line
+                     each: id, who (user/agent), exit status (or running),
+                     start, duration, directory, command line. --json for one
+                     object per line
+  --output[=ID]      prints what that command printed in the terminal, as
+                     clean text (--raw for the bytes); without ID, the user's
+                     most recent command, finished or still running. Exit 125
+                     for an id the history does not hold
+  --notify MESSAGE   shows "[agent] MESSAGE" on the message line of the user's
+                     terminal(s) for 10 s, with the bell; returns at once
+  --wait-free DURATION
+                     with a command, --repl-start or --repl-eval: when the
+                     terminal is busy, says once on stderr what it waits for,
+                     waits up to DURATION for it to be free, then runs; exit 75
+                     with the refusal when it is still busy
+The user says "I just ran make and it failed, look": ptysend --history, then
+ptysend --output (or --output=ID). The history is kept in memory, the last
+100 commands, each with at most 1 MiB of output (its start and its end).
+
+When the user opened the terminal with "ptybridge --confirm", they see each
+command and REPL input first and it runs only if they press y; when they
+refuse, ptysend exits 77 and nothing was typed (ask them why).
+
+Agents: ptysend --mcp is an MCP server (stdio) with the tools run, repl_start,
+repl_eval and repl_close; ptysend --skill prints the skill (SKILL.md) that
+says when and how to use the shared terminal.
+
 Examples:
   ptysend -- ls -la
   ptysend -- 'cd /srv && make test'
   ptysend --timeout 60 -- sudo apt-get update
   echo data | ptysend -- wc -c
-  ptysend --repl-start python3 && ptysend --repl-eval '1 + 1' && ptysend --repl-close`
+  ptysend --repl-start python3 && ptysend --repl-eval '1 + 1' && ptysend --repl-close
+  ptysend --status                  # free (0) or busy (75)? what holds it
+  ptysend --history && ptysend --output   # what the user ran last, and what it printed
+  ptysend --screen                  # refused with 75? see what the user is doing
+  ptysend --notify 'please quit less, I would like to run the tests'
+  ptysend --wait-free 2m -- make test`
 
 // flags are ptysend's command line: the options every mode shares, then
 // the modes (modes.go), of which one runs.
@@ -85,12 +138,22 @@ type flags struct {
 	MaxTime cli.Duration     `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (default ${default}; 0 = never)."`
 	Raw     bool             `help:"Print the command's terminal output byte for byte (colours, \\r\\n line endings, progress-bar redraws) instead of clean text."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
-	JSON    bool             `name:"json" help:"With --status: print one JSON object; with --history: one JSON object per command."`
+
+	// Options that go with some of the modes only (modes.go).
+	WaitFree *cli.Duration `placeholder:"DURATION" help:"With -- WORDS, --repl-start or --repl-eval: when the terminal is busy (a program, a half-typed line, copy mode, a busy REPL), wait up to this long for it to be free instead of refusing (exit 75)."`
+	JSON     bool          `name:"json" help:"With --screen or --status: print one JSON object; with --history: one JSON object per command."`
 
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
 	REPLClose replClose `embed:""`
+	MCP       mcpServer `embed:""`
+	Skill     skill     `embed:""`
 	Command   command   `embed:""`
+
+	// The modes that talk to the human (human.go).
+	Screen     screen     `embed:""`
+	Notify     notify     `embed:""`
+	ConfirmAsk confirmAsk `embed:""`
 
 	// The read-only modes (look.go).
 	Status  statusMode  `embed:""`
@@ -106,7 +169,7 @@ func run(args []string) int {
 	var f flags
 	parser, err := kong.New(&f,
 		kong.Name("ptysend"),
-		kong.Description(description),
+		kong.Description(helpDescription(args)),
 		kong.Vars{"version": cli.Version()},
 		kong.Exit(func(code int) {
 			if code != 0 {

@@ -19,15 +19,16 @@ import (
 // instead of hanging the run. It is no performance limit.
 const hangGuard = 60 * time.Second
 
-// buildBinaries builds ptybridge and ptysend into a new directory, the way
-// scripts/bridge does (static, CGO_ENABLED=0).
+// buildBinaries builds ptybridge, ptysend and ptysend-mcp into a new
+// directory, the way scripts/bridge does (static, CGO_ENABLED=0).
 func buildBinaries() (string, error) {
 	dir, err := os.MkdirTemp("", "ptybridge-bench-bin")
 	if err != nil {
 		return "", err
 	}
 	build := exec.Command("go", "build", "-o", dir+"/",
-		"github.com/ptybridge/ptybridge/cmd/ptybridge", "github.com/ptybridge/ptybridge/cmd/ptysend")
+		"github.com/ptybridge/ptybridge/cmd/ptybridge", "github.com/ptybridge/ptybridge/cmd/ptysend",
+		"github.com/ptybridge/ptybridge/cmd/ptysend-mcp")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

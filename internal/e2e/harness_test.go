@@ -19,7 +19,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridgetest"
 )
 
-// bin holds the ptybridge and ptysend binaries built for this run.
+// bin holds the ptybridge, ptysend and ptysend-mcp binaries built for this run.
 var bin string
 
 // hangGuard bounds every wait of the harness so that a broken build fails
@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	build := exec.Command("go", "build", "-o", dir+"/", "../../cmd/ptybridge", "../../cmd/ptysend")
+	build := exec.Command("go", "build", "-o", dir+"/", "../../cmd/ptybridge", "../../cmd/ptysend", "../../cmd/ptysend-mcp")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building the binaries failed:", err)

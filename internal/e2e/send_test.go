@@ -261,7 +261,8 @@ func TestUsageErrorsExit125(t *testing.T) {
 func TestHelpExplainsWordsAndExitCodes(t *testing.T) {
 	b := newWorld(t)
 	r := b.send("--help")
-	for _, want := range []string{"--timeout", "--max-time", "--session", "124", "125", "WORDS"} {
+	for _, want := range []string{"--timeout", "--max-time", "--session", "75", "77", "124", "125", "WORDS",
+		"--screen", "--json", "--notify", "--wait-free", "ptybridge --confirm"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("help lacks %q:\n%s", want, r.stdout)
 		}

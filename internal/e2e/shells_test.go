@@ -416,7 +416,7 @@ func TestFishPromptsLookTheSameWithTheHooks(t *testing.T) {
 			checkUnaffectedCalls(t, b)
 			human.typeKeys("echo half")
 			b.waitFor("the human's keys to show", func() bool { return strings.Contains(b.paneText(), "echo half") })
-			if r := b.send("--", "echo agent"); r.code != 125 || !strings.Contains(r.stderr, "not pressed Enter") {
+			if r := b.send("--", "echo agent"); r.code != 75 || !strings.Contains(r.stderr, "not pressed Enter") {
 				t.Fatalf("want a refusal of the half-typed line:\n%v", r)
 			}
 		})

@@ -17,16 +17,13 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/proc"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/repl"
 )
-
-// exitBusy is --status's exit code when the terminal is not free for a
-// command: 75, EX_TEMPFAIL, "try again later".
-const exitBusy = 75
 
 // The states of the terminal, most telling first: a ptysend call holds
 // it, a REPL runs in it, a shell ptysend cannot drive, a program or a
@@ -60,6 +57,9 @@ type Status struct {
 	CopyMode  bool         `json:"copy_mode"`
 	HalfTyped bool         `json:"half_typed_line"`
 	AgentCall *relay.Call  `json:"agent_call,omitempty"`
+	// Confirm: the user approves each command of the agent's
+	// (ptybridge --confirm).
+	Confirm bool `json:"confirm"`
 }
 
 // Shell is the shell of the pane: the one in the foreground, or the one
@@ -103,7 +103,8 @@ func ReadStatus(b bridge.Bridge, maxTime time.Duration, stderr io.Writer) (*Stat
 // compose puts the relay's answer together with what /proc and the
 // bridge's files say.
 func compose(b bridge.Bridge, a *relay.Answer) *Status {
-	s := &Status{Bridge: "up", Session: b.Name, AgentCall: a.Call, CopyMode: b.InCopyMode()}
+	s := &Status{Bridge: "up", Session: b.Name, AgentCall: a.Call, CopyMode: b.InCopyMode(),
+		Confirm: bridge.ConfirmRequired(b.SocketPath())}
 	snap := a.Snapshot()
 	fg, err := proc.ForegroundPID(a.PanePID)
 	if err != nil {
@@ -190,7 +191,7 @@ func (s *Status) ExitCode() int {
 	if s.Free {
 		return 0
 	}
-	return exitBusy
+	return failure.ExitBusy
 }
 
 // Print writes the status as lines of "what: value", or as one JSON object.
@@ -229,6 +230,11 @@ func (s *Status) Print(w io.Writer, asJSON bool) error {
 		fmt.Fprintf(w, "agent call: %s, since %s, %d queued behind it\n", call, since(c.Since, now), c.Queued)
 	} else {
 		fmt.Fprintf(w, "agent call: none\n")
+	}
+	if s.Confirm {
+		fmt.Fprintf(w, "confirm: on (the user approves each command before it runs: ptybridge --confirm)\n")
+	} else {
+		fmt.Fprintf(w, "confirm: off\n")
 	}
 	free := "yes"
 	if !s.Free {

@@ -30,16 +30,23 @@ type Request struct {
 	// Timeout is the no-output timeout; MaxTime the overall one. Zero
 	// disables either.
 	Timeout, MaxTime time.Duration
-	Stdin            *os.File
-	Stdout, Stderr   io.Writer
+	// Stdin is forwarded to the command, unless it is a terminal (or nil):
+	// then the command reads the shared terminal.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Cancel, when closed, stops the call as a stop signal does: the
+	// command is interrupted with the two-phase kill, and a call still
+	// waiting for its turn types nothing.
+	Cancel <-chan struct{}
 	// Raw passes the command's terminal output on byte for byte; else it
 	// is cleaned into the text a pipe would have carried (cleantext).
-	Raw bool
+	Raw     bool
+	Waiting // --wait-free and --confirm (free.go)
 }
 
-// Send runs the request's command in the shared pane and returns its exit
-// status, or an *Error.
-func Send(req Request) (int, error) {
+// send makes one attempt at running the request's command in the shared
+// pane (see Send) and returns its exit status, or an *Error.
+func send(req Request) (int, error) {
 	start := time.Now()
 	if !req.Raw {
 		clean := cleantext.NewWriter(req.Stdout)
@@ -51,6 +58,9 @@ func Send(req Request) (int, error) {
 		return 0, err
 	}
 	defer rc.Close()
+	if limits.Cancelled(req.Cancel) {
+		return 0, limits.ErrCancelled
+	}
 	shellPID, shell, err := pane.IdleShell(rc.PanePID)
 	if err != nil {
 		return 0, repl.BusyError(req.Bridge, rc.PanePID, err)
@@ -61,6 +71,9 @@ func Send(req Request) (int, error) {
 		if _, ok := err.(*failure.Error); !ok {
 			err = req.Bridge.Closed(false)
 		}
+		return 0, err
+	}
+	if err := req.approve(rc); err != nil {
 		return 0, err
 	}
 	c := &call{req: req, rc: rc, shell: shell, shellPID: shellPID, shellName: name, start: start}
@@ -134,8 +147,11 @@ func (c *call) prepare() error {
 
 // forwardsStdin: a terminal on stdin means nothing to forward (the command
 // reads the shared terminal, like a typed one); anything else is data.
-func forwardsStdin(f *os.File) bool {
-	return f != nil && !term.IsTerminal(int(f.Fd()))
+func forwardsStdin(r io.Reader) bool {
+	if f, ok := r.(*os.File); ok {
+		return f != nil && !term.IsTerminal(int(f.Fd()))
+	}
+	return r != nil
 }
 
 // feedStdin copies our stdin into the pipe the command reads. Opening the
@@ -151,6 +167,13 @@ func feedStdin(fifo string, in io.Reader) {
 }
 
 func (c *call) cleanup() {
+	if c.inPath != "" {
+		// A feeder still waiting for a reader (the command never ran) gives
+		// up: a long-lived caller (ptysend --mcp) keeps no goroutine behind.
+		if f, err := os.OpenFile(c.inPath, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	}
 	for _, p := range []string{c.script, c.errPath, c.inPath} {
 		if p != "" {
 			os.Remove(p)
@@ -226,6 +249,12 @@ func (c *call) wait() (int, error) {
 				status = 128 + int(s.(syscall.Signal))
 			}
 			return status, &failure.Error{Code: status, Msg: "stopped by " + s.String() + "; the command was interrupted"}
+		case <-c.req.Cancel: // as a Ctrl-C at the caller's end
+			status, _ := c.interrupt(done, "the call was cancelled", "")
+			if status == failure.ExitTimeout {
+				status = 128 + int(syscall.SIGINT)
+			}
+			return status, &failure.Error{Code: status, Msg: "the call was cancelled; the command was interrupted"}
 		}
 	}
 }
