@@ -3,7 +3,6 @@ package relay
 import (
 	"bufio"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,8 +18,7 @@ import (
 // Queries (ptysend --status, --history, --output) read what the relay
 // knows and must not wait while a call holds the pane, so they have a
 // socket of their own beside the queue's: QuerySocket. A client sends one
-// request line and gets one JSON object on one line, then the relay
-// hangs up:
+// request line and gets one answer (wire.go), then the relay hangs up:
 //
 //	status        the pane, what its shell last said, the call that holds the pane, the running command
 //	history N     the last N commands of the history
@@ -45,23 +43,23 @@ const queryTimeout = 5 * time.Second
 
 // Answer is the relay's answer to a query.
 type Answer struct {
-	Version int    `json:"version"`
-	Error   string `json:"error,omitempty"`
+	Version int
+	Error   string
 
 	// status
-	PaneID   string `json:"pane_id,omitempty"`
-	PanePID  int    `json:"pane_pid,omitempty"`
-	Shell    string `json:"shell,omitempty"` // a markers.Snapshot
-	Call     *Call  `json:"call,omitempty"`
-	Running  *Entry `json:"running,omitempty"`
-	ShellDir string `json:"shell_dir,omitempty"` // the directory at the shell's last FINISHED event
+	PaneID   string
+	PanePID  int
+	Shell    string // a markers.Snapshot
+	Call     *Call
+	Running  *Entry
+	ShellDir string // the directory at the shell's last FINISHED event
 
 	// history
-	Entries []Entry `json:"entries,omitempty"`
+	Entries []Entry
 
 	// output
-	Entry *Entry `json:"entry,omitempty"`
-	Size  int    `json:"size,omitempty"`
+	Entry *Entry
+	Size  int
 }
 
 // Call is the ptysend call that holds the pane.
@@ -112,8 +110,7 @@ func (r *relay) answer(c conn) {
 	}
 	a, body := r.query(strings.Fields(line))
 	a.Version = protocolVersion
-	head, _ := json.Marshal(a)
-	c.Write(append(append(head, '\n'), body...))
+	c.Write(append(appendAnswer(nil, &a), body...))
 }
 
 // query computes the answer to a request.
@@ -185,16 +182,12 @@ func Query(socketPath, request string) (*Answer, []byte, error) {
 		return nil, nil, err
 	}
 	rd := bufio.NewReaderSize(c, 64*1024)
-	line, err := rd.ReadBytes('\n')
+	a, err := readAnswer(rd)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the relay's answer: %w", err)
 	}
-	var a Answer
-	if err := json.Unmarshal(line, &a); err != nil {
-		return nil, nil, fmt.Errorf("the relay's answer %q: %w", line, err)
-	}
 	if a.Version != protocolVersion {
-		return &a, nil, fmt.Errorf("%w: version %d", ErrVersion, a.Version)
+		return a, nil, fmt.Errorf("%w: version %d", ErrVersion, a.Version)
 	}
 	var body []byte
 	if a.Size > 0 {
@@ -203,7 +196,7 @@ func Query(socketPath, request string) (*Answer, []byte, error) {
 			return nil, nil, fmt.Errorf("reading the output from the relay: %w", err)
 		}
 	}
-	return &a, body, nil
+	return a, body, nil
 }
 
 // paneDir is the working directory of a shell of the pane, from /proc:
