@@ -166,22 +166,9 @@ type flags struct {
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
-	var f flags
-	parser, err := kong.New(&f,
-		kong.Name("ptysend"),
-		kong.Description(helpDescription(args)),
-		kong.Vars{"version": cli.Version()},
-		kong.Exit(func(code int) {
-			if code != 0 {
-				code = failure.ExitFailure
-			}
-			os.Exit(code)
-		}))
-	if err != nil {
-		panic(err)
-	}
-	if _, err := parser.Parse(args); err != nil {
-		return usageError(err.Error())
+	f, quick := quickFlags(args)
+	if !quick && !parse(&f, args) {
+		return failure.ExitFailure
 	}
 	if f.RelayFlags.Requested() {
 		if err := f.RelayFlags.Run(); err != nil {
@@ -203,6 +190,29 @@ func run(args []string) int {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}
 	return status
+}
+
+// parse reads the command line into f with kong, which prints help and
+// the version itself; false when it is unusable (after saying why).
+func parse(f *flags, args []string) bool {
+	parser, err := kong.New(f,
+		kong.Name("ptysend"),
+		kong.Description(helpDescription(args)),
+		kong.Vars{"version": cli.Version()},
+		kong.Exit(func(code int) {
+			if code != 0 {
+				code = failure.ExitFailure
+			}
+			os.Exit(code)
+		}))
+	if err != nil {
+		panic(err)
+	}
+	if _, err := parser.Parse(args); err != nil {
+		usageError(err.Error())
+		return false
+	}
+	return true
 }
 
 func usageError(msg string) int {
