@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -121,12 +122,15 @@ func Output(b bridge.Bridge, id int, raw bool, maxTime time.Duration, stdout, st
 // promptEOLMark is zsh's PROMPT_SP, which it prints after every command
 // before its precmd hooks, where the FINISHED event comes from: a
 // highlighted % (# for root), spaces to the margin, and a carriage return.
-var promptEOLMark = regexp.MustCompile(`(?:\x1b\[[0-9;]*m)*[%#](?:\x1b\[[0-9;]*m)* +\r \r`)
+// Compiled when first needed, not at every start of ptysend.
+var promptEOLMark = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:\x1b\[[0-9;]*m)*[%#](?:\x1b\[[0-9;]*m)* +\r \r`)
+})
 
 // cleanOutput is a command's output as clean text: without zsh's
 // end-of-line mark, and without a last line that shows nothing.
 func cleanOutput(raw []byte) string {
-	raw = promptEOLMark.ReplaceAll(raw, nil)
+	raw = promptEOLMark().ReplaceAll(raw, nil)
 	text := cleantext.String(string(raw))
 	if i := strings.LastIndexByte(text, '\n'); strings.TrimSpace(text[i+1:]) == "" {
 		text = text[:i+1]
