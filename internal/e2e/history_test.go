@@ -247,7 +247,7 @@ func TestStatusSaysWhatHoldsTheTerminalInEachShell(t *testing.T) {
 			if code != 75 || s["half_typed_line"] != true {
 				t.Fatalf("a half-typed line (exit %d): %v", code, s)
 			}
-			human.typeKeys("\x03") // Ctrl-C: a new prompt
+			human.typeKeys("\r") // the user finishes the line: it runs, and a new prompt comes
 			b.waitForState("idle")
 
 			// A REPL of the agent's.
