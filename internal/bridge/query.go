@@ -29,13 +29,17 @@ func (b Bridge) Query(request string, maxTime time.Duration, stderr io.Writer) (
 		return nil, nil, err
 	}
 	rc.Close()
-	a, body, err = relay.Query(b.SocketPath(), request)
+	// The relay found may listen elsewhere: the one of a bridge opened
+	// with another runtime directory.
+	a, body, err = relay.Query(rc.Path, request)
 	if errors.Is(err, relay.ErrNoQueries) || errors.Is(err, relay.ErrVersion) {
 		// A relay of our version without its query socket.
-		if _, err := b.replaceRelay(); err != nil {
+		path, err := b.replaceRelay()
+		if err != nil {
 			return nil, nil, failure.From(err)
 		}
-		a, body, err = relay.Query(b.SocketPath(), request)
+		a, body, err = relay.Query(path, request)
+		return a, body, queryFailure(err)
 	}
 	return a, body, queryFailure(err)
 }

@@ -180,6 +180,17 @@ func TestTheHistoryShowsWhoRanWhatInEachShell(t *testing.T) {
 			if r := b.sendWithoutTmux("--output", "--raw"); r.code != 0 || !strings.Contains(r.stdout, "1\n2\n3\n") || !strings.Contains(r.stdout, "bytes of output left out here]\n") {
 				t.Fatalf("--output --raw: %q...", r.stdout[:min(len(r.stdout), 100)])
 			}
+
+			// A command of several lines: the shells that say the line say
+			// all of it; dash's is its first line, as the terminal echoed it.
+			human.typeKeys("echo 'multi\rline'\r")
+			want := "echo 'multi\nline'"
+			if sh.name == "dash" {
+				want = "echo 'multi"
+			}
+			if e := b.lastFinished(want); e.Who != "user" || *e.Status != 0 {
+				t.Fatalf("the command of two lines: %+v", e)
+			}
 		})
 	}
 }
@@ -337,5 +348,35 @@ func TestTheReadOnlyModesRefuseBadArguments(t *testing.T) {
 		if r := b.send(args...); r.code != 125 || !strings.Contains(r.stderr, "ptysend: error:") {
 			t.Errorf("%q: want a usage error, got:\n%v", args, r)
 		}
+	}
+}
+
+func TestAQueryRepairsOrReplacesTheRelay(t *testing.T) {
+	b := startBridge(t)
+	querySock := filepath.Join(b.runtimeDir(), b.name+".query.sock")
+	if fi, err := os.Stat(querySock); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the query socket must be private: %v, %v", fi, err)
+	}
+	// A dead relay is repaired, as for a call.
+	pid := relayPID(t, b)
+	must(t, syscall.Kill(pid, syscall.SIGKILL))
+	if r := b.send("--status"); r.code != 0 {
+		t.Fatalf("--status after the relay died:\n%v", r)
+	}
+	if relayPID(t, b) == pid {
+		t.Fatal("the dead relay was not replaced")
+	}
+	// A live relay that takes no queries (an older version's) is replaced.
+	pid = relayPID(t, b)
+	must(t, os.Remove(querySock))
+	if r := b.send("--history"); r.code != 0 {
+		t.Fatalf("--history with a relay that takes no queries:\n%v", r)
+	}
+	b.waitFor("the old relay to exit", func() bool { return syscall.Kill(pid, 0) != nil })
+	if got := b.run("--", "echo still-works"); got != "still-works\n" {
+		t.Fatalf("got %q", got)
+	}
+	if es := b.history(10); len(es) != 1 || es[0].Command != "echo still-works" {
+		t.Fatalf("the new relay's history: %+v", es)
 	}
 }

@@ -266,7 +266,8 @@ func (h *history) Typed(keys []byte) {
 // call with that id: a command of the human's shell that started after
 // those keys were typed.
 func (h *history) sourcedBy(r *record, id markers.ID) bool {
-	return r.who == ByUser && r.call == "" && r.id >= h.typedBefore && bytes.Contains(h.typed, []byte(id))
+	return r.who == ByUser && r.call == "" &&
+		(r.id >= h.typedBefore && bytes.Contains(h.typed, []byte(id)) || strings.Contains(r.command, string(id)))
 }
 
 // shell is the state of the shell pid, made on first sight.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
@@ -183,6 +184,10 @@ func Query(socketPath, request string) (*Answer, []byte, error) {
 	}
 	rd := bufio.NewReaderSize(c, 64*1024)
 	a, err := readAnswer(rd)
+	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+		// It went away as we asked (it was dying): as if none listened.
+		return nil, nil, fmt.Errorf("%w: it hung up: %v", ErrNoQueries, err)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the relay's answer: %w", err)
 	}

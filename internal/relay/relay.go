@@ -91,19 +91,24 @@ func Run(socketPath, paneID string, panePID int, in io.Reader) error {
 }
 
 func run(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, started func(*relay)) error {
-	ln, err := listenRelay(socketPath)
-	if err != nil {
-		return err
+	// The query socket listens before the queue's: whoever sees the
+	// queue's socket alive (WaitFor) finds the query socket alive too.
+	if Alive(socketPath) {
+		return fmt.Errorf("a relay is already listening on %s", socketPath)
 	}
-	mine, _ := os.Stat(socketPath)
 	queryPath := QuerySocket(socketPath)
 	qln, err := listenQueries(queryPath)
 	if err != nil {
-		ln.Close()
-		os.Remove(socketPath)
 		return fmt.Errorf("relay: %w", err)
 	}
 	queryMine, _ := os.Stat(queryPath)
+	ln, err := listenRelay(socketPath)
+	if err != nil {
+		qln.Close()
+		removeIfMine(queryPath, queryMine)
+		return err
+	}
+	mine, _ := os.Stat(socketPath)
 	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys, instance: newInstance(),
 		inputEnded: make(chan struct{}), history: newHistory(), paneID: paneID, panePID: panePID}
 	r.history.cwd = paneDir(panePID)
@@ -127,14 +132,18 @@ func run(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, s
 	close(r.inputEnded)
 	ln.Close()
 	qln.Close()
-	if now, err := os.Stat(socketPath); err == nil && mine != nil && os.SameFile(mine, now) {
-		os.Remove(socketPath)
-	}
-	if now, err := os.Stat(queryPath); err == nil && queryMine != nil && os.SameFile(queryMine, now) {
-		os.Remove(queryPath)
-	}
+	removeIfMine(socketPath, mine)
+	removeIfMine(queryPath, queryMine)
 	r.closeAll()
 	return nil
+}
+
+// removeIfMine removes the socket file at path if it is still the one we
+// made (mine), not a newer relay's.
+func removeIfMine(path string, mine os.FileInfo) {
+	if now, err := os.Stat(path); err == nil && mine != nil && os.SameFile(mine, now) {
+		os.Remove(path)
+	}
 }
 
 // listenRelay listens on path, replacing a stale socket left by a relay
@@ -226,10 +235,11 @@ func (r *relay) serve(c conn, req string) bool {
 	if !current {
 		return false
 	}
-	_, err = r.keys.Write(keys)
+	// The history hears of the keys before their echo can come back.
 	r.mu.Lock()
 	r.history.Typed(keys)
 	r.mu.Unlock()
+	_, err = r.keys.Write(keys)
 	return err == nil
 }
 
@@ -333,6 +343,8 @@ type Client struct {
 	Shell markers.Snapshot
 	// Stream places our first byte in the pane's output.
 	Stream StreamView
+	// Path is the socket we are connected to.
+	Path string
 }
 
 // ErrNoRelay means nothing listens on the relay socket.
@@ -348,7 +360,7 @@ func Dial(path string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w on %s: %v", ErrNoRelay, path, err)
 	}
-	return &Client{conn: c, r: bufio.NewReaderSize(c, 64*1024)}, nil
+	return &Client{conn: c, r: bufio.NewReaderSize(c, 64*1024), Path: path}, nil
 }
 
 // WaitTurn blocks until the relay serves us (earlier callers are done), or
