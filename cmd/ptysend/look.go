@@ -9,11 +9,14 @@ import (
 )
 
 // The read-only modes (internal/look): they ask the relay and /proc,
-// type nothing, and answer while the terminal is busy.
+// type nothing, and answer while the terminal is busy. Their flags' help
+// is short: kong runs every flag's help through a regexp at each parse,
+// and long ones cost ptysend's peak memory (the description, given only
+// for --help, says more).
 
 // statusMode says whether the terminal is free: ptysend --status.
 type statusMode struct {
-	Status bool `name:"status" help:"Say whether the shared terminal is free for a command, and what holds it if not (a program, a REPL, copy mode, a half-typed line, another ptysend call): exit 0 when free, 75 when busy, 125 without a bridge. Types nothing."`
+	Status bool `name:"status" help:"Say whether the terminal is free (exit 0) or what holds it (75)."`
 }
 
 func (m *statusMode) chosen() bool  { return m.Status }
@@ -35,7 +38,7 @@ func (m *statusMode) Run(c call) (int, error) {
 // historyMode lists the commands run at the shell's prompt: ptysend
 // --history[=N].
 type historyMode struct {
-	History cli.OptionalValue `name:"history" help:"List the last commands run at the shared terminal's prompt, by the user or by you, oldest first: id, who (user/agent), exit status (or running), start, duration, directory, command line. --history=N for the last N (default 10)."`
+	History cli.OptionalValue `name:"history" help:"List the last commands run at the prompt (--history=N: the last N; 10)."`
 	n       int
 }
 
@@ -63,7 +66,7 @@ func (m *historyMode) Run(c call) (int, error) {
 // outputMode prints what a command of the history printed: ptysend
 // --output[=ID].
 type outputMode struct {
-	Output cli.OptionalValue `name:"output" help:"Print what a command of the history printed in the terminal, as clean text (--raw for the bytes): --output=ID for the command with that id (see --history), --output alone for the user's most recent command, finished or still running."`
+	Output cli.OptionalValue `name:"output" help:"Print what a command printed (--output=ID; alone: the user's last)."`
 	id     int
 }
 

@@ -141,7 +141,7 @@ type flags struct {
 
 	// Options that go with some of the modes only (modes.go).
 	WaitFree *cli.Duration `placeholder:"DURATION" help:"With -- WORDS, --repl-start or --repl-eval: when the terminal is busy (a program, a half-typed line, copy mode, a busy REPL), wait up to this long for it to be free instead of refusing (exit 75)."`
-	JSON     bool          `name:"json" help:"With --screen or --status: print one JSON object; with --history: one JSON object per command."`
+	JSON     bool          `name:"json" help:"With --screen, --status or --history: print JSON."`
 
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`

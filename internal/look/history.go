@@ -1,6 +1,7 @@
 package look
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -33,24 +34,28 @@ func History(b bridge.Bridge, n int, maxTime time.Duration, stdout, stderr io.Wr
 		return &failure.Error{Msg: a.Error, Hint: "this is unexpected: please report it with the command you ran"}
 	}
 	if asJSON {
+		var out bytes.Buffer
 		for _, e := range a.Entries {
 			line, err := json.Marshal(e)
 			if err != nil {
 				return err
 			}
-			if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
-				return err
-			}
+			out.Write(append(line, '\n'))
 		}
-		return nil
+		_, err := stdout.Write(out.Bytes())
+		return err
 	}
 	now := time.Now()
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	out := bufio.NewWriterSize(stdout, 16*1024)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, e := range a.Entries {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Who, statusText(e), clock(e.Start, now),
 			duration(time.Duration(e.DurationMS)*time.Millisecond), orUnknown(e.Dir), oneLine(e.Command))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return out.Flush()
 }
 
 // statusText is an entry's status: the number, "running", or "?" for a

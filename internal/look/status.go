@@ -8,10 +8,12 @@
 package look
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -111,7 +113,8 @@ func compose(b bridge.Bridge, a *relay.Answer) *Status {
 		s.State, s.Hint = StateBusy, "the shell of the shared terminal is gone: ask the user to restart ptybridge"
 		return s
 	}
-	fgName, fgArgs := proc.Name(fg), proc.Args(fg)
+	fgArgs := proc.Args(fg)
+	fgName := nameOf(fg, fgArgs)
 	shellPID := a.PanePID
 	switch {
 	case pane.IsDrivableShell(fgName, fgArgs):
@@ -119,7 +122,11 @@ func compose(b bridge.Bridge, a *relay.Answer) *Status {
 	case snap.PID > 0 && proc.SameTerminal(snap.PID, a.PanePID):
 		shellPID = snap.PID // the innermost shell with hooks runs the program
 	}
-	s.Shell = shellOf(shellPID, snap, a)
+	shellName := fgName
+	if shellPID != fg {
+		shellName = proc.Name(shellPID)
+	}
+	s.Shell = shellOf(shellPID, shellName, snap, a)
 	if a.Running != nil && (a.Running.ShellPID == shellPID || a.Running.ShellPID == 0) {
 		s.Running = a.Running
 	}
@@ -166,8 +173,19 @@ func compose(b bridge.Bridge, a *relay.Answer) *Status {
 	return s
 }
 
-func shellOf(pid int, snap markers.Snapshot, a *relay.Answer) *Shell {
-	sh := &Shell{Kind: proc.Name(pid), PID: pid, Cwd: proc.Cwd(pid), Hooks: snap.PID == pid}
+// nameOf is what proc.Name says of pid, from its command line read already.
+func nameOf(pid int, args []string) string {
+	if len(args) > 0 && args[0] != "" {
+		return strings.TrimPrefix(filepath.Base(args[0]), "-")
+	}
+	return proc.Comm(pid)
+}
+
+func shellOf(pid int, name string, snap markers.Snapshot, a *relay.Answer) *Shell {
+	// The hooks have spoken in it: its events are the relay's last, or
+	// the command it runs is the history's.
+	hooks := snap.PID == pid || a.Running != nil && a.Running.ShellPID == pid
+	sh := &Shell{Kind: name, PID: pid, Cwd: proc.Cwd(pid), Hooks: hooks}
 	if sh.Cwd == "" && sh.Hooks {
 		sh.Cwd = a.ShellDir
 	}
@@ -194,8 +212,16 @@ func (s *Status) ExitCode() int {
 	return failure.ExitBusy
 }
 
-// Print writes the status as lines of "what: value", or as one JSON object.
-func (s *Status) Print(w io.Writer, asJSON bool) error {
+// Print writes the status as lines of "what: value", or as one JSON
+// object, in one write.
+func (s *Status) Print(out io.Writer, asJSON bool) error {
+	var w bytes.Buffer
+	s.print(&w, asJSON)
+	_, err := out.Write(w.Bytes())
+	return err
+}
+
+func (s *Status) print(w io.Writer, asJSON bool) error {
 	if asJSON {
 		out, err := json.Marshal(s)
 		if err != nil {

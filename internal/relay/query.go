@@ -173,12 +173,11 @@ var ErrNoQueries = errors.New("the relay takes no queries")
 // question. The bytes that follow the answer (an output's) are returned
 // with it.
 func Query(socketPath, request string) (*Answer, []byte, error) {
-	c, err := dialUnix(QuerySocket(socketPath))
+	c, err := dialBlocking(QuerySocket(socketPath), queryTimeout)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrNoQueries, err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(queryTimeout))
 	if _, err := io.WriteString(c, request+"\n"); err != nil {
 		return nil, nil, err
 	}
