@@ -13,7 +13,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/rundir"
+	"github.com/ptybridge/ptybridge/internal/session"
 )
 
 const description = `Run a command in the shared terminal that the user opened with ptybridge.
@@ -26,7 +28,8 @@ Quote what the shell must not expand: ptysend -- 'echo $HOME'.
 The command's stdout becomes ptysend's stdout as clean text (as a pipe would
 have carried it: no colour codes, \n line endings, progress-bar redraws
 collapsed to their last state; --raw for the exact bytes the terminal got),
-its stderr ptysend's stderr, and its exit status ptysend's exit status.
+its stderr ptysend's stderr (byte for byte, apart; the user sees it in the
+shared terminal too), and its exit status ptysend's exit status.
 Standard input is forwarded to the command unless it is a terminal; then
 the command reads the shared terminal, where the user can answer (sudo and
 ssh prompts read it anyway).
@@ -44,7 +47,11 @@ which call holds the terminal, and since when.
 The terminal is the user's: ptysend types nothing while the user runs
 something, has a half-typed line or scrolls back; it exits 75 and the
 "hint:" line says what to ask the user. A command waiting for the user (a
-password prompt) is not killed by --timeout; ptysend says what it asks.
+password prompt, a [y/N] question) is not killed by --timeout, however
+short; each time one waits, ptysend says on stderr at once what the terminal
+asks ("ptysend: the terminal asks: ...") and that the user answers it there.
+--max-time still applies. A question from a program run under sudo (after
+the password) cannot be seen: --timeout applies to it.
 
 Timeouts: a command that prints nothing, on stdout or stderr, for 10s
 (--timeout) is interrupted, and so is any command after 120s in all
@@ -161,6 +168,11 @@ type flags struct {
 	Output  outputMode  `embed:""`
 
 	cli.RelayFlags `embed:""`
+	// ptysend starts itself with these to keep showing the stderr of a
+	// finished command's background jobs (session.KeepShowingStderr); the
+	// fifo is its descriptor 3.
+	LateStderr    string `hidden:"" help:"Internal: show the stderr of this call's background jobs."`
+	LateStderrTTY string `hidden:""`
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -169,6 +181,10 @@ func run(args []string) int {
 	f, quick := quickFlags(args)
 	if !quick && !parse(&f, args) {
 		return failure.ExitFailure
+	}
+	if f.LateStderr != "" {
+		session.KeepShowingStderr(markers.ID(f.LateStderr), f.LateStderrTTY, os.NewFile(3, "stderr fifo"))
+		return 0
 	}
 	if f.RelayFlags.Requested() {
 		if err := f.RelayFlags.Run(); err != nil {

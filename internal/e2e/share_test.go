@@ -162,7 +162,7 @@ func TestACommandWaitingForTheHumanIsNotKilledByTheNoOutputTimeout(t *testing.T)
 	// The human answers only once ptysend has noticed the wait, that is
 	// after the no-output timeout passed at least once.
 	b.waitFor("ptysend to say the command waits for the user", func() bool {
-		return strings.Contains(stderr.String(), "waiting for input")
+		return strings.Contains(stderr.String(), "the terminal asks")
 	})
 	b.terms[0].typeKeys("s3cret\r")
 	cmd.Wait()
@@ -171,7 +171,7 @@ func TestACommandWaitingForTheHumanIsNotKilledByTheNoOutputTimeout(t *testing.T)
 	if code := cmd.ProcessState.ExitCode(); code != 0 || stdout.String() != "Secret: \nTrue\n" {
 		t.Fatalf("want exit 0 and True, got %d, %q, stderr %q", code, stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stderr.String(), `"Secret:"`) || strings.Count(stderr.String(), "waiting for input") != 1 {
+	if !strings.Contains(stderr.String(), `"Secret:"`) || strings.Count(stderr.String(), "the terminal asks") != 1 {
 		t.Fatalf("want one notice quoting the prompt, got %q", stderr.String())
 	}
 }

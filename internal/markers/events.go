@@ -15,6 +15,7 @@ import (
 //	F;PID;STATUS[;DIR[;LINE]]    the line finished with STATUS in directory DIR
 //	O;PID, o;PID                 the shell's own text (fish's right prompt) starts, ends
 //	S;ID, E;ID;STATUS            an agent call's wrapper starts, ends (markers.go)
+//	R;ID, r;ID                   a piece of an agent call's stderr on the terminal starts, ends (stderr.go)
 //
 // The shell integration (hooks.go) prints C with the command line where
 // the shell hands it to a hook (zsh's preexec, fish's fish_preexec), and
@@ -28,10 +29,10 @@ import (
 
 // Event is one marker of ours, parsed.
 type Event struct {
-	Kind byte // 'P', 'C', 'F', 'O', 'o', 'S', 'E'
+	Kind byte // 'P', 'C', 'F', 'O', 'o', 'S', 'E', 'R', 'r'
 	// PID is the shell's (P, C, F, O, o).
 	PID int
-	// ID is the agent call's (S, E).
+	// ID is the agent call's (S, E, R, r).
 	ID ID
 	// Status is the exit status (F, E); HasStatus says it was given.
 	Status    int
@@ -60,13 +61,13 @@ func ParseEvent(body []byte) (e Event, ok bool) {
 	e.Kind = body[0]
 	fields := strings.SplitN(string(body[2:]), ";", 4)
 	switch e.Kind {
-	case 'S', 'E':
+	case 'S', 'E', 'R', 'r':
 		e.ID = ID(fields[0])
 		if !e.ID.Valid() {
 			return Event{}, false
 		}
 		switch {
-		case e.Kind == 'S' && len(fields) == 1:
+		case e.Kind != 'E' && len(fields) == 1:
 			return e, true
 		case e.Kind == 'E' && len(fields) == 2:
 			if e.Status, ok = parseStatusField(fields[1]); ok {

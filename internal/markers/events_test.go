@@ -49,7 +49,9 @@ func TestParseEvent(t *testing.T) {
 		{"S;" + id + ";1", Event{}, false},
 		{"E;" + id, Event{}, false},
 		{"E;" + id + ";1234", Event{}, false},
-		{"R;" + id, Event{}, false},
+		{"R;" + id, Event{Kind: 'R', ID: id}, true},
+		{"r;" + id, Event{Kind: 'r', ID: id}, true},
+		{"R;0123", Event{}, false},
 		{"Z;42", Event{}, false},
 	}
 	for _, c := range cases {
@@ -166,7 +168,7 @@ func FuzzEventFields(f *testing.F) {
 			t.Fatalf("%q: round trip gave %q", s, got)
 		}
 		e, ok := ParseEvent([]byte(s))
-		if ok && (e.Status < 0 || e.Status > 255 || strings.IndexByte("PCFOoSE", e.Kind) < 0) {
+		if ok && (e.Status < 0 || e.Status > 255 || strings.IndexByte("PCFOoSERr", e.Kind) < 0) {
 			t.Fatalf("%q parsed as %+v", s, e)
 		}
 	})

@@ -176,7 +176,9 @@ func (t *Tracker) output(b []byte) {
 
 // event handles the body of a marker, e.g. "P;123". Other markers of ours
 // (a call's START and END) say nothing about the prompt; the sink hears
-// every known event.
+// every known event. A frame of a command's stderr (R...r, which carry a
+// call's id) is output like the shell's own text: not the human's typing,
+// wherever it lands.
 func (t *Tracker) event(body []byte) {
 	e, ok := ParseEvent(body)
 	if !ok {
@@ -187,9 +189,9 @@ func (t *Tracker) event(body []byte) {
 		t.state, t.pid, t.own = StatePrompt, e.PID, false
 	case 'C':
 		t.state, t.pid, t.own = StateRunning, e.PID, false
-	case 'O':
+	case 'O', 'R':
 		t.own = true
-	case 'o':
+	case 'o', 'r':
 		t.own = false
 	}
 	if t.Sink != nil {

@@ -1,7 +1,6 @@
 package proc
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -9,24 +8,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// statFields is /proc/PID/stat from its third field (the state) on: the
-// command name before it may hold spaces and parentheses.
-func statFields(pid int) ([]string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil, err
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return nil, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return nil, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	return f, nil
-}
 
 // SameTerminal reports whether process pid has the controlling terminal
 // of process other (field 7 of stat, tty_nr), and one at all.
@@ -48,6 +29,9 @@ func StartTime(pid int) (time.Time, error) {
 	f, err := statFields(pid)
 	if err != nil {
 		return time.Time{}, err
+	}
+	if len(f) < 20 {
+		return time.Time{}, fmt.Errorf("unexpected /proc/%d/stat", pid)
 	}
 	ticks, err := strconv.ParseInt(f[19], 10, 64) // field 22, starttime
 	if err != nil {

@@ -292,3 +292,17 @@ func TestAMultiLineCommandIsOneCommand(t *testing.T) {
 	w = newHistoryWorld().feed("$ ", p(7), "for i in 1 2; do\r\n", "> echo $i; done\r\n1\r\n2\r\n", "\x1b]6973;ptybridge;F;7;0\a$ ", p(7))
 	check(t, w.only(t), ByUser, "for i in 1 2; do", status(0), "/proc-cwd-of-7")
 }
+
+func TestAnAgentsCommandKeepsTheStderrTheTerminalShowed(t *testing.T) {
+	source := " . '/rt/" + string(callID) + ".sh'"
+	w := newHistoryWorld()
+	w.h.Job(callID, "make")
+	w.h.Typed([]byte(source + "\r"))
+	w.feed(prompt, markers.PromptEvent(7), source+"\r\n", markers.CommandLineEvent(7, source), "[agent] $ make\r\n", markers.Start(callID),
+		"out\r\n", string(markers.AppendStderrFrame(nil, callID, []byte("warning: x\r\n"))), markers.End(callID, 0),
+		markers.FinishedEvent(7, 0, "/src", ""), prompt, markers.PromptEvent(7))
+	check(t, w.only(t), ByAgent, "make", status(0), "/src")
+	if out := w.output(t, 1); out != "out\r\nwarning: x\r\n" {
+		t.Fatalf("want stdout and stderr as the terminal showed them, without markers: %q", out)
+	}
+}
