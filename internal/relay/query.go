@@ -160,7 +160,7 @@ func (r *relay) query(req []string) (Answer, []byte) {
 
 func unknownCommand(id int) string {
 	if id == 0 {
-		return "the history holds no command of the user's"
+		return "the history holds no command of the user's yet (a shell's commands are recorded from the first ptysend command in it on)"
 	}
 	return fmt.Sprintf("the history holds no command with id %d", id)
 }
