@@ -50,7 +50,7 @@ func spareFifo(b bridge.Bridge, tok string) string   { return b.File(".spare-" +
 // makeSpare makes the bridge's spare window unless one exists. It runs in
 // a keeper, after its job started, off anyone's path.
 func makeSpare(b bridge.Bridge) error {
-	unlock, err := lockName(b.RuntimeDir)
+	unlock, err := lockStarts(b.RuntimeDir)
 	if err != nil {
 		return err
 	}
