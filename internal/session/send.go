@@ -51,10 +51,14 @@ func Send(req Request) (int, error) {
 		return 0, err
 	}
 	defer rc.Close()
-	shellPID, shell, err := pane.IdleShell(rc.PanePID)
+	target, err := pane.Locate(rc.PanePID)
 	if err != nil {
 		return 0, repl.BusyError(req.Bridge, rc.PanePID, err)
 	}
+	if target.Far {
+		return sendFar(req, rc, target, start)
+	}
+	shellPID, shell := target.PID, target.Shell
 	name := proc.Name(shellPID)
 	needHooks, err := pane.AwaitFreePrompt(rc, req.Bridge, shellPID, name)
 	if err != nil {

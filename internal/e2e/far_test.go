@@ -1,0 +1,246 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Far mode: the shell at the other end of the shared terminal is not
+// ours to read in /proc (another user's through su, another host's
+// through ssh, another namespace's through unshare); ptysend drives it
+// through the terminal stream. The tests play the human who opens it.
+
+// otherUser is the second local user that scripts/test-deps-far creates.
+const otherUser = "ptb-other"
+
+// needOtherUser fails the test when the machine lacks the test user.
+func needOtherUser(t *testing.T) {
+	t.Helper()
+	if err := exec.Command("id", "-u", otherUser).Run(); err != nil {
+		t.Fatalf("the test user %s does not exist: run scripts/test-deps-far as root (.ci/run does)", otherUser)
+	}
+	if currentUser() != "root" {
+		t.Skipf("su to %s without a password needs root", otherUser)
+	}
+}
+
+// cursorLine is the pane's line under the cursor.
+func (b *bridge) cursorLine() string {
+	out := b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{cursor_y}")
+	var y int
+	for _, c := range out {
+		y = y*10 + int(c-'0')
+	}
+	rows := strings.Split(b.mustTmux("capture-pane", "-p", "-t", "="+b.name+":"), "\n")
+	if y < len(rows) {
+		return rows[y]
+	}
+	return ""
+}
+
+// waitPrompt waits until the cursor line matches re (a prompt).
+func (b *bridge) waitPrompt(re string) {
+	b.t.Helper()
+	pat := regexp.MustCompile(re)
+	b.waitFor("a cursor line matching "+re, func() bool { return pat.MatchString(b.cursorLine()) })
+}
+
+// suOther has the human switch to the other user in the terminal.
+func suOther(t *testing.T, b *bridge, term *terminal, shell string) {
+	t.Helper()
+	args := ""
+	if shell != "" {
+		args = " -s " + shell
+	}
+	term.typeKeys("su" + args + " " + otherUser + "\r")
+	b.waitPrompt(`[$#%>] ?$`)
+	b.waitFor("the shell of "+otherUser, func() bool {
+		out, _ := exec.Command("pgrep", "-u", otherUser).Output()
+		return len(out) > 0
+	})
+}
+
+func TestFarSuBash(t *testing.T) {
+	needOtherUser(t)
+	b := newWorld(t)
+	term := b.openTerminal()
+	b.waitReady()
+	suOther(t, b, term, "/bin/bash")
+	t.Run("whoami runs as the other user", func(t *testing.T) {
+		r := b.send("--", "whoami")
+		if r.code != 0 || r.stdout != otherUser+"\n" {
+			t.Fatalf("want %s, got:\n%v\npane:\n%s", otherUser, r, b.paneText())
+		}
+	})
+	t.Run("state is kept between calls", func(t *testing.T) {
+		b.run("--", "cd /usr/share && export PTB_VAR=kept")
+		if got := b.run("--", `pwd; sh -c 'echo "$PTB_VAR"'`); got != "/usr/share\nkept\n" {
+			t.Fatalf("got %q\npane:\n%s", got, b.paneText())
+		}
+	})
+	t.Run("exit status", func(t *testing.T) {
+		if r := b.send("--", "sh -c 'exit 3'"); r.code != 3 {
+			t.Fatalf("want exit 3:\n%v", r)
+		}
+	})
+	farContract(t, b)
+}
+
+// farContract checks the contract of ptysend in a far shell of a
+// POSIX kind whose user is otherUser.
+func farContract(t *testing.T, b *bridge) {
+	t.Run("stdout, stderr and status apart", func(t *testing.T) {
+		r := b.send("--", "echo out; echo err >&2; echo out2; sh -c 'exit 3'")
+		if r.stdout != "out\nout2\n" || r.stderr != "err\n" || r.code != 3 {
+			t.Fatalf("want stdout \"out\\nout2\\n\", stderr \"err\\n\", exit 3; got:\n%v\npane:\n%s", r, b.paneText())
+		}
+	})
+	t.Run("stdin is forwarded", func(t *testing.T) {
+		r := b.sendWith(strings.NewReader("line one\nline\ttwo\n"), "--", "cat; echo end")
+		if r.code != 0 || r.stdout != "line one\nline\ttwo\nend\n" {
+			t.Fatalf("got:\n%v", r)
+		}
+	})
+	t.Run("a long command arrives whole", func(t *testing.T) {
+		long := strings.Repeat("abcdefghij", 900)
+		if r := b.send("--", "echo "+long); r.code != 0 || r.stdout != long+"\n" {
+			t.Fatalf("got exit %d and %d bytes of stdout", r.code, len(r.stdout))
+		}
+	})
+	t.Run("the no-output timeout's Ctrl-C leaves the shell usable", func(t *testing.T) {
+		r := b.send("--timeout", "1", "--", "echo started; sleep 300")
+		if r.code != 124 || r.stdout != "started\n" || !strings.Contains(r.stderr, "Ctrl-C") {
+			t.Fatalf("want exit 124 after Ctrl-C with the output so far:\n%v", r)
+		}
+		if got := b.run("--", "whoami"); got != otherUser+"\n" {
+			t.Fatalf("after the timeout: %q", got)
+		}
+	})
+	t.Run("the human sees the agent's commands, not the loader", func(t *testing.T) {
+		b.run("--", "echo shown-to-the-human")
+		pane := b.paneText()
+		if !strings.Contains(pane, "[agent] $ echo shown-to-the-human") || strings.Contains(pane, "__ptybridge") ||
+			strings.Contains(pane, "6973") {
+			t.Fatalf("the pane shows:\n%s", pane)
+		}
+	})
+}
+
+// sshServer is an OpenSSH server the test starts on a free port of
+// localhost, with its own host key, letting in the key pair it made.
+type sshServer struct {
+	port int
+	key  string // the client's private key
+}
+
+// startSSHD starts sshd for the test; it is killed when the test ends.
+func startSSHD(t *testing.T) *sshServer {
+	t.Helper()
+	sshd, err := exec.LookPath("sshd")
+	if err != nil {
+		sshd = "/usr/sbin/sshd"
+	}
+	if _, err := os.Stat(sshd); err != nil {
+		t.Fatalf("sshd is not installed: run scripts/test-deps-far as root (.ci/run does)")
+	}
+	// sshd checks that the files it reads as the user are not writable
+	// by others: a directory of its own, readable by the far user.
+	dir, err := os.MkdirTemp("/tmp", "ptbssh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	for _, k := range []string{"host", "client"} {
+		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, k)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ssh-keygen: %v: %s", err, out)
+		}
+	}
+	pub, _ := os.ReadFile(filepath.Join(dir, "client.pub"))
+	os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o644)
+	os.Chmod(filepath.Join(dir, "client"), 0o600)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	config := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPidFile none\n"+
+		"UsePAM no\nStrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"+
+		"PrintMotd no\nPrintLastLog no\nBanner none\nAcceptEnv LANG\n",
+		port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"))
+	os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(config), 0o644)
+	os.MkdirAll("/run/sshd", 0o755)
+	cmd := exec.Command(sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
+	var logs lockedBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting sshd: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("sshd said:\n%s", logs.String())
+		}
+	})
+	deadline := time.Now().Add(hangGuard)
+	for {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sshd did not listen on port %d: %s", port, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return &sshServer{port: port, key: filepath.Join(dir, "client")}
+}
+
+// command is the ssh command line that logs in as user.
+func (s *sshServer) command(user string) string {
+	return fmt.Sprintf("ssh -q -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -i %s -p %d %s@127.0.0.1",
+		s.key, s.port, user)
+}
+
+func TestFarSSHBash(t *testing.T) {
+	needOtherUser(t)
+	srv := startSSHD(t)
+	b := newWorld(t)
+	term := b.openTerminal()
+	b.waitReady()
+	term.typeKeys(srv.command(otherUser) + "\r")
+	b.waitPrompt(otherUser + `@.*[$#] ?$`)
+	t.Run("whoami runs at the far end", func(t *testing.T) {
+		r := b.send("--", "whoami")
+		if r.code != 0 || r.stdout != otherUser+"\n" || !strings.Contains(r.stderr, "far end of ssh") {
+			t.Fatalf("want %s and a note on stderr, got:\n%v\npane:\n%s", otherUser, r, b.paneText())
+		}
+	})
+	t.Run("state is kept between calls", func(t *testing.T) {
+		b.run("--", "cd /usr/share && export PTB_VAR=kept")
+		if got := b.run("--", `pwd; sh -c 'echo "$PTB_VAR"'`); got != "/usr/share\nkept\n" {
+			t.Fatalf("got %q\npane:\n%s", got, b.paneText())
+		}
+	})
+	farContract(t, b)
+	t.Run("a command that ends the far shell", func(t *testing.T) {
+		r := b.send("--", "exit")
+		if r.code != 125 || !strings.Contains(r.stderr, "ended the far shell") {
+			t.Fatalf("want exit 125 saying the far shell ended:\n%v", r)
+		}
+		if got := b.run("--", "whoami"); got != currentUser()+"\n" {
+			t.Fatalf("back in the local shell, whoami said %q", got)
+		}
+	})
+}

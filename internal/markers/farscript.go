@@ -1,0 +1,154 @@
+package markers
+
+import (
+	"fmt"
+	"strings"
+)
+
+// FarJob is one command to run in a far shell.
+type FarJob struct {
+	ID      ID
+	Command string
+	Kind    FarKind
+	// First: the shell has no hooks yet; this call installs them and
+	// reports who and where the shell is (the INFO marker).
+	First bool
+	// Stdin: the wrapper reads the forwarded stdin from the terminal
+	// (after READ-STDIN) and gives it to the command.
+	Stdin bool
+	// EraseRows is how many rows the loader's echo took (with the prompt
+	// before it): the wrapper erases them before the [agent] line.
+	EraseRows int
+}
+
+// FarScript is the payload that runs job in the far shell when sourced
+// there by the loader. The whole of it is one block: a payload cut short
+// (ptysend stopped while typing it) is a syntax error, and nothing of it
+// runs.
+func FarScript(job FarJob) string {
+	if job.Kind == FarFish {
+		return farFishScript(job)
+	}
+	b := posixBuiltins
+	if job.Kind == FarZsh {
+		b = zshBuiltins
+	}
+	return farPOSIXScript(job, b)
+}
+
+// stderrLoop copies the command's stderr from the fifo $1/e.$2 to the
+// terminal, piece by piece as it comes, each piece in an R/r frame
+// written with one write() (cat of a file of at most 16 KiB and the two
+// markers), so that the command's stdout never lands inside a frame. It
+// is plain sh with dd and cat, run as a child: it does not depend on the
+// human's shell or options. It runs in the background of a child sh that
+// exits at once, so that no shell announces it as a job, and ends when
+// the command's side of the fifo is closed: then it writes a line into
+// the fifo $1/k.$2, which it opened read-write at its start (so it never
+// blocks, even when no wrapper reads it after an interrupt), and which
+// the wrapper reads before it prints END.
+const stderrLoop = `exec 3<>"$1/k.$2"
+(f=$1/e.$2; exec <"$f" >&2; rm -f "$f"
+while printf '\033]` + osc + `;R;%s\007' "$2" >"$1/f" && LC_ALL=C dd bs=16384 count=1 2>"$1/s" >>"$1/f"; do
+read r <"$1/s"; case $r in 0+0*) break;; esac
+printf '\033]` + osc + `;r;%s\007' "$2" >>"$1/f"; cat "$1/f"
+done
+: >"$1/f"; echo >&3; rm -f "$1/k.$2") &`
+
+// frame is text printed by the shell itself as one R/r frame on stderr.
+func frameFormat(id ID) string {
+	return `\033]` + osc + `;R;` + string(id) + `\007%s\n\033]` + osc + `;r;` + string(id) + `\007`
+}
+
+func farErase(rows int) string {
+	return fmt.Sprintf(`\033[%dA\r\033[J`, max(rows, 1))
+}
+
+func farPOSIXScript(job FarJob, b builtins) string {
+	d := `"$` + farDir + `"`
+	var s strings.Builder
+	s.WriteString("{\n: >" + d + "/w\n")
+	if job.First {
+		s.WriteString(FarIntegration(job.Kind))
+		fmt.Fprintf(&s, "%s '\\033]%s;%s;%%s;%%s;%%s;%%s\\007' %s \"$$\" \"$(command id -un 2>/dev/null)\" \"$(command uname -n 2>/dev/null)\"\n",
+			b.printf, osc, infoTag, job.ID)
+	}
+	redirects := " 2>" + d + "/e." + string(job.ID)
+	if job.Stdin {
+		fmt.Fprintf(&s, "command stty -echo; %s '\\033]%s;%s;%%s\\007' %s; command base64 -d >%s/i; command stty echo\n",
+			b.printf, osc, stdinTag, job.ID, d)
+		redirects += " <" + d + "/i"
+	}
+	cmd := QuotePOSIX(evalText(job.Command))
+	run := fmt.Sprintf("%s %s %s%s", pagerSettings, b.eval, cmd, redirects)
+	if b == zshBuiltins {
+		run = fmt.Sprintf("() { local -x %s; %s %s; }%s", pagerSettings, b.eval, cmd, redirects)
+	}
+	fmt.Fprintf(&s, "%s '%s%%s\\n' %s\n", b.printf, farErase(job.EraseRows), QuotePOSIX(DisplayLine(job.Command)))
+	s.WriteString("__ptybridge_opts=$-\n")
+	fmt.Fprintf(&s, "command mkfifo -m 600 %[1]s/e.%[2]s %[1]s/k.%[2]s && command sh -c %[3]s sh %[1]s %[2]s\n",
+		d, job.ID, QuotePOSIX(stderrLoop))
+	fmt.Fprintf(&s, "%s '\\033]%s;S;%%s\\007' %s\n", b.printf, osc, job.ID)
+	s.WriteString(run + "\n")
+	s.WriteString("__ptybridge_status=$?\n")
+	fmt.Fprintf(&s, "case $-/$__ptybridge_opts in *e*/*e*) ;; *e*/*) set +e; %s '%s' %s >&2 ;; esac\n",
+		b.printf, frameFormat(job.ID), QuotePOSIX(errexitNote))
+	fmt.Fprintf(&s, "read -r __ptybridge_ep <%s/k.%s\n", d, job.ID)
+	if job.Stdin {
+		s.WriteString(": >" + d + "/i\n")
+	}
+	fmt.Fprintf(&s, "%s '\\033]%s;E;%%s;%%d\\007' %s \"$__ptybridge_status\"\n", b.printf, osc, job.ID)
+	s.WriteString("unset __ptybridge_opts __ptybridge_status __ptybridge_ep\n}\n")
+	return s.String()
+}
+
+// farFishScript is the far wrapper for fish, as fishScript locally: full
+// job control for the command, restored by a one-shot fish_prompt
+// handler; a syntax check by fish --no-execute first.
+func farFishScript(job FarJob) string {
+	d := "$" + farDir
+	restore := "__ptybridge_restore_" + string(job.ID)
+	text := fishQuote(evalText(job.Command))
+	fifo := d + "/e." + string(job.ID)
+	var s strings.Builder
+	s.WriteString("begin\ntrue >" + d + "/w\n")
+	if job.First {
+		s.WriteString(FarIntegration(FarFish))
+		fmt.Fprintf(&s, "builtin printf '\\033]%s;%s;%%s;%%s;%%s;%%s\\007' %s $fish_pid (command id -un 2>/dev/null) (command uname -n 2>/dev/null)\n",
+			osc, infoTag, job.ID)
+	}
+	stdin := ""
+	if job.Stdin {
+		fmt.Fprintf(&s, "command stty -echo; builtin printf '\\033]%s;%s;%%s\\007' %s; command base64 -d >%s/i; command stty echo\n",
+			osc, stdinTag, job.ID, d)
+		stdin = " <" + d + "/i"
+	}
+	fmt.Fprintf(&s, "set -l __ptybridge_jc interactive\n"+
+		"status is-full-job-control; and set __ptybridge_jc full\n"+
+		"status is-no-job-control; and set __ptybridge_jc none\n"+
+		"function %[1]s --on-event fish_prompt -V __ptybridge_jc\n"+
+		"    status job-control $__ptybridge_jc\n"+
+		"    functions --erase %[1]s\n"+
+		"end\n"+
+		"status job-control full\n", restore)
+	fmt.Fprintf(&s, "builtin printf '%s%%s\\n' %s\n", farErase(job.EraseRows), fishQuote(DisplayLine(job.Command)))
+	fmt.Fprintf(&s, "command mkfifo -m 600 %[1]s/e.%[2]s %[1]s/k.%[2]s; and command sh -c %[3]s sh %[1]s %[2]s\n",
+		d, job.ID, fishQuote(stderrLoop))
+	fmt.Fprintf(&s, "builtin printf '\\033]%s;S;%%s\\007' %s\n", osc, job.ID)
+	fmt.Fprintf(&s, "begin\n"+
+		"    if builtin printf '%%s' %[1]s | command $__fish_bin_dir/fish --no-config --no-execute\n"+
+		"        %[2]s\n"+
+		"        eval %[1]s%[3]s\n"+
+		"        set -g __ptybridge_status $status\n"+
+		"    else\n"+
+		"        set -g __ptybridge_status 123\n"+
+		"    end\n"+
+		"end 2>%[4]s\n", text, fishPagerSettings(), stdin, fifo)
+	fmt.Fprintf(&s, "read __ptybridge_ep <%s/k.%s\n", d, job.ID)
+	if job.Stdin {
+		s.WriteString("true >" + d + "/i\n")
+	}
+	fmt.Fprintf(&s, "builtin printf '\\033]%s;E;%%s;%%d\\007' %s $__ptybridge_status\n", osc, job.ID)
+	s.WriteString("set -e __ptybridge_status; set -e __ptybridge_ep\nend\n")
+	return s.String()
+}

@@ -1,0 +1,123 @@
+package pane
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/relay"
+)
+
+// FarRecord is what ptysend learnt of the far shell behind the pane's
+// carrier: its kind from the probe, and once its first call ran, that it
+// has the hooks, its pid (in its own namespace) and who and where it is.
+// It lives in the runtime directory (<session>.far.json) and holds for
+// one carrier process only.
+type FarRecord struct {
+	Carrier     string          `json:"carrier"` // proc.ExecImage of the carrier
+	CarrierName string          `json:"carrier_name"`
+	Kind        markers.FarKind `json:"kind"`
+	Hooked      bool            `json:"hooked"`
+	PID         int             `json:"pid"`
+	User        string          `json:"user,omitempty"`
+	Host        string          `json:"host,omitempty"`
+	// PromptCol and Width are the prompt's width and the pane's as the
+	// probe saw them: how many rows a typed loader line takes.
+	PromptCol int `json:"prompt_col"`
+	Width     int `json:"width"`
+}
+
+// Where is "user@host" when known.
+func (r *FarRecord) Where() string {
+	if r == nil || r.User == "" {
+		return ""
+	}
+	return r.User + "@" + r.Host
+}
+
+// LoadFar reads the record of the bridge; nil when there is none.
+func LoadFar(b bridge.Bridge) *FarRecord {
+	data, err := os.ReadFile(b.File(".far.json"))
+	if err != nil {
+		return nil
+	}
+	var r FarRecord
+	if json.Unmarshal(data, &r) != nil {
+		return nil
+	}
+	return &r
+}
+
+// SaveFar writes the record.
+func SaveFar(b bridge.Bridge, r *FarRecord) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(b.File(".far.json"), data, 0o600)
+}
+
+// FarRecordFor is the record of the far shell behind carrier pid, when
+// the record is about that very process; nil otherwise.
+func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
+	r := LoadFar(b)
+	if r == nil || r.Carrier == "" || r.Carrier != proc.ExecImage(carrier) {
+		return nil
+	}
+	return r
+}
+
+// FarHooked reports whether the far shell of r has its hooks and spoke
+// last: the relay's snapshot is about it.
+func FarHooked(r *FarRecord, snap markers.Snapshot) bool {
+	return r != nil && r.Hooked && snap.PID == r.PID && snap.State != markers.StateUnknown
+}
+
+// AwaitFarPrompt decides from the far shell's own events whether it waits
+// at an empty prompt, as AwaitFreePrompt does locally.
+func AwaitFarPrompt(rc *relay.Client, r *FarRecord, panePID int) error {
+	tr := markers.TrackerFrom(rc.Shell)
+	deadline := time.Now().Add(settleLimit)
+	buf := make([]byte, 4096)
+	for tr.Snapshot().State != markers.StatePrompt {
+		rc.SetReadDeadline(deadline)
+		n, err := rc.Read(buf)
+		tr.Write(buf[:n])
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			break
+		}
+		if err != nil {
+			rc.SetReadDeadline(time.Time{})
+			return err
+		}
+	}
+	rc.SetReadDeadline(time.Time{})
+	switch tr.Snapshot().State {
+	case markers.StateRunning:
+		return &failure.Error{
+			Msg: fmt.Sprintf("the shared terminal is busy: the shell at the far end (%s, through %s) is running a command, so nothing was typed",
+				r.describe(), r.CarrierName),
+			Hint: "ask the user to let it finish or press Ctrl-C in the ptybridge terminal, then retry " +
+				"(a shell they started there, such as su or ssh, reads as busy: ask them to leave it, or to open the bridge on it anew)",
+		}
+	case markers.StateTyped:
+		return HalfTypedError
+	}
+	if proc.TypedAhead(panePID) {
+		return HalfTypedError
+	}
+	return nil
+}
+
+func (r *FarRecord) describe() string {
+	if w := r.Where(); w != "" {
+		return string(r.Kind) + " as " + w
+	}
+	return string(r.Kind)
+}
