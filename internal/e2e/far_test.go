@@ -60,10 +60,22 @@ func suOther(t *testing.T, b *bridge, term *terminal, shell string) {
 		args = " -s " + shell
 	}
 	term.typeKeys("su" + args + " " + otherUser + "\r")
+	b.waitForegroundUser(otherUser)
 	b.waitPrompt(`[$#%>] ?$`)
-	b.waitFor("the shell of "+otherUser, func() bool {
-		out, _ := exec.Command("pgrep", "-u", otherUser).Output()
-		return len(out) > 0
+}
+
+// waitForegroundUser waits until the pane's foreground process runs as
+// user (the far shell of su has taken the terminal).
+func (b *bridge) waitForegroundUser(user string) {
+	b.t.Helper()
+	b.waitFor("a process of "+user+" in the foreground", func() bool {
+		pid := b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_pid}")
+		out, err := exec.Command("ps", "-o", "tpgid=", "-p", pid).Output()
+		if err != nil {
+			return false
+		}
+		owner, err := exec.Command("ps", "-o", "user=", "-p", strings.TrimSpace(string(out))).Output()
+		return err == nil && strings.TrimSpace(string(owner)) == user
 	})
 }
 
@@ -141,7 +153,7 @@ type sshServer struct {
 }
 
 // startSSHD starts sshd for the test; it is killed when the test ends.
-func startSSHD(t *testing.T) *sshServer {
+func startSSHD(t *testing.T, extraConfig ...string) *sshServer {
 	t.Helper()
 	sshd, err := exec.LookPath("sshd")
 	if err != nil {
@@ -174,9 +186,9 @@ func startSSHD(t *testing.T) *sshServer {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	config := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPidFile none\n"+
-		"UsePAM no\nStrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"+
-		"PrintMotd no\nPrintLastLog no\nBanner none\nAcceptEnv LANG\n",
-		port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"))
+		"UsePAM no\nStrictModes no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"+
+		"PrintMotd no\nPrintLastLog no\nBanner none\nAcceptEnv LANG\n%s",
+		port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), strings.Join(extraConfig, ""))
 	os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(config), 0o644)
 	os.MkdirAll("/run/sshd", 0o755)
 	cmd := exec.Command(sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
@@ -241,6 +253,101 @@ func TestFarSSHBash(t *testing.T) {
 		}
 		if got := b.run("--", "whoami"); got != currentUser()+"\n" {
 			t.Fatalf("back in the local shell, whoami said %q", got)
+		}
+	})
+}
+
+// otherHome prepares the other user's startup files so that no shell
+// starts with a first-run wizard (zsh-newuser-install) or a background
+// job (fish's completions from man pages).
+func otherHome(t *testing.T) {
+	t.Helper()
+	home := "/home/" + otherUser
+	for _, p := range []string{".zshrc"} {
+		path := filepath.Join(home, p)
+		if _, err := os.Stat(path); err != nil {
+			os.WriteFile(path, []byte("# written by ptybridge's tests\n"), 0o644)
+			exec.Command("chown", otherUser+":", path).Run()
+		}
+	}
+	dir := filepath.Join(home, ".local/share/fish/generated_completions")
+	if _, err := os.Stat(dir); err != nil {
+		os.MkdirAll(dir, 0o755)
+		exec.Command("chown", "-R", otherUser+":", filepath.Join(home, ".local")).Run()
+	}
+}
+
+func TestFarEveryShellKind(t *testing.T) {
+	needOtherUser(t)
+	otherHome(t)
+	for _, sh := range shells {
+		t.Run(sh.name, func(t *testing.T) {
+			t.Parallel()
+			b := newWorld(t)
+			term := b.openTerminal()
+			b.waitReady()
+			suOther(t, b, term, sh.path(t))
+			if r := b.send("--", "whoami"); r.code != 0 || r.stdout != otherUser+"\n" {
+				t.Fatalf("want %s, got:\n%v\npane:\n%s", otherUser, r, b.paneText())
+			}
+			b.run("--", sh.setVars)
+			if got := b.run("--", `pwd; sh -c 'echo "$PTB_VAR"'`); got != "/usr/share\nkept\n" {
+				t.Fatalf("got %q\npane:\n%s", got, b.paneText())
+			}
+			farContract(t, b)
+		})
+	}
+}
+
+func TestFarRefusesWhatItCannotDrive(t *testing.T) {
+	needOtherUser(t)
+	const fakeCLI = `sh -c 'while printf "switch01# "; read l; do echo "% Invalid input detected"; done'`
+	for _, c := range []struct {
+		name, force, want string
+	}{
+		{"tcsh at the far end", "tcsh", "did not answer as a shell"},
+		{"a router's CLI at the far end", fakeCLI, "did not answer as a shell"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startSSHD(t, "PasswordAuthentication no\nForceCommand "+c.force+"\n")
+			b := newWorld(t)
+			term := b.openTerminal()
+			b.waitReady()
+			term.typeKeys(srv.command(otherUser) + "\r")
+			b.waitPrompt(`[>#] ?$`)
+			r := b.send("--", "whoami")
+			if r.code != 125 || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+				t.Fatalf("want a refusal saying %q, got:\n%v\npane:\n%s", c.want, r, b.paneText())
+			}
+		})
+	}
+	t.Run("ssh's own password prompt", func(t *testing.T) {
+		t.Parallel()
+		srv := startSSHD(t, "PasswordAuthentication yes\n")
+		b := newWorld(t)
+		term := b.openTerminal()
+		b.waitReady()
+		term.typeKeys(strings.Replace(srv.command(otherUser), "-i "+srv.key, "-o PubkeyAuthentication=no -o PreferredAuthentications=password", 1) + "\r")
+		b.waitPrompt(`password: ?$`)
+		r := b.send("--", "whoami")
+		if r.code != 125 || !strings.Contains(r.stderr, "asks for something") {
+			t.Fatalf("want a refusal, got:\n%v\npane:\n%s", r, b.paneText())
+		}
+		if strings.Contains(b.paneText(), "printf") {
+			t.Fatalf("something was typed into the password prompt:\n%s", b.paneText())
+		}
+	})
+	t.Run("tcsh as the other user's shell is refused by name", func(t *testing.T) {
+		t.Parallel()
+		b := newWorld(t)
+		term := b.openTerminal()
+		b.waitReady()
+		term.typeKeys("su -s /usr/bin/tcsh " + otherUser + "\r")
+		b.waitForegroundUser(otherUser)
+		r := b.send("--", "whoami")
+		if r.code != 125 || !strings.Contains(r.stderr, "cannot drive") {
+			t.Fatalf("want a refusal naming tcsh, got:\n%v", r)
 		}
 	})
 }

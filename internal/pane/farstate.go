@@ -73,19 +73,20 @@ func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 	return r
 }
 
-// FarHooked reports whether the far shell of r has its hooks and spoke
-// last: the relay's snapshot is about it.
-func FarHooked(r *FarRecord, snap markers.Snapshot) bool {
-	return r != nil && r.Hooked && snap.PID == r.PID && snap.State != markers.StateUnknown
-}
+// ErrFarSilent means the far shell the record is about did not speak:
+// its hooks are gone (the human replaced the shell), or it is not there.
+var ErrFarSilent = errors.New("the far shell's hooks did not speak")
 
 // AwaitFarPrompt decides from the far shell's own events whether it waits
-// at an empty prompt, as AwaitFreePrompt does locally.
+// at an empty prompt, as AwaitFreePrompt does locally. The far shell may
+// draw its prompt a moment after the last call ended (fish does), so
+// its PROMPT event is awaited for settleLimit; ErrFarSilent when it
+// never came.
 func AwaitFarPrompt(rc *relay.Client, r *FarRecord, panePID int) error {
 	tr := markers.TrackerFrom(rc.Shell)
 	deadline := time.Now().Add(settleLimit)
 	buf := make([]byte, 4096)
-	for tr.Snapshot().State != markers.StatePrompt {
+	for s := tr.Snapshot(); s.State != markers.StatePrompt || s.PID != r.PID; s = tr.Snapshot() {
 		rc.SetReadDeadline(deadline)
 		n, err := rc.Read(buf)
 		tr.Write(buf[:n])
@@ -98,7 +99,11 @@ func AwaitFarPrompt(rc *relay.Client, r *FarRecord, panePID int) error {
 		}
 	}
 	rc.SetReadDeadline(time.Time{})
-	switch tr.Snapshot().State {
+	s := tr.Snapshot()
+	if s.PID != r.PID {
+		return ErrFarSilent
+	}
+	switch s.State {
 	case markers.StateRunning:
 		return &failure.Error{
 			Msg: fmt.Sprintf("the shared terminal is busy: the shell at the far end (%s, through %s) is running a command, so nothing was typed",

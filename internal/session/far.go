@@ -50,15 +50,20 @@ const stdinIdle = 200 * time.Millisecond
 
 func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int, error) {
 	rec := pane.FarRecordFor(req.Bridge, t.PID)
-	hooked := pane.FarHooked(rec, rc.Shell)
+	hooked := false
+	if rec != nil && rec.Hooked {
+		switch err := pane.AwaitFarPrompt(rc, rec, rc.PanePID); {
+		case err == nil:
+			hooked = true
+		case errors.Is(err, pane.ErrFarSilent):
+		case errors.As(err, new(*failure.Error)):
+			return 0, err
+		default:
+			return 0, req.Bridge.Closed(false)
+		}
+	}
 	f := &farCall{req: req, rc: rc, target: t, start: start, hooked: hooked}
 	if hooked {
-		if err := pane.AwaitFarPrompt(rc, rec, rc.PanePID); err != nil {
-			if _, ok := err.(*failure.Error); !ok {
-				err = req.Bridge.Closed(false)
-			}
-			return 0, err
-		}
 		if req.Bridge.InCopyMode() {
 			return 0, pane.CopyModeError
 		}
