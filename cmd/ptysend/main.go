@@ -64,6 +64,14 @@ sees every evaluation:
                      the shell is back; closing when none is open is harmless
 While a REPL runs, "ptysend -- CMD" is refused: close the REPL first.
 
+Where commands run: in whatever shell the shared terminal reaches. After the
+user types "ssh web1", "su - deploy", "sudo -i" or "docker exec -it box bash"
+there, ptysend drives the shell at the far end through the terminal itself
+(bash, zsh, fish or sh; nothing is installed there): same contract, and a note
+on stderr the first time. --sessions lists the user's bridges (one per host,
+opened with "ptybridge --session NAME -- ssh HOST"), with user@host and shell,
+free or busy; pick one with --session NAME.
+
 Examples:
   ptysend -- ls -la
   ptysend -- 'cd /srv && make test'
@@ -83,6 +91,7 @@ type flags struct {
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
 	REPLClose replClose `embed:""`
+	Sessions  sessions  `embed:""`
 	Command   command   `embed:""`
 
 	cli.RelayFlags `embed:""`

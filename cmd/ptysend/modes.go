@@ -34,7 +34,7 @@ type call struct {
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Command}
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Sessions, &f.Command}
 }
 
 // mode is the one mode the command line asks for.
@@ -47,7 +47,9 @@ func (f *flags) mode() (mode, error) {
 	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --sessions, or -- WORDS, not several")
+	case f.Sessions.JSON && !f.Sessions.List:
+		return nil, errJSONAlone
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -32,13 +33,24 @@ func needOtherUser(t *testing.T) {
 }
 
 // cursorLine is the pane's line under the cursor.
-func (b *bridge) cursorLine() string {
-	out := b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{cursor_y}")
+func (b *bridge) cursorLine() string { return b.cursorLineOf(b.name) }
+
+// cursorLineOf is the line under the cursor of session's pane.
+func (b *bridge) cursorLineOf(session string) string {
+	out, err := b.tmux("display-message", "-p", "-t", "="+session+":", "#{cursor_y}")
+	if err != nil {
+		return ""
+	}
+	out = strings.TrimSpace(out)
 	var y int
 	for _, c := range out {
 		y = y*10 + int(c-'0')
 	}
-	rows := strings.Split(b.mustTmux("capture-pane", "-p", "-t", "="+b.name+":"), "\n")
+	screen, err := b.tmux("capture-pane", "-p", "-t", "="+session+":")
+	if err != nil {
+		return ""
+	}
+	rows := strings.Split(screen, "\n")
 	if y < len(rows) {
 		return rows[y]
 	}
@@ -350,4 +362,64 @@ func TestFarRefusesWhatItCannotDrive(t *testing.T) {
 			t.Fatalf("want a refusal naming tcsh, got:\n%v", r)
 		}
 	})
+}
+
+func TestFarBridgeOpenedOnACommandBesideTheDefaultOne(t *testing.T) {
+	needOtherUser(t)
+	srv := startSSHD(t)
+	b := newWorld(t)
+	b.openTerminal()
+	b.waitReady()
+	web := b.openTerminal(append([]string{"--session", "web1", "--"}, strings.Fields(srv.command(otherUser))...)...)
+	prompt := regexp.MustCompile(otherUser + `@.*[$#] ?$`)
+	b.waitFor("the far prompt in the bridge web1", func() bool { return prompt.MatchString(b.cursorLineOf("web1")) })
+
+	if got := b.run("--session", "web1", "--", "whoami"); got != otherUser+"\n" {
+		t.Fatalf("web1: whoami said %q", got)
+	}
+	if got := b.run("--", "whoami"); got != currentUser()+"\n" {
+		t.Fatalf("the default bridge: whoami said %q", got)
+	}
+	b.run("--session", "web1", "--", "cd /usr/share")
+	b.run("--", "cd /usr/lib")
+	if got := b.run("--session", "web1", "--", "pwd"); got != "/usr/share\n" {
+		t.Fatalf("web1: pwd said %q", got)
+	}
+	if got := b.run("--", "pwd"); got != "/usr/lib\n" {
+		t.Fatalf("the default bridge: pwd said %q", got)
+	}
+
+	list := b.run("--sessions")
+	var webLine, defLine string
+	for _, l := range strings.Split(list, "\n") {
+		switch {
+		case strings.HasPrefix(l, "web1\t"):
+			webLine = l
+		case strings.HasPrefix(l, b.name+"\t"):
+			defLine = l
+		}
+	}
+	if !strings.Contains(webLine, "\t"+otherUser+"@") || !strings.Contains(webLine, "bash via ssh") || !strings.Contains(webLine, "free") ||
+		!strings.Contains(defLine, "\t"+currentUser()+"@") || !strings.Contains(defLine, "(local)") {
+		t.Fatalf("--sessions said:\n%s", list)
+	}
+	var objects []map[string]any
+	if err := json.Unmarshal([]byte(b.run("--sessions", "--json")), &objects); err != nil || len(objects) != 2 {
+		t.Fatalf("--sessions --json: %v, %v", err, objects)
+	}
+
+	// The far shell's exit ends ssh, the bridge's command: the bridge
+	// closes, and its terminal says how the command ended.
+	r := b.send("--session", "web1", "--", "exit 3")
+	if r.code != 125 || !strings.Contains(r.stderr, "is closed") {
+		t.Fatalf("want the bridge closed:\n%v", r)
+	}
+	web.exited(t)
+	if !strings.Contains(web.screen(), "ended with exit status 3") {
+		rec, err := os.ReadFile(filepath.Join(b.runtimeDir(), "web1.exit"))
+		t.Fatalf("the terminal of web1 showed:\n%q\n(the exit record: %q, %v) %s", web.screen(), rec, err, r.stderr)
+	}
+	if got := b.run("--", "pwd"); got != "/usr/lib\n" {
+		t.Fatalf("the default bridge after web1 closed: pwd said %q", got)
+	}
 }

@@ -39,6 +39,9 @@ func Locate(panePID int) (Target, error) {
 	}
 }
 
+// LocateNow is Locate without waiting: what the pane runs this moment.
+func LocateNow(panePID int) (Target, error) { return locateNow(panePID) }
+
 func locateNow(panePID int) (Target, error) {
 	fg, err := proc.ForegroundPID(panePID)
 	if err != nil {
@@ -53,7 +56,7 @@ func locateNow(panePID int) (Target, error) {
 		if proc.Ours(fg) {
 			return Target{PID: fg, Shell: sh, Name: name}, nil
 		}
-		return Target{Far: true, PID: fg, Name: name}, nil
+		return Target{Far: true, PID: fg, Name: foreignVia(fg, name)}, nil
 	}
 	if foreign, ok := unsupportedShell(fg); ok {
 		return Target{}, unsupportedShellError(foreign)
@@ -182,4 +185,14 @@ func NoAnswerError(carrier string, line string) error {
 		Hint: fmt.Sprintf("ptysend drives %s there: ask the user to start one of them in the ptybridge terminal (e.g. type bash), then retry",
 			markers.Supported),
 	}
+}
+
+// foreignVia names how a shell of another user or namespace on our own
+// terminal was reached: its parent carrier (su, sudo, unshare), else the
+// shell itself.
+func foreignVia(pid int, name string) string {
+	if parent := proc.Parent(pid); parent > 0 && ClassifyCarrier(proc.Args(parent)) != NotCarrier {
+		return proc.Name(parent)
+	}
+	return name + " of another user or namespace"
 }

@@ -326,6 +326,16 @@ func (f *farCall) wait(rest []byte) (int, error) {
 				return f.finish(ext, r)
 			case <-time.After(200 * time.Millisecond):
 			}
+			if f.target.PID == f.rc.PanePID {
+				// The carrier was the bridge's own command (ptybridge -- ssh
+				// web1): the pane closes, as when the human's shell ends.
+				f.req.Bridge.CloseDeadPane(f.rc.PaneID)
+				return 0, &failure.Error{
+					Msg: fmt.Sprintf("the command ended the far shell (%s), and with it the shared terminal's own command (%s): the bridge %s is closed",
+						f.rec.Kind, f.target.Name, f.req.Bridge.Name),
+					Hint: "do not run exit or exec through ptysend; ask the user to open the bridge again",
+				}
+			}
 			return 0, &failure.Error{
 				Msg: fmt.Sprintf("the command ended the far shell (%s, through %s); the terminal is back in the user's local shell",
 					f.rec.Kind, f.target.Name),

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"errors"
+	"os"
+
+	"github.com/ptybridge/ptybridge/internal/session"
+)
+
+// sessions lists the user's bridges: ptysend --sessions [--json].
+type sessions struct {
+	List bool `name:"sessions" help:"List the user's bridges: name, user@host and shell where commands run, free or busy, attached terminals."`
+	JSON bool `name:"json" help:"With --sessions: print JSON objects."`
+}
+
+func (m *sessions) chosen() bool { return m.List }
+
+func (m *sessions) check() error { return nil }
+
+func (m *sessions) Run(c call) (int, error) {
+	exe, _ := os.Executable()
+	list, err := session.List(exe)
+	if err != nil {
+		return 0, err
+	}
+	return 0, session.PrintList(c.Stdout, list, m.JSON)
+}
+
+// errJSONAlone: --json means nothing without --sessions.
+var errJSONAlone = errors.New("--json goes with --sessions")
