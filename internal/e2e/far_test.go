@@ -423,3 +423,99 @@ func TestFarBridgeOpenedOnACommandBesideTheDefaultOne(t *testing.T) {
 		t.Fatalf("the default bridge after web1 closed: pwd said %q", got)
 	}
 }
+
+func TestFarSudoWithThePasswordTypedByTheHuman(t *testing.T) {
+	needOtherUser(t)
+	b := newWorld(t)
+	term := b.openTerminal()
+	b.waitReady()
+	suOther(t, b, term, "/bin/bash")
+	term.typeKeys("sudo -k; sudo -i\r")
+	b.waitPrompt(`password for ` + otherUser + `: ?$`)
+	if r := b.send("--", "whoami"); r.code != 125 || !strings.Contains(r.stderr, "asks for something") {
+		t.Fatalf("want a refusal while sudo asks for the password:\n%v", r)
+	}
+	term.typeKeys("ptb-other-pw\r")
+	b.waitPrompt(`root@.*# ?$`)
+	if r := b.send("--", "whoami; echo $HOME"); r.code != 0 || r.stdout != "root\n/root\n" {
+		t.Fatalf("want root's login shell, got:\n%v\npane:\n%s", r, b.paneText())
+	}
+	if r := b.send("--", "echo err >&2; false"); r.code != 1 || r.stderr != "err\n" {
+		t.Fatalf("got:\n%v", r)
+	}
+	// The human runs something in the root shell: /proc shows it under
+	// sudo's pty, and the pane is busy with it.
+	term.typeKeys("sleep 30\r")
+	b.waitFor("sleep in the root shell", func() bool {
+		out, _ := exec.Command("pgrep", "-x", "-u", "root", "sleep").Output()
+		return len(out) > 0
+	})
+	if r := b.send("--", "true"); r.code != 125 || !strings.Contains(r.stderr, "busy") {
+		t.Fatalf("want busy while the human's sleep runs:\n%v", r)
+	}
+	term.typeKeys("\x03")
+	b.waitPrompt(`root@.*# ?$`)
+	if got := b.run("--", "echo back"); got != "back\n" {
+		t.Fatalf("after the human's Ctrl-C: %q", got)
+	}
+}
+
+func TestFarShellInAnotherNamespace(t *testing.T) {
+	if currentUser() != "root" {
+		t.Skip("unshare of the mount and pid namespaces needs root")
+	}
+	b := newWorld(t)
+	term := b.openTerminal()
+	b.waitReady()
+	term.typeKeys("unshare --mount --pid --fork --mount-proc /bin/bash --norc --noprofile\r")
+	b.waitFor("bash in a new pid namespace", func() bool {
+		pid := b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_pid}")
+		fg, err := exec.Command("ps", "-o", "tpgid=", "-p", pid).Output()
+		if err != nil {
+			return false
+		}
+		mine, _ := os.Readlink("/proc/self/ns/pid")
+		theirs, _ := os.Readlink("/proc/" + strings.TrimSpace(string(fg)) + "/ns/pid")
+		return theirs != "" && theirs != mine
+	})
+	b.waitPrompt(`[$#] ?$`)
+	r := b.send("--", "echo $$; ps -e -o pid= | wc -l")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "1\n") {
+		t.Fatalf("want pid 1 in the new namespace, got:\n%v\npane:\n%s", r, b.paneText())
+	}
+	b.run("--", "cd /usr/share")
+	if got := b.run("--", "pwd"); got != "/usr/share\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestFarShellStartedInsideTheFarShell(t *testing.T) {
+	needOtherUser(t)
+	srv := startSSHD(t)
+	b := newWorld(t)
+	term := b.openTerminal()
+	b.waitReady()
+	term.typeKeys(srv.command(otherUser) + "\r")
+	b.waitPrompt(otherUser + `@.*[$#] ?$`)
+	b.run("--", "export PTB_OUTER=outer")
+	// The human starts another shell there; the first one's hooks say it
+	// runs a command, the screen shows the new one's prompt.
+	term.typeKeys("PS1='inner$ ' bash --norc\r")
+	b.waitPrompt(`^inner\$ ?$`)
+	if got := b.run("--", "echo ${PTB_OUTER-none} $SHLVL"); !strings.HasPrefix(got, "outer ") {
+		t.Fatalf("in the inner shell: %q\npane:\n%s", got, b.paneText())
+	}
+	b.run("--", "PTB_INNER=inner")
+	term.typeKeys("exit\r")
+	b.waitPrompt(otherUser + `@.*[$#] ?$`)
+	if got := b.run("--", "echo ${PTB_INNER-none}"); got != "none\n" {
+		t.Fatalf("back in the outer shell: %q", got)
+	}
+	// A program of the human's that shows no prompt stays busy.
+	term.typeKeys("cat\r")
+	b.waitFor("cat at the far end", func() bool { return strings.TrimSpace(b.cursorLine()) == "" })
+	if r := b.send("--", "true"); r.code != 125 || !strings.Contains(r.stderr, "busy") {
+		t.Fatalf("want busy while cat runs:\n%v\npane:\n%s", r, b.paneText())
+	}
+	term.typeKeys("\x03")
+}

@@ -73,6 +73,14 @@ func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 	return r
 }
 
+// FarBusyError: the far shell's hooks say it runs a command. That command
+// may be another shell the human started there (sudo -i on the far host),
+// which the caller may probe when the screen shows a prompt.
+type FarBusyError struct{ Err *failure.Error }
+
+func (e *FarBusyError) Error() string { return e.Err.Msg }
+func (e *FarBusyError) Unwrap() error { return e.Err }
+
 // ErrFarSilent means the far shell the record is about did not speak:
 // its hooks are gone (the human replaced the shell), or it is not there.
 var ErrFarSilent = errors.New("the far shell's hooks did not speak")
@@ -105,12 +113,12 @@ func AwaitFarPrompt(rc *relay.Client, r *FarRecord, panePID int) error {
 	}
 	switch s.State {
 	case markers.StateRunning:
-		return &failure.Error{
+		return &FarBusyError{&failure.Error{
 			Msg: fmt.Sprintf("the shared terminal is busy: the shell at the far end (%s, through %s) is running a command, so nothing was typed",
 				r.describe(), r.CarrierName),
 			Hint: "ask the user to let it finish or press Ctrl-C in the ptybridge terminal, then retry " +
-				"(a shell they started there, such as su or ssh, reads as busy: ask them to leave it, or to open the bridge on it anew)",
-		}
+				"(a program of theirs showing a shell-like prompt reads as busy too)",
+		}}
 	case markers.StateTyped:
 		return HalfTypedError
 	}

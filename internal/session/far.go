@@ -56,6 +56,13 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 		case err == nil:
 			hooked = true
 		case errors.Is(err, pane.ErrFarSilent):
+		case errors.As(err, new(*pane.FarBusyError)):
+			// A shell the human started inside the far one (sudo -i, su,
+			// ssh on): probed when the screen shows its prompt.
+			scr, serr := tmux.ScreenOf(rc.PaneID)
+			if serr != nil || pane.CheckFarPrompt(scr, t.Name) != nil {
+				return 0, err.(*pane.FarBusyError).Err
+			}
 		case errors.As(err, new(*failure.Error)):
 			return 0, err
 		default:
