@@ -17,8 +17,6 @@ import (
 	"golang.org/x/term"
 )
 
-var version = "dev"
-
 const description = `Open the terminal you share with your AI agent.
 
 Run it in a terminal and keep the terminal open: it is an ordinary shell
@@ -48,7 +46,7 @@ func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
 	var c flags
-	parser, err := kong.New(&c, kong.Name("ptybridge"), kong.Description(description), kong.Vars{"version": version})
+	parser, err := kong.New(&c, kong.Name("ptybridge"), kong.Description(description), kong.Vars{"version": cli.Version()})
 	if err != nil {
 		panic(err)
 	}

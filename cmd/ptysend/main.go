@@ -16,8 +16,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/rundir"
 )
 
-var version = "dev"
-
 const description = `Run a command in the shared terminal that the user opened with ptybridge.
 
 The WORDS are joined with spaces and run as shell code by the shell in the
@@ -40,10 +38,17 @@ in its syntax:
   ptysend -- 'set -x MODE dev; for f in *.go; wc -l $f; end'         # fish
 Other shells (tcsh, nu, pwsh...) are refused with exit 125.
 
+Concurrent calls run one at a time; a call that has to wait says on stderr
+which call holds the terminal, and since when.
+
 The terminal is the user's: ptysend types nothing while the user runs
 something, has a half-typed line or scrolls back; it exits 125 and the
 "hint:" line says what to ask the user. A command waiting for the user (a
 password prompt) is not killed by --timeout; ptysend says what it asks.
+
+Timeouts: a command that prints nothing, on stdout or stderr, for 10s
+(--timeout) is interrupted, and so is any command after 120s in all
+(--max-time). A quiet build or test needs more: --timeout 60.
 
 Exit status: the command's own; 124 when --timeout or --max-time fired
 (Ctrl-C is sent, then Ctrl-\ 3 s later; the output so far is printed);
@@ -59,7 +64,8 @@ sees every evaluation:
   --repl-eval EXPR   types EXPR (one or several lines) into it and prints the
                      response, without the echoed input and prompts; exit 0,
                      124 on a timeout (the evaluation gets Ctrl-C, the REPL stays
-                     usable), 125 when the REPL died
+                     usable), 125 when the REPL died, or waits for input on a
+                     line that is not its prompt (input(): the user answers)
   --repl-close       leaves it (Ctrl-D, then SIGTERM, SIGKILL) and returns when
                      the shell is back; closing when none is open is harmless
 While a REPL runs, "ptysend -- CMD" is refused: close the REPL first.
@@ -83,8 +89,8 @@ Examples:
 // the modes (modes.go), of which one runs.
 type flags struct {
 	Session string           `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to use (default ptybridge-<user>)."`
-	Timeout cli.Duration     `default:"10s" placeholder:"DURATION" help:"Interrupt the command after this long without output (seconds, or 90s, 2m; 0 = never)."`
-	MaxTime cli.Duration     `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (0 = never)."`
+	Timeout cli.Duration     `default:"10s" placeholder:"DURATION" help:"Interrupt the command after this long without output; output on stderr counts too (default ${default}; seconds, or 90s, 2m; 0 = never). Give a quiet build or test more, e.g. --timeout 60."`
+	MaxTime cli.Duration     `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (default ${default}; 0 = never)."`
 	Raw     bool             `help:"Print the command's terminal output byte for byte (colours, \\r\\n line endings, progress-bar redraws) instead of clean text."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
@@ -104,7 +110,7 @@ func run(args []string) int {
 	parser, err := kong.New(&f,
 		kong.Name("ptysend"),
 		kong.Description(description),
-		kong.Vars{"version": version},
+		kong.Vars{"version": cli.Version()},
 		kong.Exit(func(code int) {
 			if code != 0 {
 				code = failure.ExitFailure
@@ -131,6 +137,7 @@ func run(args []string) int {
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}
+	b.Call = m.typed()
 	status, err := m.Run(f.call(b))
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)

@@ -20,6 +20,9 @@ type mode interface {
 	chosen() bool
 	// check refuses flags that do not fit the mode, before anything runs.
 	check() error
+	// typed is the call as the agent typed it, for the calls that queue
+	// behind it ("make test", "--repl-eval 1 + 1").
+	typed() string
 	Run(c call) (int, error)
 }
 
@@ -79,6 +82,8 @@ func (m *command) check() error {
 	return nil
 }
 
+func (m *command) typed() string { return strings.Join(m.Words, " ") }
+
 func (m *command) Run(c call) (int, error) {
 	return session.Send(session.Request{
 		Bridge:  c.Bridge,
@@ -95,7 +100,7 @@ func (m *command) Run(c call) (int, error) {
 // replStart starts a REPL: ptysend --repl-start CMD [--prompt REGEX].
 type replStart struct {
 	Cmd          string `name:"repl-start" placeholder:"CMD" help:"Start the REPL CMD in the shared terminal; returns when its prompt shows."`
-	Prompt       string `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset)."`
+	Prompt       string `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset's prompt; its continuation prompt stays unless --continuation is given)."`
 	Continuation string `placeholder:"REGEX" help:"With --prompt: the REPL's continuation prompt (python's '... '), if it has one."`
 }
 
@@ -107,6 +112,8 @@ func (m *replStart) check() error {
 	}
 	return nil
 }
+
+func (m *replStart) typed() string { return "--repl-start " + m.Cmd }
 
 func (m *replStart) Run(c call) (int, error) {
 	req := replRequest(c)
@@ -128,6 +135,8 @@ func (m *replEval) check() error {
 	return nil
 }
 
+func (m *replEval) typed() string { return "--repl-eval " + *m.Expr }
+
 func (m *replEval) Run(c call) (int, error) { return repl.Eval(replRequest(c), *m.Expr) }
 
 // replClose leaves the running REPL: ptysend --repl-close.
@@ -135,8 +144,9 @@ type replClose struct {
 	Close bool `name:"repl-close" help:"Leave the running REPL; harmless when none runs."`
 }
 
-func (m *replClose) chosen() bool { return m.Close }
-func (m *replClose) check() error { return nil }
+func (m *replClose) chosen() bool  { return m.Close }
+func (m *replClose) check() error  { return nil }
+func (m *replClose) typed() string { return "--repl-close" }
 
 func (m *replClose) Run(c call) (int, error) { return repl.Close(replRequest(c)) }
 

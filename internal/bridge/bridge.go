@@ -33,6 +33,9 @@ type Bridge struct {
 	// Exe is the program tmux runs as the relay: the running ptybridge or
 	// ptysend, which both understand the hidden --relay flags.
 	Exe string
+	// Call is what this ptysend runs, as the agent typed it ("make test",
+	// "--repl-eval 1 + 1"): the calls queued behind it are told (Turn).
+	Call string
 }
 
 // ValidateName refuses names tmux would silently rewrite.

@@ -26,9 +26,6 @@ const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
 	"a password prompt). If you can avoid interactive tools, then prefer that.\n" +
 	"Otherwise, please ask the user now.\n"
 
-// queueNotice is how long a call waits for its turn before it says so.
-const queueNotice = time.Second
-
 // connect reaches the bridge's relay, repairing it when it died.
 func connect(b Bridge) (*relay.Client, error) {
 	rc, err := relay.Dial(b.SocketPath())
@@ -36,8 +33,11 @@ func connect(b Bridge) (*relay.Client, error) {
 		return rc, nil
 	}
 	path, err := b.ensureRelay()
-	if errors.Is(err, errNoSession) || errors.Is(err, tmux.ErrNoTmux) {
+	if errors.Is(err, tmux.ErrNoTmux) {
 		return nil, &failure.Error{Verbatim: NoBridgeMessage}
+	}
+	if errors.Is(err, errNoSession) {
+		return nil, b.missingError()
 	}
 	if err != nil {
 		return nil, failure.From(err)
@@ -62,6 +62,9 @@ func (b Bridge) Turn(maxTime time.Duration, stderr io.Writer, start time.Time) (
 		}
 		err = waitForTurn(rc, b, maxTime, stderr, start)
 		if err == nil {
+			if b.Call != "" {
+				rc.Declare(shortCall(b.Call))
+			}
 			return rc, nil
 		}
 		rc.Close()
@@ -87,16 +90,15 @@ func (b Bridge) Turn(maxTime time.Duration, stderr io.Writer, start time.Time) (
 var errRelayHungUp = errors.New("the relay hung up")
 
 // waitForTurn waits while earlier calls use the pane, within --max-time.
+// When it has to wait, the relay says at once behind what, and so does
+// this call, on stderr (queued.go).
 func waitForTurn(rc *relay.Client, b Bridge, maxTime time.Duration, stderr io.Writer, start time.Time) error {
 	deadline := time.Time{}
 	if maxTime > 0 {
 		deadline = start.Add(maxTime)
 	}
-	notice := time.AfterFunc(queueNotice, func() {
-		fmt.Fprintln(stderr, "ptysend: waiting for another ptysend call to finish in the shared terminal")
-	})
-	err := rc.WaitTurn(deadline)
-	notice.Stop()
+	var waits waitNotices
+	err := rc.WaitTurn(deadline, func(q relay.Queued) { waits.tell(stderr, q) })
 	switch {
 	case err == nil, errors.Is(err, relay.ErrVersion):
 		return err
@@ -105,7 +107,7 @@ func waitForTurn(rc *relay.Client, b Bridge, maxTime time.Duration, stderr io.Wr
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &failure.Error{
 			Code: failure.ExitTimeout,
-			Msg:  fmt.Sprintf("--max-time %v passed while another ptysend call was using the shared terminal; nothing was run", maxTime),
+			Msg:  fmt.Sprintf("--max-time %v passed while %s was using the shared terminal; nothing was run", maxTime, waits.holder()),
 			Hint: "wait for the other call to finish, or retry with a larger --max-time",
 		}
 	}

@@ -175,6 +175,22 @@ func TestBusyPaneIsRefusedWithoutTyping(t *testing.T) {
 	})
 }
 
+func TestBusyHintTellsHowToLeaveThePager(t *testing.T) {
+	b := startBridge(t)
+	human := b.terms[0]
+	human.typeKeys("less /etc/passwd\r")
+	b.waitFor("less to show the file", func() bool { return b.paneCommand() == "less" })
+	r := b.send("--", "echo agent")
+	expectCode(t, r, 125)
+	// less ignores Ctrl-C: the hint names its own key.
+	expectStderr(t, r, `"less" is running`, "hint: ask the user to quit less in the ptybridge terminal (press q there)")
+	if strings.Contains(r.stderr, "Ctrl-C") {
+		t.Fatalf("Ctrl-C does not leave less:\n%v", r)
+	}
+	human.typeKeys("q")
+	b.waitFor("the agent to run once less is gone", func() bool { return b.send("--", "true").code == 0 })
+}
+
 func TestRelayIsRestartedWhenItDied(t *testing.T) {
 	b := startBridge(t)
 	pid := relayPID(t, b)

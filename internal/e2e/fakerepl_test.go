@@ -33,6 +33,7 @@ func fakeREPLCommand() string { return fakeREPLEnv + "=1 " + os.Args[0] }
 //	ticks N       prints N lines, one every 100 ms
 //	block         reads lines at "....> " until an empty one, then counts them
 //	heredoc       reads lines at "....> " until one is END
+//	ask TEXT      prints TEXT (no newline), reads a line, prints "answer: LINE"
 //	pid           prints its process id
 //	exit CODE     exits with CODE
 //	die           kills itself with SIGKILL
@@ -98,6 +99,10 @@ func runFakeREPL() int {
 					break
 				}
 			}
+		case "ask":
+			fmt.Print(arg + " ")
+			l, _ := in.ReadString('\n')
+			fmt.Println("answer:", strings.TrimSpace(l))
 		case "pid":
 			fmt.Println(os.Getpid())
 		case "exit":

@@ -100,6 +100,80 @@ func TestPythonREPLStartEvalClose(t *testing.T) {
 	}
 }
 
+func TestPromptFlagKeepsThePresetsContinuationPrompt(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	if r := b.send("--repl-start", "python3", "--prompt", "^>>> "); r.code != 0 {
+		t.Fatalf("start:\n%v", r)
+	}
+	// python's "... " is still known: the block is closed with an empty
+	// line, not left to the no-output timeout.
+	if got := b.eval("def twice(n):\n    return n * 2"); got != "" {
+		t.Fatalf("def: got %q", got)
+	}
+	if got := b.eval("twice(21)"); got != "42\n" {
+		t.Fatalf("got %q", got)
+	}
+	b.closeREPL()
+}
+
+func TestAREPLWaitingOnAnotherLineSaysSoInsteadOfTimingOut(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	// The evaluation asks a question: the REPL waits on a line that is no
+	// prompt of its own. (A --timeout that would fire long after.)
+	r := b.send("--timeout", "30", "--repl-eval", `name = input("Your name: ")`)
+	expectCode(t, r, 125)
+	expectStderr(t, r, `the REPL python waits for input on the line "Your name: "`, "ask the user to answer it", "hint: ")
+	// It is left waiting, for the user to answer.
+	b.terms[0].typeKeys("Ada\r")
+	b.waitFor("the user's answer to be taken", func() bool { return b.send("--repl-eval", "name").stdout == "'Ada'\n" })
+	b.closeREPL()
+
+	// A REPL reading its terminal in cooked mode, without a line editor.
+	b.startFake()
+	r = b.send("--timeout", "30", "--repl-eval", "ask Continue? [y/N]")
+	expectCode(t, r, 125)
+	expectStderr(t, r, `the REPL `, `waits for input on the line "Continue? [y/N] "`)
+	b.terms[0].typeKeys("y\r")
+	b.waitFor("the user's answer to be taken", func() bool { return b.send("--repl-eval", "echo next").stdout == "next\n" })
+	b.closeREPL()
+
+	// A continuation prompt that ptysend was told wrong.
+	if r := b.send("--repl-start", "python3", "--prompt", "^>>> ", "--continuation", "^more> "); r.code != 0 {
+		t.Fatalf("start:\n%v", r)
+	}
+	r = b.send("--timeout", "30", "--repl-eval", "def twice(n):\n    return n * 2")
+	expectCode(t, r, 125)
+	expectStderr(t, r, `waits for input on the line "... "`, "--continuation REGEX")
+	b.closeREPL()
+}
+
+func TestAQuietEvaluationIsNotTakenForAREPLWaitingForInput(t *testing.T) {
+	needProgram(t, "python3")
+	needProgram(t, "node")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	// Blocked reading a TCP socket, quiet for two seconds, on a line that
+	// is no prompt: the kernel's wait looks like a terminal read's.
+	b.eval("import socket, threading\n" +
+		"server = socket.create_server(('127.0.0.1', 0))\n" +
+		"client = socket.create_connection(server.getsockname())\n" +
+		"peer, _ = server.accept()")
+	if got := b.eval("print('fetching', end='', flush=True); threading.Timer(2, peer.send, [b'x']).start(); print(client.recv(1))"); got != "fetchingb'x'\n" {
+		t.Fatalf("got %q", got)
+	}
+	b.closeREPL()
+	// node waits in its event loop, with its line editor on, while it
+	// awaits a timer as while it waits for input.
+	b.run("--repl-start", "node")
+	if got := b.eval("process.stdout.write('loading'); await new Promise(r => setTimeout(r, 2000)); 'done'"); !strings.Contains(got, "'done'") {
+		t.Fatalf("got %q", got)
+	}
+	b.closeREPL()
+}
+
 func TestFakeREPLCases(t *testing.T) {
 	b := startBridge(t)
 	r := b.startFake()
@@ -311,6 +385,19 @@ func TestREPLMisuseIsExplained(t *testing.T) {
 	b.run("--", "true")
 }
 
+func TestREPLClosePrintsNothingOnStdout(t *testing.T) {
+	needProgram(t, "python3")
+	b := startBridge(t)
+	b.run("--repl-start", "python3")
+	b.eval("x = 1")
+	r := b.send("--repl-close")
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("want exit 0 and no output (the >>> prompt is the human's):\n%v", r)
+	}
+	b.startFake()
+	b.closeREPL()
+}
+
 func TestCloseUsesStrongerMeansAndIsIdempotent(t *testing.T) {
 	b := startBridge(t)
 	b.startFake()
@@ -478,8 +565,8 @@ func TestCopyModeRefusesAnEvalKnownFromTheStream(t *testing.T) {
 // closeREPL closes the REPL and checks that the shell takes commands again.
 func (b *bridge) closeREPL() {
 	b.t.Helper()
-	if r := b.send("--repl-close"); r.code != 0 {
-		b.t.Fatalf("close:\n%v", r)
+	if r := b.send("--repl-close"); r.code != 0 || r.stdout != "" {
+		b.t.Fatalf("close: want exit 0 and nothing on stdout:\n%v", r)
 	}
 	if got := b.run("--", "echo shell is back"); got != "shell is back\n" {
 		b.t.Fatalf("after close, got %q", got)

@@ -1,21 +1,128 @@
 package e2e
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-func TestRuntimeDirIsCreatedPrivate(t *testing.T) {
+func TestRuntimeDirAndRelaySocketArePrivate(t *testing.T) {
 	b := startBridge(t)
-	fi, err := os.Stat(b.runtimeDir())
-	if err != nil {
-		t.Fatal(err)
+	for path, want := range map[string]os.FileMode{
+		b.runtimeDir(): 0o700,
+		filepath.Join(b.runtimeDir(), b.name+".sock"): 0o600,
+	} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := fi.Mode().Perm(); perm != want {
+			t.Errorf("%s: mode %04o, want %04o", path, perm, want)
+		}
 	}
-	if perm := fi.Mode().Perm(); perm != 0o700 {
-		t.Fatalf("runtime directory mode %04o, want 0700", perm)
+}
+
+// callFiles are the per-call files in the runtime directory: named after
+// a call's id, 16 hex digits.
+func (b *bridge) callFiles() []string {
+	b.t.Helper()
+	entries, err := os.ReadDir(b.runtimeDir())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	var files []string
+	for _, e := range entries {
+		if id, _, ok := strings.Cut(e.Name(), "."); ok && len(id) == 16 && strings.Trim(id, "0123456789abcdef") == "" {
+			files = append(files, e.Name())
+		}
+	}
+	return files
+}
+
+func TestLeftoversOfAKilledCallAreRemovedByTheNextCall(t *testing.T) {
+	b := integrated(t)
+	// stdin from a pipe: the call makes its stdin fifo too.
+	call := b.ptysend(strings.NewReader("data"), "--", "echo err >&2; sleep 300")
+	must(t, call.Start())
+	b.waitFor("sleep to run", func() bool { return b.paneCommand() == "sleep" })
+	must(t, call.Process.Kill()) // SIGKILL: no chance to clean up
+	call.Wait()
+	left := b.callFiles()
+	for _, ext := range []string{".sh", ".err", ".in"} {
+		if !slices.ContainsFunc(left, func(f string) bool { return strings.HasSuffix(f, ext) }) {
+			t.Fatalf("the killed call should have left its %s file; the directory has %q", ext, left)
+		}
+	}
+	// Any other file named after a call that is gone is a leftover too.
+	must(t, os.WriteFile(filepath.Join(b.runtimeDir(), "0123456789abcdef.out"), nil, 0o600))
+
+	b.terms[0].typeKeys("\x03") // the human stops the orphaned sleep
+	b.waitFor("the next call to run", func() bool { return b.send("--", "true").code == 0 })
+	if left := b.callFiles(); len(left) != 0 {
+		t.Fatalf("the next call must remove the leftovers, left %q", left)
+	}
+	for _, own := range []string{".sock", ".hooked"} {
+		if _, err := os.Stat(filepath.Join(b.runtimeDir(), b.name+own)); err != nil {
+			t.Errorf("the bridge's own %s file must stay: %v", own, err)
+		}
+	}
+}
+
+func TestTheSweepSparesOtherBridgesCallsAndREPLs(t *testing.T) {
+	b := integrated(t)
+	// A second bridge shares the runtime directory.
+	b.openTerminal("--session", "second")
+	b.waitFor("the second bridge", func() bool { _, err := b.tmux("has-session", "-t", "=second"); return err == nil })
+	second := func(args ...string) []string { return append([]string{"--session", "second"}, args...) }
+	b.run(second("--", "true")...)
+
+	// A call of the second bridge's, blocked reading its stdin...
+	in, feed := io.Pipe()
+	call := b.ptysend(in, second("--", "cat; echo err >&2")...)
+	var stdout, stderr strings.Builder
+	call.Stdout, call.Stderr = &stdout, &stderr
+	must(t, call.Start())
+	b.waitFor("its cat to run", func() bool {
+		out, _ := b.tmux("display-message", "-p", "-t", "=second:", "#{pane_current_command}")
+		return strings.TrimSpace(out) == "cat"
+	})
+	live := b.callFiles()
+	// ...is no leftover to a call of the first bridge.
+	b.run("--", "true")
+	if left := b.callFiles(); !slices.Equal(left, live) {
+		t.Fatalf("a live call's files were removed: had %q, now %q", live, left)
+	}
+	feed.Write([]byte("fed\n"))
+	feed.Close()
+	must(t, call.Wait())
+	if stdout.String() != "fed\n" || stderr.String() != "err\n" {
+		t.Fatalf("the second bridge's call: stdout %q, stderr %q", stdout.String(), stderr.String())
+	}
+
+	// Nor is the script of a REPL running in the second bridge.
+	if r := b.send(second("--repl-start", fakeREPLCommand(), "--prompt", fakePrompt)...); r.code != 0 {
+		t.Fatalf("start:\n%v", r)
+	}
+	script := b.callFiles()
+	if len(script) != 1 || !strings.HasSuffix(script[0], ".repl.sh") {
+		t.Fatalf("want the REPL's script only, got %q", script)
+	}
+	b.run("--", "true")
+	if left := b.callFiles(); !slices.Equal(left, script) {
+		t.Fatalf("the running REPL's script was removed: %q", left)
+	}
+	if r := b.send(second("--repl-eval", "echo still here")...); r.stdout != "still here\n" {
+		t.Fatalf("eval:\n%v", r)
+	}
+	if r := b.send(second("--repl-close")...); r.code != 0 {
+		t.Fatalf("close:\n%v", r)
+	}
+	if left := b.callFiles(); len(left) != 0 {
+		t.Fatalf("closing the REPL removes its script: %q", left)
 	}
 }
 

@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -173,23 +176,70 @@ func TestConcurrentCallsAreServedOneAtATime(t *testing.T) {
 	}
 }
 
-func TestNoBridgePrintsTheAgentMessage(t *testing.T) {
-	b := newWorld(t)
-	r := b.send("--", "echo hi")
-	want := "Error: No PTY bridge session is running.\n" +
-		"\n" +
-		"You have used `ptysend`, but it currently has nowhere to send to.\n" +
-		"\n" +
-		"The user needs to start the interactive backing terminal using `ptybridge`.\n" +
-		"Do not try this yourself - instead, ask the user to do it for you.\n" +
-		"\n" +
-		"This is necessary for *interactive* commands - for example, sudo (requiring\n" +
-		"a password prompt). If you can avoid interactive tools, then prefer that.\n" +
-		"Otherwise, please ask the user now.\n"
-	if r.code != 125 || r.stdout != "" || r.stderr != want {
+func TestACallThatWaitsBehindAnotherSaysWhatHoldsTheTerminal(t *testing.T) {
+	b := startBridge(t)
+	// The first call holds the terminal until its stdin ends.
+	in, feed := io.Pipe()
+	first := b.ptysend(in, "--", "cat >/dev/null; echo first")
+	var firstOut, firstErr lockedBuffer
+	first.Stdout, first.Stderr = &firstOut, &firstErr
+	must(t, first.Start())
+	b.waitFor("the first call's cat to run", func() bool { return b.paneCommand() == "cat" })
+
+	second := b.ptysend(nil, "--", "echo second")
+	var secondOut, secondErr lockedBuffer
+	second.Stdout, second.Stderr = &secondOut, &secondErr
+	must(t, second.Start())
+	b.waitFor("the second call to say that it waits", func() bool { return strings.Contains(secondErr.String(), "\n") })
+	notice := regexp.MustCompile(`^ptysend: waiting: another ptysend call, "cat >/dev/null; echo first", holds the shared terminal ` +
+		`since \d\d:\d\d:\d\d \(\d+s ago\); this call runs when it is done\n$`)
+	if !notice.MatchString(secondErr.String()) {
+		t.Fatalf("the waiting call must say behind what, since when; got %q", secondErr.String())
+	}
+	// A call whose --max-time passes in the queue says behind what.
+	r := b.send("--max-time", "0.5", "--", "echo never")
+	expectCode(t, r, 124)
+	expectStderr(t, r, `--max-time 500ms passed while another ptysend call, "cat >/dev/null; echo first", was using the shared terminal; nothing was run`)
+
+	feed.Close()
+	must(t, first.Wait())
+	must(t, second.Wait())
+	if firstOut.String() != "first\n" || firstErr.String() != "" {
+		t.Fatalf("the first call waited for nobody: stdout %q, stderr %q", firstOut.String(), firstErr.String())
+	}
+	if secondOut.String() != "second\n" || !notice.MatchString(secondErr.String()) {
+		t.Fatalf("the second call: stdout %q, stderr %q", secondOut.String(), secondErr.String())
+	}
+	// A call that waits for nobody says nothing, even when its relay had
+	// to be started anew (the greeting is slow then).
+	if r = b.send("--", "echo alone"); r.stderr != "" {
+		t.Fatalf("got:\n%v", r)
+	}
+	must(t, syscall.Kill(relayPID(t, b), syscall.SIGKILL))
+	if r = b.send("--", "echo repaired"); r.stdout != "repaired\n" || r.stderr != "" {
 		t.Fatalf("got:\n%v", r)
 	}
 }
+
+func TestNoBridgePrintsTheAgentMessage(t *testing.T) {
+	b := newWorld(t)
+	r := b.send("--", "echo hi")
+	if r.code != 125 || r.stdout != "" || r.stderr != noBridgeMessage {
+		t.Fatalf("got:\n%v", r)
+	}
+}
+
+// noBridgeMessage is what ptysend says, word for word, when no bridge runs.
+const noBridgeMessage = "Error: No PTY bridge session is running.\n" +
+	"\n" +
+	"You have used `ptysend`, but it currently has nowhere to send to.\n" +
+	"\n" +
+	"The user needs to start the interactive backing terminal using `ptybridge`.\n" +
+	"Do not try this yourself - instead, ask the user to do it for you.\n" +
+	"\n" +
+	"This is necessary for *interactive* commands - for example, sudo (requiring\n" +
+	"a password prompt). If you can avoid interactive tools, then prefer that.\n" +
+	"Otherwise, please ask the user now.\n"
 
 func TestUsageErrorsExit125(t *testing.T) {
 	b := newWorld(t)
@@ -219,6 +269,39 @@ func TestHelpExplainsWordsAndExitCodes(t *testing.T) {
 	expectCode(t, r, 0)
 }
 
+func TestHelpShowsTheTimeoutDefaults(t *testing.T) {
+	b := newWorld(t)
+	help := b.send("--help").stdout
+	for _, c := range []struct{ flag, wants string }{
+		{"--timeout", "default 10s|stderr counts"},
+		{"--max-time", "default 120s"},
+	} {
+		entry := flagHelp(help, c.flag)
+		for _, want := range strings.Split(c.wants, "|") {
+			if !strings.Contains(entry, want) {
+				t.Errorf("the help of %s lacks %q: %q", c.flag, want, entry)
+			}
+		}
+	}
+}
+
+// flagHelp is the entry of a flag in --help, its lines joined.
+func flagHelp(help, flag string) string {
+	var entry []string
+	for _, line := range strings.Split(help, "\n") {
+		field := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(field, flag+"="):
+			entry = append(entry, field)
+		case len(entry) > 0 && field != "" && !strings.HasPrefix(field, "-"):
+			entry = append(entry, field)
+		case len(entry) > 0:
+			return strings.Join(strings.Fields(strings.Join(entry, " ")), " ")
+		}
+	}
+	return strings.Join(entry, " ")
+}
+
 func TestSessionFlagAndVariableChooseTheBridge(t *testing.T) {
 	b := newWorld(t, withEnv("PTYBRIDGE_SESSION", "other"))
 	b.name = "other"
@@ -227,8 +310,41 @@ func TestSessionFlagAndVariableChooseTheBridge(t *testing.T) {
 	if got := b.run("--", "echo via-env"); got != "via-env\n" {
 		t.Fatalf("got %q", got)
 	}
-	if r := b.send("--session", "missing", "--", "true"); r.code != 125 || !strings.Contains(r.stderr, "No PTY bridge") {
-		t.Fatalf("a session that does not exist must read as no bridge, got:\n%v", r)
+}
+
+func TestAMissingSessionIsNamedBesideTheBridgesThatRun(t *testing.T) {
+	b := startBridge(t)
+	r := b.send("--session", "missing", "--", "true")
+	expectCode(t, r, 125)
+	if strings.Contains(r.stderr, "No PTY bridge session is running") {
+		t.Fatalf("a bridge runs: the message must not say none does:\n%v", r)
+	}
+	expectStderr(t, r,
+		`ptysend: error: no bridge session named "missing" is running; the bridge session that runs is "`+b.name+`"`,
+		"hint: to send there, use --session "+b.name+`; to have a bridge under the name "missing", ask the user to open it with: ptybridge --session missing`)
+
+	// Two bridges (the second opened as the hint says), and a tmux session
+	// of the user's that is no bridge.
+	b.openTerminal("--session", "second")
+	b.waitFor("the second bridge", func() bool { _, err := b.tmux("has-session", "-t", "=second"); return err == nil })
+	b.mustTmux("new-session", "-d", "-s", "not-a-bridge")
+	r = b.send("--session", "missing", "--", "true")
+	expectCode(t, r, 125)
+	expectStderr(t, r, `the bridge sessions that run are "`+b.name+`", "second"`)
+	if strings.Contains(r.stderr, "not-a-bridge") {
+		t.Fatalf("only bridge sessions are named:\n%v", r)
+	}
+	if got := b.run("--session", "second", "--", "echo second"); got != "second\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestNoBridgeMessageStandsWhenOnlyOtherTmuxSessionsRun(t *testing.T) {
+	b := newWorld(t)
+	b.mustTmux("new-session", "-d", "-s", "not-a-bridge")
+	r := b.send("--session", "missing", "--", "true")
+	if r.code != 125 || r.stderr != noBridgeMessage {
+		t.Fatalf("want the message for the agent, exactly, got:\n%v", r)
 	}
 }
 

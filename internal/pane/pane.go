@@ -45,7 +45,7 @@ func idleShellNow(panePID int) (int, markers.Shell, error) {
 	if foreign, ok := unsupportedShell(fg); ok {
 		return 0, 0, unsupportedShellError(foreign)
 	}
-	return 0, 0, busyError(name)
+	return 0, 0, busyError(name, proc.Args(fg))
 }
 
 // unsupportedShell names the shell we cannot drive that runs as pid, if
@@ -72,10 +72,10 @@ func interactive(args []string) bool {
 	return true
 }
 
-func busyError(program string) error {
+func busyError(program string, args []string) error {
 	return &failure.Error{
 		Msg:  fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
-		Hint: fmt.Sprintf("ask the user to finish or quit %s in the ptybridge terminal (or press Ctrl-C there), then retry", program),
+		Hint: busyHint(program, args),
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -31,8 +33,13 @@ import (
 // ttyReadWaits are wait channels of a thread blocked reading a terminal.
 var ttyReadWaits = []string{"wait_woken", "n_tty_read"}
 
-// pollWaits are wait channels of a thread waiting in poll, select or epoll.
-var pollWaits = []string{"poll_schedule_timeout", "do_select", "do_sys_poll", "ep_poll", "do_epoll_wait"}
+// Wait channels of a thread waiting in poll or select, and in epoll,
+// where an event loop waits (node's).
+var (
+	selectWaits = []string{"poll_schedule_timeout", "do_select", "do_sys_poll"}
+	epollWaits  = []string{"ep_poll", "do_epoll_wait"}
+	pollWaits   = slices.Concat(selectWaits, epollWaits)
+)
 
 // WaitsForInput reports whether process pid sleeps until the terminal tty
 // has input: none of its threads runs, and one sleeps in a terminal read,
@@ -53,6 +60,58 @@ func WaitsForInput(pid int, tty *os.File) bool {
 		polling = polling || hasAnyPrefix(wchan, pollWaits)
 	}
 	return reading || (polling && lineEditorMode(tty))
+}
+
+// WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt on
+// the screen backs it up: pid waits for the terminal and for nothing
+// else. Two of WaitsForInput's signals are ambiguous on their own:
+//
+//   - epoll: an event loop waits there alike while it awaits anything
+//     (node's await of a timer), with the terminal left in non-canonical
+//     mode, so it never counts here;
+//   - wait_woken: a TCP socket's read sleeps there too, so it counts only
+//     when the thread's system call (/proc/PID/task/TID/syscall) is a read
+//     of the terminal. Where that file cannot be read (Yama's ptrace
+//     scope), it does not count.
+//
+// poll or select with the terminal in non-canonical mode is a line editor
+// reading (python's readline), as the terminal is canonical again while
+// the REPL evaluates.
+func WaitsOnlyForInput(pid int, tty *os.File) bool {
+	if tty == nil {
+		return false
+	}
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return false
+	}
+	waiting := false
+	for _, task := range tasks {
+		dir := fmt.Sprintf("/proc/%d/task/%s/", pid, task.Name())
+		state, wchan := TaskState(dir+"stat"), readTrimmed(dir+"wchan")
+		if state != 'S' {
+			return false
+		}
+		waiting = waiting ||
+			hasAnyPrefix(wchan, selectWaits) && lineEditorMode(tty) ||
+			hasAnyPrefix(wchan, ttyReadWaits) && readsFile(pid, dir+"syscall", tty.Name())
+	}
+	return waiting
+}
+
+// readsFile reports whether the thread whose syscall file is at path is
+// in a read() of the file file, one of process pid's.
+func readsFile(pid int, path, file string) bool {
+	fields := strings.Fields(readTrimmed(path))
+	if len(fields) < 2 || fields[0] != strconv.Itoa(unix.SYS_READ) {
+		return false
+	}
+	fd, err := strconv.ParseUint(strings.TrimPrefix(fields[1], "0x"), 16, 31)
+	if err != nil {
+		return false
+	}
+	link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
+	return err == nil && link == file
 }
 
 // TaskState is the state letter of /proc/.../stat, 0 when unreadable.

@@ -46,8 +46,9 @@ import (
 // pane id, the pane's process id, what the pane's shell last said (a
 // markers.Snapshot) and where the client's stream starts (a StreamView,
 // for REPL evaluations). A relay of another version (an older ptybridge's) is
-// replaced by ptysend, as a dead one is.
-const relayHello = "ptybridge-relay 5"
+// replaced by ptysend, as a dead one is. Before it, a client that has to
+// wait gets "queued" lines (queue.go).
+const relayHello = "ptybridge-relay 6"
 
 // relayMaxRequest bounds a client's request line.
 const relayMaxRequest = 64 * 1024
@@ -62,6 +63,7 @@ type relay struct {
 	mu      sync.Mutex
 	current conn
 	queue   []conn
+	holder  holder // what current runs, since when (queue.go)
 	hello   string
 	tracker markers.Tracker
 	// instance and streamed (bytes forwarded so far) make the StreamView
@@ -141,8 +143,12 @@ func (r *relay) acceptLoop(ln *unixListener) {
 			continue
 		}
 		r.mu.Lock()
+		r.dropHungUp()
 		r.queue = append(r.queue, c)
 		r.promote()
+		if r.current != c {
+			r.tellQueued(c, len(r.queue))
+		}
 		r.mu.Unlock()
 		go r.watch(c)
 	}
@@ -178,6 +184,9 @@ func (r *relay) watch(c conn) {
 
 // serve runs one request of c; false means hang up.
 func (r *relay) serve(c conn, req string) bool {
+	if hexCall, ok := strings.CutPrefix(req, "call "); ok {
+		return r.declare(c, hexCall)
+	}
 	hexKeys, ok := strings.CutPrefix(req, "type ")
 	if !ok {
 		return false
@@ -211,6 +220,7 @@ func (r *relay) promote() {
 			continue
 		}
 		r.current = c
+		r.holder = holder{since: time.Now()}
 	}
 }
 
@@ -317,11 +327,18 @@ func Dial(path string) (*Client, error) {
 }
 
 // WaitTurn blocks until the relay serves us (earlier callers are done), or
-// the deadline passes.
-func (rc *Client) WaitTurn(deadline time.Time) error {
+// the deadline passes. While we wait behind another call, queued hears
+// what holds the pane, at once and whenever that changes.
+func (rc *Client) WaitTurn(deadline time.Time, queued func(Queued)) error {
 	rc.conn.SetReadDeadline(deadline)
 	defer rc.conn.SetReadDeadline(time.Time{})
 	line, err := rc.r.ReadString('\n')
+	for err == nil && strings.HasPrefix(line, queuedPrefix) {
+		if q, ok := parseQueued(line); ok && queued != nil {
+			queued(q)
+		}
+		line, err = rc.r.ReadString('\n')
+	}
 	if err != nil {
 		return err
 	}

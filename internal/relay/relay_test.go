@@ -39,7 +39,7 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer first.Close()
-	if err := first.WaitTurn(time.Time{}); err != nil {
+	if err := first.WaitTurn(time.Time{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if first.Shell.State != markers.StateUnknown || first.PaneID != "%7" || first.PanePID != 42 {
@@ -57,7 +57,7 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	if err := second.Type("intruder\r"); err != nil {
 		t.Fatal(err)
 	}
-	if err := second.WaitTurn(time.Time{}); err == nil {
+	if err := second.WaitTurn(time.Time{}, nil); err == nil {
 		t.Fatal("a client that typed before its turn must be hung up on")
 	}
 
@@ -88,7 +88,7 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	}
 	defer third.Close()
 	first.Close()
-	if err := third.WaitTurn(time.Time{}); err != nil {
+	if err := third.WaitTurn(time.Time{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if want := (markers.Snapshot{State: markers.StatePrompt, PID: 99}); third.Shell != want {
@@ -113,5 +113,88 @@ func TestStreamViewRoundTrips(t *testing.T) {
 		if _, err := parseStreamView(bad); err == nil {
 			t.Errorf("%q must not parse", bad)
 		}
+	}
+}
+
+func TestAQueuedClientHearsAtOnceWhatHoldsThePane(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "rl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "r.sock")
+	paneOut, feed := io.Pipe()
+	defer feed.Close()
+	go run(sock, "%7", 42, paneOut, io.Discard, nil)
+	if err := WaitFor(sock, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	dial := func() *Client {
+		t.Helper()
+		c, err := Dial(sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	holder := dial()
+	var told []Queued
+	if err := holder.WaitTurn(time.Time{}, func(q Queued) { told = append(told, q) }); err != nil || told != nil {
+		t.Fatalf("the first client waits for nobody: %v, told %v", err, told)
+	}
+
+	// The holder has not said what it runs yet: a queued client hears
+	// that it waits, and since when.
+	second := dial()
+	turn := make(chan error, 1)
+	heard := make(chan Queued, 4)
+	go func() { turn <- second.WaitTurn(time.Time{}, func(q Queued) { heard <- q }) }()
+	q := <-heard
+	if q.Ahead != 1 || q.Call != "" || time.Since(q.Since) < 0 {
+		t.Fatalf("first notice: %+v", q)
+	}
+	// Once it says, every queued client hears it; a third is one further back.
+	if err := holder.Declare("make test"); err != nil {
+		t.Fatal(err)
+	}
+	if q2 := <-heard; q2.Call != "make test" || !q2.Since.Equal(q.Since) || q2.Ahead != 1 {
+		t.Fatalf("after the declaration: %+v", q2)
+	}
+	third := dial()
+	var thirdHeard []Queued
+	thirdTurn := make(chan error, 1)
+	go func() {
+		thirdTurn <- third.WaitTurn(time.Time{}, func(q Queued) { thirdHeard = append(thirdHeard, q) })
+	}()
+
+	// A queued client may not declare: it is hung up on.
+	intruder := dial()
+	intruder.Declare("intruder")
+	if err := intruder.WaitTurn(time.Time{}, nil); err == nil {
+		t.Fatal("a client that declared before its turn must be hung up on")
+	}
+
+	holder.Close()
+	if err := <-turn; err != nil {
+		t.Fatal(err)
+	}
+	second.Close()
+	if err := <-thirdTurn; err != nil {
+		t.Fatal(err)
+	}
+	if len(thirdHeard) == 0 || thirdHeard[0].Ahead != 2 || thirdHeard[0].Call != "make test" {
+		t.Fatalf("the third client: %+v", thirdHeard)
+	}
+	// A client that comes right after the holder hung up (the agent's next
+	// call) waits for nobody, whether or not the relay noticed the hang-up.
+	for range 20 {
+		third.Close()
+		next := dial()
+		var told []Queued
+		if err := next.WaitTurn(time.Time{}, func(q Queued) { told = append(told, q) }); err != nil || told != nil {
+			t.Fatalf("the next call: %v, told %+v", err, told)
+		}
+		third = next
 	}
 }

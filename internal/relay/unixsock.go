@@ -56,13 +56,20 @@ func pollable(fd int, name string) (conn, error) {
 type unixListener struct{ f *os.File }
 
 // listenUnix listens on path, which must not exist. The socket file is
-// never removed by Close: its owner decides.
+// made with mode 0600, as private as the directory it is in (defence in
+// depth). It is never removed by Close: its owner decides.
 func listenUnix(path string) (*unixListener, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
-	if err := unix.Bind(fd, &unix.SockaddrUnix{Name: path}); err != nil {
+	// bind makes the file with the umask applied; a chmod after it would
+	// leave a moment with the wider mode. The umask is the process's, and
+	// nothing else in the relay makes files meanwhile.
+	old := unix.Umask(0o177)
+	err = unix.Bind(fd, &unix.SockaddrUnix{Name: path})
+	unix.Umask(old)
+	if err != nil {
 		unix.Close(fd)
 		return nil, &os.PathError{Op: "listen", Path: path, Err: err}
 	}

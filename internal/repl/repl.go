@@ -24,6 +24,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
@@ -152,6 +153,7 @@ func Eval(req Request, expr string) (int, error) {
 	if err := r.typeInput(lines); err != nil {
 		return 0, failure.From(err)
 	}
+	r.watchStuck = true
 	return r.awaitResponse()
 }
 
@@ -174,6 +176,8 @@ func (r *replRun) awaitResponse() (int, error) {
 			return r.cancelIncomplete()
 		case o.kind == timedOut || o.kind == signalled:
 			return r.interrupt(o)
+		case o.kind == stuck:
+			return 0, r.stuckError(o)
 		}
 		return r.failed(o)
 	}
@@ -201,6 +205,10 @@ func Close(req Request) (int, error) {
 		fmt.Fprintf(req.Stderr, "ptysend: the REPL %s had already exited; forgot it\n", st.Program)
 		return 0, nil
 	}
+	// What the REPL shows on its way out (its prompt, which Ctrl-D's
+	// newline finishes; a goodbye) is for the human: --repl-close prints
+	// nothing on stdout.
+	req.Stdout = io.Discard
 	r := newREPLRun(req, rc, st, start)
 	defer r.stop()
 	return r.close()
@@ -255,8 +263,14 @@ func refuseSecondREPL(b bridge.Bridge, panePID int) error {
 func newREPLState(req Request, command string) (*replState, error) {
 	preset, _ := presetFor(command)
 	st := &replState{Command: command, Program: replProgram(command), Prompt: preset.Prompt, Continuation: preset.Continuation}
+	// --prompt replaces the preset's prompt; its continuation prompt stays
+	// unless --continuation replaces it too (python's "... " must not be
+	// lost to a --prompt '^>>> ').
 	if req.Prompt != "" {
-		st.Prompt, st.Continuation = req.Prompt, req.Continuation
+		st.Prompt = req.Prompt
+	}
+	if req.Continuation != "" {
+		st.Continuation = req.Continuation
 	}
 	if st.Prompt == "" {
 		return nil, &failure.Error{
@@ -273,6 +287,9 @@ func newREPLState(req Request, command string) (*replState, error) {
 	if err != nil {
 		return nil, failure.From(err)
 	}
+	// Claimed, as a command's id is, before its script exists: no other
+	// call takes the script for a leftover (see rundir/calls.go).
+	rundir.Claim(req.Bridge.RuntimeDir, string(id))
 	st.ID, st.Script = id, filepath.Join(req.Bridge.RuntimeDir, string(id)+".repl.sh")
 	return st, nil
 }

@@ -38,6 +38,10 @@ type replRun struct {
 	// promptOnly: after a Ctrl-C only the main prompt means the REPL gave
 	// up the input; its continuation prompt may still show for a moment.
 	promptOnly bool
+	// watchStuck: after an evaluation's input, a REPL that waits for
+	// input on a line that is neither prompt is reported (stuck.go).
+	watchStuck bool
+	stuckLook  stuckLook
 	chunks     chan struct{}
 	done       chan streamResult
 	death      <-chan struct{}
@@ -132,6 +136,7 @@ const (
 	hungUp                     // the relay stream broke
 	timedOut
 	signalled // ptysend was stopped by a signal
+	stuck     // waits for input on a line that is neither prompt (stuck.go)
 )
 
 type outcome struct {
@@ -139,6 +144,7 @@ type outcome struct {
 	pid    int    // atPrompt: the REPL's process
 	before string // atPrompt: output on the prompt's line, before it
 	status int    // ended: the shell's $? for the REPL
+	line   string // stuck: the cursor line
 	why    string // timedOut, signalled: what happened
 	hint   string
 	sig    os.Signal
@@ -162,6 +168,8 @@ func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome 
 	backoff := recheckFirst
 	signals, stopSignals := limits.NotifyStop()
 	defer stopSignals()
+	stuckTimer := r.newStuckTimer()
+	defer stuckTimer.Stop()
 	look := func(fromTimer bool) (outcome, bool) {
 		o, ok, again := r.check(fromTimer)
 		if again {
@@ -178,7 +186,12 @@ func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome 
 		case <-r.chunks:
 			noOutput.Reset(noOutputLimit)
 			backoff = recheckFirst
+			r.resetStuck(stuckTimer)
 			if o, ok := look(false); ok {
+				return o
+			}
+		case <-stuckTimer.C:
+			if o, ok := r.lookStuck(stuckTimer); ok {
 				return o
 			}
 		case <-recheck.C:

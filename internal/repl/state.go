@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
@@ -90,5 +91,26 @@ func BusyError(b bridge.Bridge, panePID int, busy error) error {
 		Msg: "the REPL " + st.Program + " started with --repl-start runs in the shared terminal, so the command was not typed",
 		Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close " +
 			"and then run the command",
+	}
+}
+
+// ScriptsInUse reports, for a file name in the runtime directory dir,
+// whether it is the wrapper script of a REPL that a bridge's state (any
+// bridge sharing the directory) says is running: not a leftover. The
+// states are read on the first question.
+func ScriptsInUse(dir string) func(name string) bool {
+	var scripts map[string]bool
+	return func(name string) bool {
+		if scripts == nil {
+			scripts = map[string]bool{}
+			states, _ := filepath.Glob(filepath.Join(dir, "*.repl.json"))
+			for _, path := range states {
+				var st replState
+				if data, err := os.ReadFile(path); err == nil && json.Unmarshal(data, &st) == nil && st.Script != "" {
+					scripts[filepath.Base(st.Script)] = true
+				}
+			}
+		}
+		return scripts[name]
 	}
 }

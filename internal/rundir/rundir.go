@@ -1,7 +1,8 @@
 // Package rundir owns the private runtime directory where the relay's
-// socket and the per-call files live: where it is, and the checks that
-// no other local user could have planted it or can read it (a real
-// directory, ours, mode 0700). It must not create anything inside it
+// socket and the per-call files live: where it is, the checks that no
+// other local user could have planted it or can read it (a real
+// directory, ours, mode 0700), and which per-call files are leftovers of
+// calls that are gone (calls.go). It must not create anything inside it
 // beyond the directory itself.
 package rundir
 

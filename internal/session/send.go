@@ -114,7 +114,7 @@ func (c *call) path(ext string) string {
 
 // prepare writes the wrapper script and the per-command files.
 func (c *call) prepare() error {
-	id, err := markers.NewID()
+	id, err := newCallID(c.req.Bridge)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+func TestVersionSaysWhichBuildThisIs(t *testing.T) {
+	vcs := func(rev, date, modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{
+			{Key: "-buildmode", Value: "exe"},
+			{Key: "vcs", Value: "git"},
+			{Key: "vcs.revision", Value: rev},
+			{Key: "vcs.time", Value: date},
+			{Key: "vcs.modified", Value: modified},
+		}
+	}
+	const rev = "4dfa3c3a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e"
+	cases := []struct {
+		name     string
+		version  string
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{"go install ...@v1.2.3", "v1.2.3", nil, "v1.2.3"},
+		{"a clean checkout at a release tag", "v1.2.3", vcs(rev, "2026-11-22T10:00:00Z", "false"), "v1.2.3"},
+		{"a clean checkout", "v0.0.0-20261122100000-4dfa3c3a9b8c", vcs(rev, "2026-11-22T10:00:00Z", "false"),
+			"4dfa3c3a9b8c (2026-11-22T10:00:00Z)"},
+		{"a modified checkout", "v0.0.0-20261122100000-4dfa3c3a9b8c+dirty", vcs(rev, "2026-11-22T10:00:00Z", "true"),
+			"4dfa3c3a9b8c+dirty (2026-11-22T10:00:00Z)"},
+		{"a modified checkout at a release tag", "v1.2.3+dirty", vcs(rev, "2026-11-22T10:00:00Z", "true"),
+			"4dfa3c3a9b8c+dirty (2026-11-22T10:00:00Z)"},
+		{"a checkout built by an older go", "(devel)", vcs(rev, "2026-11-22T10:00:00Z", "false"),
+			"4dfa3c3a9b8c (2026-11-22T10:00:00Z)"},
+		{"go install ...@COMMIT", "v1.2.4-0.20261122100000-4dfa3c3a9b8c", nil, "v1.2.4-0.20261122100000-4dfa3c3a9b8c"},
+		{"no version control information", "(devel)", nil, "dev (built without version information)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			info := &debug.BuildInfo{Main: debug.Module{Path: "github.com/ptybridge/ptybridge", Version: c.version}, Settings: c.settings}
+			if got := VersionFrom(info); got != c.want {
+				t.Fatalf("want %q, got %q", c.want, got)
+			}
+		})
+	}
+	if got := VersionFrom(nil); got != "dev (built without version information)" {
+		t.Fatalf("no build information: got %q", got)
+	}
+}

@@ -1,0 +1,94 @@
+package repl
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/proc"
+)
+
+// After an evaluation's input, a REPL may wait for more input on a line
+// that is neither its prompt nor its continuation prompt: the evaluation
+// asks a question (python's input("Name? ")), or the REPL's continuation
+// prompt is not the one ptysend knows. Nothing more will be printed, so
+// the call would only end at the no-output timeout, whose Ctrl-C loses
+// the input. Instead, once the stream has been quiet for stuckQuiet, the
+// call looks: the REPL sleeping until the terminal has input, on such a
+// line, is stuck when a second look stuckConfirm later finds it the same
+// (nothing written meanwhile, no output arrived), and the call says so
+// (exit 125) and leaves the REPL as it is. While the REPL computes
+// quietly, the look comes back once per stuckQuiet, reading only /proc.
+// A REPL that waits in an event loop (node) is never taken for stuck: it
+// waits there alike while it awaits a timer or a promise
+// (proc.WaitsOnlyForInput); its evaluation runs into the timeout as before.
+const (
+	stuckQuiet   = time.Second
+	stuckConfirm = 50 * time.Millisecond
+)
+
+// stuckLook is the first of the two looks, while the stream stays quiet.
+type stuckLook struct {
+	seen    bool
+	written int64 // the REPL's written bytes then
+}
+
+// watchingStuck: only after an evaluation's input, and not while an
+// interrupt waits for the prompt.
+func (r *replRun) watchingStuck() bool { return r.watchStuck && !r.promptOnly }
+
+// newStuckTimer starts the quiet spell of a wait for the prompt.
+func (r *replRun) newStuckTimer() *time.Timer {
+	t := time.NewTimer(stuckQuiet)
+	if !r.watchingStuck() {
+		t.Stop()
+	}
+	r.stuckLook = stuckLook{}
+	return t
+}
+
+// resetStuck starts the quiet spell over: output came.
+func (r *replRun) resetStuck(t *time.Timer) {
+	r.stuckLook = stuckLook{}
+	if r.watchingStuck() {
+		t.Reset(stuckQuiet)
+	}
+}
+
+// lookStuck looks whether the REPL is stuck (see above), and sets t for
+// the next look when it is not known to be.
+func (r *replRun) lookStuck(t *time.Timer) (outcome, bool) {
+	if !r.watchingStuck() {
+		return outcome{}, false
+	}
+	line, _ := r.screen.cursorLine()
+	start, _ := promptIn(r.prompt, line)
+	atAPrompt := start >= 0 || r.cont != nil && r.cont.MatchString(line)
+	fg, err := proc.ForegroundPID(r.rc.PanePID)
+	if atAPrompt || err != nil || fg == r.st.ShellPID || !proc.WaitsOnlyForInput(fg, r.tty) {
+		r.stuckLook = stuckLook{}
+		t.Reset(stuckQuiet)
+		return outcome{}, false
+	}
+	written := proc.BytesWritten(fg)
+	if r.stuckLook.seen && r.stuckLook.written == written {
+		return outcome{kind: stuck, pid: fg, line: line}, true
+	}
+	r.stuckLook = stuckLook{seen: true, written: written}
+	t.Reset(stuckConfirm)
+	return outcome{}, false
+}
+
+// stuckError says what the stuck REPL shows, and what to do about it.
+func (r *replRun) stuckError(o outcome) error {
+	prompts := fmt.Sprintf("neither its prompt (%s) nor its continuation prompt (%s)", r.prompt, r.cont)
+	if r.cont == nil {
+		prompts = fmt.Sprintf("not its prompt (%s), and it has no continuation prompt (--continuation)", r.prompt)
+	}
+	return &failure.Error{
+		Msg: fmt.Sprintf("the REPL %s waits for input on the line %q, which is %s; nothing more was typed, and the REPL was left waiting",
+			r.st.Program, o.line, prompts),
+		Hint: "if the evaluation asks a question (input()), ask the user to answer it in the ptybridge terminal; " +
+			"if that line is the REPL's continuation prompt, leave it with ptysend --repl-close and start it again with --continuation REGEX matching that line",
+	}
+}

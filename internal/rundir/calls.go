@@ -1,0 +1,117 @@
+package rundir
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Per-call files are named after the call's id (16 hex digits): <id>.sh,
+// <id>.err, the stdin fifo <id>.in, a REPL's <id>.repl.sh... A call
+// removes its own when it ends, but a ptysend killed with SIGKILL cannot,
+// so each call also removes those of calls that are gone.
+//
+// Which calls are gone? Several bridges may share the runtime directory,
+// each with a call running, so a file is not a leftover just because this
+// bridge's turn is ours. Each call therefore claims its id before it
+// creates any file: it holds a lock on one byte of the runtime directory
+// (an open file description lock; the byte is the id's number). The
+// kernel drops the lock when the process ends, however it ends, so a file
+// whose id nobody holds belongs to a call that is gone. No file is made
+// for the lock, and a call takes it with two system calls.
+
+// claimed holds the descriptor whose lock claims our ids, open until the
+// process exits (a raw descriptor: an *os.File could be closed by the
+// garbage collector, which would drop the lock).
+var claimed = -1
+
+// Claim marks id as a live call's, for as long as this process runs.
+func Claim(dir, id string) error {
+	if claimed < 0 {
+		fd, err := openDir(dir)
+		if err != nil {
+			return err
+		}
+		claimed = fd
+	}
+	lk := idLock(id, unix.F_RDLCK)
+	return os.NewSyscallError("fcntl", unix.FcntlFlock(uintptr(claimed), unix.F_OFD_SETLK, &lk))
+}
+
+// SweepLeftovers removes the per-call files of calls that are gone, but
+// none that keep(name) wants kept (a running REPL's script). The bridge's
+// own files (named after the session, not an id) are never touched.
+func SweepLeftovers(dir string, keep func(name string) bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	fd := -1
+	defer func() {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}()
+	live := map[string]bool{}
+	for _, e := range entries {
+		name := e.Name()
+		id, ok := callID(name)
+		if !ok {
+			continue
+		}
+		if fd < 0 {
+			if fd, err = openDir(dir); err != nil {
+				return
+			}
+		}
+		held, seen := live[id]
+		if !seen {
+			held = isClaimed(fd, id)
+			live[id] = held
+		}
+		if !held && !keep(name) {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+}
+
+// callID is the id of a per-call file's name. The bridge's own files are
+// named after the session, which may look like an id too: their
+// extensions tell them apart.
+func callID(name string) (string, bool) {
+	id, ext, ok := strings.Cut(name, ".")
+	if !ok || len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {
+		return "", false
+	}
+	switch ext {
+	case "sock", "mode", "hooked", "repl.json", "repl.json.tmp":
+		return "", false
+	}
+	return id, true
+}
+
+// isClaimed reports whether a live process holds id's lock.
+func isClaimed(fd int, id string) bool {
+	lk := idLock(id, unix.F_WRLCK)
+	if err := unix.FcntlFlock(uintptr(fd), unix.F_OFD_GETLK, &lk); err != nil {
+		return true // when in doubt, it is not a leftover
+	}
+	return lk.Type != unix.F_UNLCK
+}
+
+// idLock is the lock of one byte of the directory that stands for id.
+func idLock(id string, typ int16) unix.Flock_t {
+	n, _ := strconv.ParseUint(id, 16, 64)
+	return unix.Flock_t{Type: typ, Whence: 0, Start: int64(n >> 1), Len: 1}
+}
+
+func openDir(dir string) (int, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return fd, nil
+}
