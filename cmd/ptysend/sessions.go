@@ -28,3 +28,5 @@ func (m *sessions) Run(c call) (int, error) {
 
 // errJSONAlone: --json means nothing without --sessions.
 var errJSONAlone = errors.New("--json goes with --sessions")
+
+func (m *sessions) typed() string { return "--sessions" }

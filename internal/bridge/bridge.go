@@ -76,7 +76,7 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 		";", "set-option", "-t", t, "history-limit", fmt.Sprint(HistoryLimit),
 		";", "set-option", "-t", t, "default-shell", shell,
 		";", "new-window", "-k", "-t", "=" + b.Name + ":^", "-c", dir}
-	args = append(args, commandArgs(command)...)
+	args = append(args, commandArgs(command, b.ExitFile())...)
 	_, err := tmux.Run(append(args,
 		";", "set-option", "-p", "-t", t, "remain-on-exit", "on",
 		";", "set-option", "-t", t, "@ptybridge_command", strings.Join(command, " "),

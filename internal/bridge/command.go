@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/proc"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
@@ -19,17 +20,29 @@ import (
 // (<session>.exit), where each of the human's ptybridge terminals reads
 // it to say how the command ended.
 
-// commandArgs is the shell command of new-window: the command's words
-// quoted for tmux's default-shell -c, or none for the default shell.
-func commandArgs(command []string) []string {
+// commandArgs is the shell command of new-window for command: a sh with
+// job control (-m), which runs the command as the terminal's foreground
+// process group, as a shell would (ptysend sees ssh, not sh, in the
+// foreground), and records its exit status in exitFile; none for the
+// default shell.
+func commandArgs(command []string, exitFile string) []string {
 	if len(command) == 0 {
 		return nil
 	}
-	quoted := make([]string, len(command))
-	for i, w := range command {
-		quoted[i] = markers.QuotePOSIX(w)
+	words := []string{"exec", "sh", "-mc", markers.QuotePOSIX(commandRunner), markers.QuotePOSIX(exitFile)}
+	for _, w := range command {
+		words = append(words, markers.QuotePOSIX(w))
 	}
-	return []string{"exec " + strings.Join(quoted, " ")}
+	return []string{strings.Join(words, " ")}
+}
+
+// commandRunner is the script of that sh: $0 is the exit file.
+const commandRunner = `"$@"; s=$?; printf '%s\n' "$s" >"$0"; exit "$s"`
+
+// IsCommandRunner reports whether argv is the sh that runs a bridge's
+// command (commandArgs).
+func IsCommandRunner(argv []string) bool {
+	return len(argv) >= 4 && argv[0] == "sh" && argv[1] == "-mc" && argv[2] == commandRunner
 }
 
 // Exists reports whether the bridge session runs.
@@ -41,30 +54,16 @@ func (b Bridge) Exists() bool {
 // ExitFile is where the command's exit status is recorded.
 func (b Bridge) ExitFile() string { return b.File(".exit") }
 
-// CloseDeadPane records the exit status of the pane's process, which has
-// ended, and closes the pane (and with it the session, when it was its
-// last).
-func (b Bridge) CloseDeadPane(pane string) {
-	RecordExit(b.ExitFile(), pane)
-	tmux.Run("kill-pane", "-t", pane)
-}
-
-// RecordExit writes the dead pane's exit status to path.
-func RecordExit(path, pane string) {
-	// tmux learns of the death a moment after a pidfd does, and of the
-	// status (which it reaps) at times seconds later on a loaded machine.
-	for range 150 {
-		out, err := tmux.Run("display-message", "-p", "-t", pane, "#{pane_dead} #{pane_dead_status}")
-		if err != nil {
-			return
+// ClosePane closes the pane (and with it the session, when it was its
+// last) once its process has ended.
+func (b Bridge) ClosePane(pane string, panePID int) {
+	if exited := proc.ExitOf(panePID); exited != nil {
+		select {
+		case <-exited:
+		case <-time.After(2 * time.Second):
 		}
-		if f := strings.Fields(out); len(f) == 2 && f[0] == "1" {
-			status := f[1]
-			os.WriteFile(path, []byte(status+"\n"), 0o600)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	tmux.Run("kill-pane", "-t", pane)
 }
 
 // CommandEnded is what the human's terminal says once the bridge's

@@ -2,15 +2,15 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/ptybridge/ptybridge/internal/bridgetest"
 )
 
 // Far mode: the shell at the other end of the shared terminal is not
@@ -158,84 +158,31 @@ func farContract(t *testing.T, b *bridge) {
 }
 
 // sshServer is an OpenSSH server the test starts on a free port of
-// localhost, with its own host key, letting in the key pair it made.
+// localhost (bridgetest.StartSSHD), stopped when the test ends.
 type sshServer struct {
 	port int
 	key  string // the client's private key
+	srv  *bridgetest.SSHServer
 }
 
 // startSSHD starts sshd for the test; it is killed when the test ends.
 func startSSHD(t *testing.T, extraConfig ...string) *sshServer {
 	t.Helper()
-	sshd, err := exec.LookPath("sshd")
-	if err != nil {
-		sshd = "/usr/sbin/sshd"
-	}
-	if _, err := os.Stat(sshd); err != nil {
-		t.Fatalf("sshd is not installed: run scripts/test-deps-far as root (.ci/run does)")
-	}
-	// sshd checks that the files it reads as the user are not writable
-	// by others: a directory of its own, readable by the far user.
-	dir, err := os.MkdirTemp("/tmp", "ptbssh")
+	srv, err := bridgetest.StartSSHD(strings.Join(extraConfig, ""))
 	if err != nil {
 		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
-	for _, k := range []string{"host", "client"} {
-		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, k)).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ssh-keygen: %v: %s", err, out)
-		}
-	}
-	pub, _ := os.ReadFile(filepath.Join(dir, "client.pub"))
-	os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o644)
-	os.Chmod(filepath.Join(dir, "client"), 0o600)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	config := fmt.Sprintf("Port %d\nListenAddress 127.0.0.1\nHostKey %s\nAuthorizedKeysFile %s\nPidFile none\n"+
-		"UsePAM no\nStrictModes no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"+
-		"PrintMotd no\nPrintLastLog no\nBanner none\nAcceptEnv LANG\n%s",
-		port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), strings.Join(extraConfig, ""))
-	os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(config), 0o644)
-	os.MkdirAll("/run/sshd", 0o755)
-	cmd := exec.Command(sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
-	var logs lockedBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting sshd: %v", err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
 		if t.Failed() {
-			t.Logf("sshd said:\n%s", logs.String())
+			t.Logf("sshd said:\n%s", srv.Logs())
 		}
+		srv.Close()
 	})
-	deadline := time.Now().Add(hangGuard)
-	for {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sshd did not listen on port %d: %s", port, logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return &sshServer{port: port, key: filepath.Join(dir, "client")}
+	return &sshServer{port: srv.Port, key: srv.Key, srv: srv}
 }
 
 // command is the ssh command line that logs in as user.
-func (s *sshServer) command(user string) string {
-	return fmt.Sprintf("ssh -q -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -i %s -p %d %s@127.0.0.1",
-		s.key, s.port, user)
-}
+func (s *sshServer) command(user string) string { return s.srv.Command(user) }
 
 func TestFarSSHBash(t *testing.T) {
 	needOtherUser(t)
@@ -518,4 +465,53 @@ func TestFarShellStartedInsideTheFarShell(t *testing.T) {
 		t.Fatalf("want busy while cat runs:\n%v\npane:\n%s", r, b.paneText())
 	}
 	term.typeKeys("\x03")
+}
+
+func TestFarLargeOutputOverSSHArrivesWhole(t *testing.T) {
+	needOtherUser(t)
+	srv := startSSHD(t)
+	b := newWorld(t)
+	term := b.openTerminal()
+	b.waitReady()
+	term.typeKeys(srv.command("root") + "\r")
+	b.waitPrompt(`root@.*[$#] ?$`)
+	b.run("--", "true")
+	// The bare reference of the benchmark, in between.
+	b.mustTmux("send-keys", "-t", "="+b.name+":", "seq 1 300000; true", "Enter")
+	b.waitPrompt(`root@.*[$#] ?$`)
+	var want strings.Builder
+	for i := 1; i <= 300000; i++ {
+		want.WriteString(strconv.Itoa(i))
+		want.WriteByte('\n')
+	}
+	for round := range 3 {
+		got := b.run("--", "seq 1 300000")
+		if got != want.String() {
+			i := 0
+			for i < len(got) && i < want.Len() && got[i] == want.String()[i] {
+				i++
+			}
+			t.Fatalf("round %d: %d bytes instead of %d; first difference at %d: got %q, want %q", round, len(got), want.Len(), i,
+				got[max(0, i-40):min(len(got), i+80)], want.String()[max(0, i-40):min(want.Len(), i+80)])
+		}
+	}
+}
+
+func TestFarBridgeCommandEndedByTheHuman(t *testing.T) {
+	needOtherUser(t)
+	b := newWorld(t)
+	term := b.openTerminal("--session", "box", "--", "su", "-s", "/bin/bash", otherUser)
+	prompt := regexp.MustCompile(`[$#] ?$`)
+	b.waitFor("the far prompt in the bridge box", func() bool { return prompt.MatchString(b.cursorLineOf("box")) })
+	if got := b.run("--session", "box", "--", "whoami"); got != otherUser+"\n" {
+		t.Fatalf("whoami said %q", got)
+	}
+	term.typeKeys("exit 4\r")
+	term.exited(t)
+	if !strings.Contains(term.screen(), "su -s /bin/bash "+otherUser+" ended with exit status 4") {
+		t.Fatalf("the terminal showed:\n%q", term.screen())
+	}
+	if _, err := b.tmux("has-session", "-t", "=box"); err == nil {
+		t.Fatal("the bridge box still runs")
+	}
 }

@@ -176,11 +176,68 @@ func FarLoader(kind FarKind, id ID, hooked bool) string {
 		return fmt.Sprintf(" set -g %[1]s (mktemp -d); and stty -echo; and printf '\\033]%[2]s;%[3]s;%%s\\007' %[4]s; and begin; base64 -d >$%[1]s/w; stty echo; source $%[1]s/w; end",
 			farDir, osc, readyTag, id)
 	}
+	if hooked && kind.reads() {
+		return fmt.Sprintf(" __ptybridge_l %s && eval \"$__ptybridge_w\"", id)
+	}
 	if hooked {
 		return fmt.Sprintf(" __ptybridge_l %s && . \"$%s/w\"", id, farDir)
 	}
 	return fmt.Sprintf(` %[1]s=$(mktemp -d) && stty -echo && printf '\033]%[2]s;%[3]s;%%s\007' %[4]s && { base64 -d >"$%[1]s/w"; stty echo; . "$%[1]s/w"; }`,
 		farDir, osc, readyTag, id)
+}
+
+// reads reports whether the kind's loader function reads the payload
+// with the shell's own read -s (echo off without stty) as escaped text
+// (decoded by printf %b, no base64): bash, whose read -p prints READY
+// once it has turned the echo off. (zsh prints read's prompt before, so
+// keys typed at once would be echoed: it reads with stty and base64.)
+// The cost of a call is mostly the programs the far shell starts; this
+// path starts none.
+func (k FarKind) reads() bool { return k == FarBash }
+
+// procsub reports whether the kind's far wrapper reads the command's
+// stderr through a process substitution (bash and zsh) rather than a
+// fifo and a child sh.
+func (k FarKind) procsub() bool { return k == FarBash || k == FarZsh }
+
+// TypedPayload is the wrapper as typed for the loader of kind (hooked:
+// the loader function of the hooks reads it).
+func TypedPayload(kind FarKind, hooked bool, script string) string {
+	if hooked && kind.reads() {
+		return EscapedLines(script)
+	}
+	return PayloadLines([]byte(script))
+}
+
+// EscapedLines is text as typed for the bash and zsh loader function:
+// "read -rs -d ." reads it with echo off, the line breaks are dropped,
+// and printf %b decodes it. Every byte that a terminal in canonical mode
+// or the line discipline could take for something else (control
+// characters, bytes above ASCII), the backslash and the final "." are
+// written as \0ooo; lines have at most 76 characters; "." ends it (read
+// -d puts the terminal in non-canonical mode, in bash and zsh alike, so
+// nothing may follow it: it would stay for the next reader).
+func EscapedLines(text string) string {
+	var b strings.Builder
+	b.Grow(len(text) + len(text)/8 + 4)
+	line := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		piece := ""
+		if c < 0x20 || c >= 0x7f || c == '\\' || c == '.' {
+			piece = fmt.Sprintf("\\0%03o", c)
+		} else {
+			piece = string(c)
+		}
+		if line+len(piece) > 76 {
+			b.WriteByte('\n')
+			line = 0
+		}
+		b.WriteString(piece)
+		line += len(piece)
+	}
+	b.WriteString(".")
+	return b.String()
 }
 
 // PayloadLines is data as typed into a terminal for base64 -d: lines of
@@ -209,7 +266,7 @@ func FarIntegration(kind FarKind) string {
 	case FarBash:
 		return fmt.Sprintf(bashHooks, QuotePOSIX(" __ptybridge_*"), QuotePOSIX(" "+farDir+"=")) +
 			"case $(HISTTIMEFORMAT= builtin history 1 2>/dev/null) in *'ptybridge;" + kindTag + ";'*) builtin history -d -1 2>/dev/null ;; esac\n" +
-			farLoaderFunc(posixBuiltins)
+			farReadLoaderFunc
 	case FarZsh:
 		return fmt.Sprintf(zshHooks, QuotePOSIX(" __ptybridge_")) + farLoaderFunc(zshBuiltins)
 	case FarFish:
@@ -227,6 +284,17 @@ func farLoaderFunc(b builtins) string {
 }
 `, farDir, b.printf, osc, readyTag)
 }
+
+// farReadLoaderFunc is the loader of bash: read -s turns the echo off
+// itself and then prints READY as its prompt, and the payload is decoded
+// into a variable that the typed line evals (see EscapedLines).
+const farReadLoaderFunc = `__ptybridge_l() {
+  { [ -d "${` + farDir + `-}" ] || ` + farDir + `=$(command mktemp -d); } || return
+  IFS= builtin read -rs -d . -p $'\033]` + osc + `;` + readyTag + `;'"$1"$'\007' __ptybridge_p || return
+  builtin printf -v __ptybridge_w '%b' "${__ptybridge_p//$'\n'/}"
+  unset __ptybridge_p
+}
+`
 
 const fishLoaderFunc = `function __ptybridge_l
     test -d "$` + farDir + `"; or set -g ` + farDir + ` (command mktemp -d); or return 1

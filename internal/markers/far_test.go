@@ -3,6 +3,8 @@ package markers_test
 import (
 	"bytes"
 	"encoding/base64"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -103,6 +105,37 @@ func TestFarScriptIsOneBlockWithoutMarkers(t *testing.T) {
 			if first != strings.Contains(s, "__ptybridge_l") {
 				t.Errorf("%s first=%v: the loader function goes with the hooks only", k, first)
 			}
+		}
+	}
+}
+
+// TestEscapedLinesDecodeInBashAndZsh runs the loader's decoding in the
+// real shells: every byte comes back.
+func TestEscapedLinesDecodeInBashAndZsh(t *testing.T) {
+	var all []byte
+	for c := range 256 {
+		if c != 0 { // shell variables cannot hold NUL
+			all = append(all, byte(c))
+		}
+	}
+	text := "cd /tmp && echo 'it''s' \"$HOME\" \\ . ü\ttab\nline two\r\n" + string(all) + strings.Repeat("x", 300)
+	typed := markers.EscapedLines(text)
+	for _, l := range strings.Split(typed, "\n") {
+		if len(l) > 77 {
+			t.Fatalf("a line of %d characters", len(l))
+		}
+	}
+	if strings.Count(typed, ".") != 1 || !strings.HasSuffix(typed, ".") {
+		t.Fatal("the only '.' must be the last byte")
+	}
+	decode := `IFS= read -r -d . p; printf -v w '%b' "${p//$'\n'/}"; printf '%s' "$w"`
+	for _, sh := range [][]string{{"bash", "--norc", "--noprofile", "-c", decode}, {"zsh", "-f", "-c", decode}} {
+		cmd := exec.Command(sh[0], sh[1:]...)
+		cmd.Stdin = strings.NewReader(typed)
+		cmd.Env = append(os.Environ(), "LC_ALL=C")
+		out, err := cmd.Output()
+		if err != nil || string(out) != text {
+			t.Errorf("%s: %v: decoded %d bytes of %d", sh[0], err, len(out), len(text))
 		}
 	}
 }

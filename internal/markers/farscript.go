@@ -55,6 +55,17 @@ printf '\033]` + osc + `;r;%s\007' "$2" >>"$1/f"; cat "$1/f"
 done
 : >"$1/f"; echo >&3; rm -f "$1/k.$2") &`
 
+// procsubLoop is stderrLoop for a process substitution of bash or zsh:
+// the same loop in the shell's own syntax, reading the pipe on its stdin
+// and writing to its stdout, the terminal.
+func procsubLoop(id ID, b builtins) string {
+	d := `"$` + farDir + `"`
+	return fmt.Sprintf(`set +eu; while %[1]s '\033]%[2]s;R;%%s\007' %[3]s >%[4]s/f && LC_ALL=C command dd bs=16384 count=1 2>%[4]s/s >>%[4]s/f; do `+
+		`IFS= read -r __ptybridge_r <%[4]s/s; case $__ptybridge_r in 0+0*) break;; esac; `+
+		`%[1]s '\033]%[2]s;r;%%s\007' %[3]s >>%[4]s/f; command cat %[4]s/f; done; : >%[4]s/f`,
+		b.printf, osc, id, d)
+}
+
 // frame is text printed by the shell itself as one R/r frame on stderr.
 func frameFormat(id ID) string {
 	return `\033]` + osc + `;R;` + string(id) + `\007%s\n\033]` + osc + `;r;` + string(id) + `\007`
@@ -67,7 +78,7 @@ func farErase(rows int) string {
 func farPOSIXScript(job FarJob, b builtins) string {
 	d := `"$` + farDir + `"`
 	var s strings.Builder
-	s.WriteString("{\n: >" + d + "/w\n")
+	s.WriteString("{\n: >" + d + "/w\nunset __ptybridge_w\n")
 	if job.First {
 		s.WriteString(FarIntegration(job.Kind))
 		fmt.Fprintf(&s, "%s '\\033]%s;%s;%%s;%%s;%%s;%%s\\007' %s \"$$\" \"$(command id -un 2>/dev/null)\" \"$(command uname -n 2>/dev/null)\"\n",
@@ -80,20 +91,32 @@ func farPOSIXScript(job FarJob, b builtins) string {
 		redirects += " <" + d + "/i"
 	}
 	cmd := QuotePOSIX(evalText(job.Command))
+	if job.Kind.procsub() {
+		// bash and zsh: the loop is a process substitution, which needs
+		// no fifo nor child sh; bash waits for it with wait $!, zsh by
+		// itself (it waits for those of a current-shell construct).
+		redirects = strings.Replace(redirects, " 2>"+d+"/e."+string(job.ID), " 2> >("+procsubLoop(job.ID, b)+")", 1)
+	}
 	run := fmt.Sprintf("%s %s %s%s", pagerSettings, b.eval, cmd, redirects)
 	if b == zshBuiltins {
 		run = fmt.Sprintf("() { local -x %s; %s %s; }%s", pagerSettings, b.eval, cmd, redirects)
 	}
 	fmt.Fprintf(&s, "%s '%s%%s\\n' %s\n", b.printf, farErase(job.EraseRows), QuotePOSIX(DisplayLine(job.Command)))
 	s.WriteString("__ptybridge_opts=$-\n")
-	fmt.Fprintf(&s, "command mkfifo -m 600 %[1]s/e.%[2]s %[1]s/k.%[2]s && command sh -c %[3]s sh %[1]s %[2]s\n",
-		d, job.ID, QuotePOSIX(stderrLoop))
+	if !job.Kind.procsub() {
+		fmt.Fprintf(&s, "command mkfifo -m 600 %[1]s/e.%[2]s %[1]s/k.%[2]s && command sh -c %[3]s sh %[1]s %[2]s\n",
+			d, job.ID, QuotePOSIX(stderrLoop))
+	}
 	fmt.Fprintf(&s, "%s '\\033]%s;S;%%s\\007' %s\n", b.printf, osc, job.ID)
 	s.WriteString(run + "\n")
 	s.WriteString("__ptybridge_status=$?\n")
 	fmt.Fprintf(&s, "case $-/$__ptybridge_opts in *e*/*e*) ;; *e*/*) set +e; %s '%s' %s >&2 ;; esac\n",
 		b.printf, frameFormat(job.ID), QuotePOSIX(errexitNote))
-	fmt.Fprintf(&s, "read -r __ptybridge_ep <%s/k.%s\n", d, job.ID)
+	if job.Kind == FarBash {
+		s.WriteString("wait $! 2>/dev/null\n")
+	} else if !job.Kind.procsub() {
+		fmt.Fprintf(&s, "read -r __ptybridge_ep <%s/k.%s\n", d, job.ID)
+	}
 	if job.Stdin {
 		s.WriteString(": >" + d + "/i\n")
 	}

@@ -63,14 +63,14 @@ func locateNow(panePID int) (Target, error) {
 	}
 	switch ClassifyCarrier(args) {
 	case CarriesShell:
-		if busy := carriedProgram(fg); busy != "" {
-			return Target{}, busyError(busy)
+		if busy, busyArgs := carriedProgram(fg); busy != "" {
+			return Target{}, busyError(busy, busyArgs)
 		}
 		return Target{Far: true, PID: fg, Name: name}, nil
 	case CarriesCommand:
-		return Target{}, busyError(shortCommand(args))
+		return Target{}, busyError(shortCommand(args), args)
 	}
-	return Target{}, busyError(name)
+	return Target{}, busyError(name, args)
 }
 
 // shortCommand names a carrier running a command: "ssh web1 make".
@@ -87,27 +87,27 @@ func shortCommand(args []string) string {
 // carries, and names the program that shell runs in its foreground, or
 // the program the carrier runs that is no shell. "" when all is idle as
 // far as /proc can tell.
-func carriedProgram(pid int) string {
+func carriedProgram(pid int) (string, []string) {
 	cur := pid
 	for range 8 {
 		kids := proc.Children(cur)
 		if len(kids) != 1 {
-			return ""
+			return "", nil
 		}
 		child := kids[0]
 		args := proc.Args(child)
 		if _, ok := markers.ShellFor(proc.Name(child)); ok && interactive(args) {
 			if fg, err := proc.ForegroundPID(child); err == nil && fg > 0 && fg != child {
-				return proc.Name(fg)
+				return proc.Name(fg), proc.Args(fg)
 			}
-			return ""
+			return "", nil
 		}
 		if ClassifyCarrier(args) == NotCarrier {
-			return proc.Name(child)
+			return proc.Name(child), args
 		}
 		cur = child
 	}
-	return ""
+	return "", nil
 }
 
 // The far shell has no hooks yet: what the screen shows must say that it

@@ -71,8 +71,6 @@ type relay struct {
 	instance string
 	streamed int64
 
-	exitFile string // where the status of the pane's process is recorded when it ends
-
 	typing sync.Mutex // held while typing into the pane
 	keys   io.Writer  // the pane's input
 }
@@ -93,7 +91,7 @@ func run(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, s
 	}
 	mine, _ := os.Stat(socketPath)
 	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys, instance: newInstance(),
-		inputEnded: make(chan struct{}), exitFile: strings.TrimSuffix(socketPath, ".sock") + ".exit"}
+		inputEnded: make(chan struct{})}
 	go r.acceptLoop(ln)
 	if started != nil {
 		started(r)
@@ -277,7 +275,6 @@ func (r *relay) closePaneWhenTheHumanExits(paneID string, panePID int) {
 	busy := r.current != nil
 	r.mu.Unlock()
 	if !busy {
-		recordExit(r.exitFile, paneID)
 		tmux.Run("kill-pane", "-t", paneID)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
@@ -94,6 +95,7 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 	job := markers.FarJob{ID: id, Command: req.Command, Kind: rec.Kind, First: !hooked, Stdin: forward,
 		EraseRows: (rec.PromptCol+len(loader))/max(rec.Width, 1) + 1}
 	f.carrierExit = proc.ExitOf(t.PID)
+	f.bridgeCommand = proc.Parent(t.PID) == rc.PanePID && bridge.IsCommandRunner(proc.Args(rc.PanePID))
 	if err := rc.Type(loader + "\r"); err != nil {
 		return 0, failure.From(err)
 	}
@@ -101,7 +103,7 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 	if err != nil {
 		return 0, err
 	}
-	if err := rc.Type(markers.PayloadLines([]byte(markers.FarScript(job)))); err != nil {
+	if err := rc.Type(markers.TypedPayload(rec.Kind, hooked, markers.FarScript(job))); err != nil {
 		return 0, failure.From(err)
 	}
 	if forward {
@@ -135,7 +137,10 @@ type farCall struct {
 	preMu       sync.Mutex
 	pre         []byte // the stream before START, for the INFO marker
 	carrierExit <-chan struct{}
-	toldWaiting bool
+	// bridgeCommand: the carrier is the bridge's own command (ptybridge
+	// -- ssh web1), whose end closes the bridge.
+	bridgeCommand bool
+	toldWaiting   bool
 }
 
 // probe checks the screen of a far shell without hooks and asks it what
@@ -333,10 +338,10 @@ func (f *farCall) wait(rest []byte) (int, error) {
 				return f.finish(ext, r)
 			case <-time.After(200 * time.Millisecond):
 			}
-			if f.target.PID == f.rc.PanePID {
+			if f.bridgeCommand {
 				// The carrier was the bridge's own command (ptybridge -- ssh
 				// web1): the pane closes, as when the human's shell ends.
-				f.req.Bridge.CloseDeadPane(f.rc.PaneID)
+				f.req.Bridge.ClosePane(f.rc.PaneID, f.rc.PanePID)
 				return 0, &failure.Error{
 					Msg: fmt.Sprintf("the command ended the far shell (%s), and with it the shared terminal's own command (%s): the bridge %s is closed",
 						f.rec.Kind, f.target.Name, f.req.Bridge.Name),

@@ -101,8 +101,12 @@ func describe(br *Bridge, b bridge.Bridge, paneID string, panePID int) {
 		return
 	}
 	defer rc.Close()
-	if err := rc.WaitTurn(time.Now().Add(turnPeek)); err != nil {
+	holder := ""
+	if err := rc.WaitTurn(time.Now().Add(turnPeek), func(q relay.Queued) { holder = q.Call }); err != nil {
 		br.Busy = "a ptysend call is running in it"
+		if holder != "" {
+			br.Busy += ": " + holder
+		}
 		return
 	}
 	shellPID := t.PID
