@@ -32,12 +32,19 @@ so the agent works where it takes you: another host, user or container.
   ptybridge --session box -- docker exec -it box bash
 When COMMAND ends, the terminal says with which exit status, and the
 session ends as when the last terminal closes. ptysend --sessions lists
-the bridges; the agent picks one with ptysend --session NAME.`
+the bridges; the agent picks one with ptysend --session NAME.
+
+With --confirm you approve each command of the agent's before it is typed:
+a small window over your terminal shows it; press y to run it, n or Escape
+to refuse it (the agent is told you refused). It stays on for as long as the
+shared terminal lives, whichever ptybridge terminals join it; the agent
+cannot turn it off.`
 
 type flags struct {
 	Session string           `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to open (default ptybridge-<user>)."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 	Command []string         `arg:"" optional:"" passthrough:"" placeholder:"-- COMMAND" help:"Run COMMAND in the shared terminal instead of your shell (ssh HOST, sudo -i, docker exec -it C bash)."`
+	Confirm bool             `help:"Approve each command of the agent's (and each REPL input) before it is typed: y runs it, n or Escape refuses it."`
 
 	cli.RelayFlags `embed:""`
 }
@@ -77,13 +84,13 @@ func run(args []string) int {
 	if len(command) > 0 && command[0] == "--" {
 		command = command[1:]
 	}
-	if err := open(name, command); err != nil {
+	if err := open(name, command, c.Confirm); err != nil {
 		return report(err)
 	}
 	return 0
 }
 
-func open(name string, command []string) error {
+func open(name string, command []string, confirm bool) error {
 	dir := rundir.Path()
 	if err := rundir.Ensure(dir); err != nil {
 		return err
@@ -101,20 +108,22 @@ func open(name string, command []string) error {
 		cwd = "/"
 	}
 	br := bridge.Bridge{Name: name, RuntimeDir: dir, Exe: exe}
-	if len(command) == 0 {
-		if err := br.Open(width, height, bridge.LoginShell(), cwd); err != nil {
-			return err
-		}
-		return br.Attach()
-	}
-	if br.Exists() {
+	if len(command) > 0 && br.Exists() {
 		fmt.Fprintf(os.Stderr, "ptybridge: the bridge %s runs already: joining it (%s is not started again)\n",
 			name, strings.Join(command, " "))
-		return br.Attach()
+		command = nil
 	}
 	since := time.Now().UnixNano()
 	if err := br.Open(width, height, bridge.LoginShell(), cwd, command...); err != nil {
 		return err
+	}
+	if confirm {
+		if err := br.RequireConfirm(); err != nil {
+			return err
+		}
+	}
+	if len(command) == 0 {
+		return br.Attach()
 	}
 	err = br.AttachAndWait()
 	if msg := br.CommandEnded(command, since); msg != "" {

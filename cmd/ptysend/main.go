@@ -13,7 +13,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/rundir"
+	"github.com/ptybridge/ptybridge/internal/session"
 )
 
 const description = `Run a command in the shared terminal that the user opened with ptybridge.
@@ -26,7 +28,8 @@ Quote what the shell must not expand: ptysend -- 'echo $HOME'.
 The command's stdout becomes ptysend's stdout as clean text (as a pipe would
 have carried it: no colour codes, \n line endings, progress-bar redraws
 collapsed to their last state; --raw for the exact bytes the terminal got),
-its stderr ptysend's stderr, and its exit status ptysend's exit status.
+its stderr ptysend's stderr (byte for byte, apart; the user sees it in the
+shared terminal too), and its exit status ptysend's exit status.
 Standard input is forwarded to the command unless it is a terminal; then
 the command reads the shared terminal, where the user can answer (sudo and
 ssh prompts read it anyway).
@@ -42,17 +45,29 @@ Concurrent calls run one at a time; a call that has to wait says on stderr
 which call holds the terminal, and since when.
 
 The terminal is the user's: ptysend types nothing while the user runs
-something, has a half-typed line or scrolls back; it exits 125 and the
+something, has a half-typed line or scrolls back; it exits 75 and the
 "hint:" line says what to ask the user. A command waiting for the user (a
-password prompt) is not killed by --timeout; ptysend says what it asks.
+password prompt, a [y/N] question) is not killed by --timeout, however
+short; each time one waits, ptysend says on stderr at once what the terminal
+asks ("ptysend: the terminal asks: ...") and that the user answers it there.
+--max-time still applies. A question from a program run under sudo (after
+the password) cannot be seen: --timeout applies to it.
 
 Timeouts: a command that prints nothing, on stdout or stderr, for 10s
 (--timeout) is interrupted, and so is any command after 120s in all
 (--max-time). A quiet build or test needs more: --timeout 60.
 
-Exit status: the command's own; 124 when --timeout or --max-time fired
-(Ctrl-C is sent, then Ctrl-\ 3 s later; the output so far is printed);
-125 when ptysend itself failed (no bridge, bad flags, busy terminal).
+Exit status: the command's own, or ptysend's:
+  75   the terminal is busy with something of the user's (a program, a
+       half-typed line, copy mode, a busy REPL): nothing was typed; it can
+       succeed later as it is (retry, or use --wait-free)
+  77   the user refused to run it (ptybridge --confirm): nothing was typed
+  124  --timeout or --max-time fired (Ctrl-C is sent, then Ctrl-\ 3 s
+       later; the output so far is printed), or another ptysend call held
+       the terminal past --max-time
+  125  ptysend itself failed or refused for a reason that needs you to act:
+       no bridge, bad flags, an unsupported shell, a dead REPL, a command
+       while a REPL runs
 
 REPLs (python3, node, psql...) run in the shared terminal too, where the user
 sees every evaluation:
@@ -70,6 +85,28 @@ sees every evaluation:
                      the shell is back; closing when none is open is harmless
 While a REPL runs, "ptysend -- CMD" is refused: close the REPL first.
 
+Seeing the terminal and talking to the user (these type nothing):
+  --screen           prints the screen as the user sees it now (an editor, a
+                     pager, a half-typed line...), and on stderr where the
+                     cursor is: "ptysend: cursor at row R, column C (of W x H)",
+                     counted from 1; with --json one object {rows, cursor_row,
+                     cursor_col, width, height, alternate_screen, copy_mode}.
+                     Works while the terminal is busy.
+  --notify MESSAGE   shows "[agent] MESSAGE" on the message line of the user's
+                     terminal(s) for 10 s, with the bell; returns at once
+  --wait-free DURATION
+                     with a command, --repl-start or --repl-eval: when the
+                     terminal is busy, says once on stderr what it waits for,
+                     waits up to DURATION for it to be free, then runs; exit 75
+                     with the refusal when it is still busy
+When the user opened the terminal with "ptybridge --confirm", they see each
+command and REPL input first and it runs only if they press y; when they
+refuse, ptysend exits 77 and nothing was typed (ask them why).
+
+Agents: ptysend --mcp is an MCP server (stdio) with the tools run, repl_start,
+repl_eval and repl_close; ptysend --skill prints the skill (SKILL.md) that
+says when and how to use the shared terminal.
+
 Where commands run: in whatever shell the shared terminal reaches. After the
 user types "ssh web1", "su - deploy", "sudo -i" or "docker exec -it box bash"
 there, ptysend drives the shell at the far end through the terminal itself
@@ -83,7 +120,10 @@ Examples:
   ptysend -- 'cd /srv && make test'
   ptysend --timeout 60 -- sudo apt-get update
   echo data | ptysend -- wc -c
-  ptysend --repl-start python3 && ptysend --repl-eval '1 + 1' && ptysend --repl-close`
+  ptysend --repl-start python3 && ptysend --repl-eval '1 + 1' && ptysend --repl-close
+  ptysend --screen                  # refused with 75? see what the user is doing
+  ptysend --notify 'please quit less, I would like to run the tests'
+  ptysend --wait-free 2m -- make test`
 
 // flags are ptysend's command line: the options every mode shares, then
 // the modes (modes.go), of which one runs.
@@ -94,13 +134,29 @@ type flags struct {
 	Raw     bool             `help:"Print the command's terminal output byte for byte (colours, \\r\\n line endings, progress-bar redraws) instead of clean text."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
+	// Options that go with some of the modes only (modes.go).
+	WaitFree *cli.Duration `placeholder:"DURATION" help:"With -- WORDS, --repl-start or --repl-eval: when the terminal is busy (a program, a half-typed line, copy mode, a busy REPL), wait up to this long for it to be free instead of refusing (exit 75)."`
+	JSON     bool          `name:"json" help:"With --screen: print one JSON object; with --sessions, an array of them."`
+
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
 	REPLClose replClose `embed:""`
+	MCP       mcpServer `embed:""`
+	Skill     skill     `embed:""`
 	Sessions  sessions  `embed:""`
 	Command   command   `embed:""`
 
+	// The modes that talk to the human (human.go).
+	Screen     screen     `embed:""`
+	Notify     notify     `embed:""`
+	ConfirmAsk confirmAsk `embed:""`
+
 	cli.RelayFlags `embed:""`
+	// ptysend starts itself with these to keep showing the stderr of a
+	// finished command's background jobs (session.KeepShowingStderr); the
+	// fifo is its descriptor 3.
+	LateStderr    string `hidden:"" help:"Internal: show the stderr of this call's background jobs."`
+	LateStderrTTY string `hidden:""`
 }
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -109,7 +165,7 @@ func run(args []string) int {
 	var f flags
 	parser, err := kong.New(&f,
 		kong.Name("ptysend"),
-		kong.Description(description),
+		kong.Description(helpDescription(args)),
 		kong.Vars{"version": cli.Version()},
 		kong.Exit(func(code int) {
 			if code != 0 {
@@ -122,6 +178,10 @@ func run(args []string) int {
 	}
 	if _, err := parser.Parse(args); err != nil {
 		return usageError(err.Error())
+	}
+	if f.LateStderr != "" {
+		session.KeepShowingStderr(markers.ID(f.LateStderr), f.LateStderrTTY, os.NewFile(3, "stderr fifo"))
+		return 0
 	}
 	if f.RelayFlags.Requested() {
 		if err := f.RelayFlags.Run(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/repl"
 	"github.com/ptybridge/ptybridge/internal/session"
+	"github.com/ptybridge/ptybridge/skills"
 )
 
 // A mode is one thing ptysend does: run a command, start a REPL,
@@ -33,11 +34,23 @@ type call struct {
 	Stdin            *os.File
 	Stdout, Stderr   io.Writer
 	Raw              bool
+
+	// WaitFree is --wait-free, for the modes that type (waitsForFree);
+	// JSON is --json, for those that can print it (printsJSON).
+	WaitFree time.Duration
+	JSON     bool
 }
+
+// waitsForFree is a mode that can wait for the terminal to be free
+// (--wait-free) instead of refusing.
+type waitsForFree interface{ waitsForFree() }
+
+// printsJSON is a mode that can answer in JSON (--json).
+type printsJSON interface{ printsJSON() }
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Sessions, &f.Command}
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.MCP, &f.Skill, &f.Sessions, &f.Command}
 }
 
 // mode is the one mode the command line asks for.
@@ -50,13 +63,17 @@ func (f *flags) mode() (mode, error) {
 	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --sessions, or -- WORDS, not several")
-	case f.Sessions.JSON && !f.Sessions.List:
-		return nil, errJSONAlone
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --sessions, or -- WORDS, not several")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
 		return nil, errors.New("no command given")
+	}
+	if _, ok := chosen[0].(waitsForFree); f.WaitFree != nil && !ok {
+		return nil, errors.New("--wait-free goes with -- WORDS, --repl-start or --repl-eval")
+	}
+	if _, ok := chosen[0].(printsJSON); f.JSON && !ok {
+		return nil, errors.New("--json goes with --screen")
 	}
 	return chosen[0], chosen[0].check()
 }
@@ -83,6 +100,7 @@ func (m *command) check() error {
 }
 
 func (m *command) typed() string { return strings.Join(m.Words, " ") }
+func (m *command) waitsForFree() {}
 
 func (m *command) Run(c call) (int, error) {
 	return session.Send(session.Request{
@@ -94,6 +112,7 @@ func (m *command) Run(c call) (int, error) {
 		Stdout:  c.Stdout,
 		Stderr:  c.Stderr,
 		Raw:     c.Raw,
+		Waiting: session.Waiting{WaitFree: c.WaitFree},
 	})
 }
 
@@ -105,6 +124,8 @@ type replStart struct {
 }
 
 func (m *replStart) chosen() bool { return m.Cmd != "" }
+
+func (m *replStart) waitsForFree() {}
 
 func (m *replStart) check() error {
 	if m.Continuation != "" && m.Prompt == "" {
@@ -128,6 +149,8 @@ type replEval struct {
 
 func (m *replEval) chosen() bool { return m.Expr != nil }
 
+func (m *replEval) waitsForFree() {}
+
 func (m *replEval) check() error {
 	if strings.TrimSpace(*m.Expr) == "" {
 		return errors.New("--repl-eval needs an expression")
@@ -150,20 +173,55 @@ func (m *replClose) typed() string { return "--repl-close" }
 
 func (m *replClose) Run(c call) (int, error) { return repl.Close(replRequest(c)) }
 
+// mcpServer serves the modes as MCP tools on stdin and stdout: ptysend
+// --mcp. The server is a program of its own (mcp.go).
+type mcpServer struct {
+	MCP bool `name:"mcp" help:"Serve the shared terminal to an agent as an MCP server on stdin/stdout (tools run, repl_start, repl_eval, repl_close); --timeout and --max-time set the tools' defaults."`
+}
+
+func (m *mcpServer) typed() string { return "--mcp" }
+
+func (m *mcpServer) chosen() bool { return m.MCP }
+func (m *mcpServer) check() error { return nil }
+
+func (m *mcpServer) Run(c call) (int, error) { return 0, execMCPServer(c) }
+
+// skill prints the agent skill: ptysend --skill.
+type skill struct {
+	Skill bool `help:"Print the agent skill (SKILL.md: when and how to use ptysend) and exit."`
+}
+
+func (m *skill) typed() string { return "--skill" }
+
+func (m *skill) chosen() bool { return m.Skill }
+func (m *skill) check() error { return nil }
+
+func (m *skill) Run(c call) (int, error) {
+	_, err := io.WriteString(c.Stdout, skills.PtyBridge)
+	return 0, err
+}
+
 func replRequest(c call) repl.Request {
 	return repl.Request{
 		Bridge:  c.Bridge,
 		Timeout: c.Timeout, MaxTime: c.MaxTime,
 		Stdout: c.Stdout, Stderr: c.Stderr,
+
+		WaitFree: c.WaitFree,
 	}
 }
 
 // call is what every mode gets from the shared flags.
 func (f *flags) call(b bridge.Bridge) call {
-	return call{
+	c := call{
 		Bridge:  b,
 		Timeout: time.Duration(f.Timeout), MaxTime: time.Duration(f.MaxTime),
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Raw: f.Raw,
+		Raw:  f.Raw,
+		JSON: f.JSON,
 	}
+	if f.WaitFree != nil {
+		c.WaitFree = time.Duration(*f.WaitFree)
+	}
+	return c
 }

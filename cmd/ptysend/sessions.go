@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"os"
 
 	"github.com/ptybridge/ptybridge/internal/session"
@@ -9,9 +8,10 @@ import (
 
 // sessions lists the user's bridges: ptysend --sessions [--json].
 type sessions struct {
-	List bool `name:"sessions" help:"List the user's bridges: name, user@host and shell where commands run, free or busy, attached terminals."`
-	JSON bool `name:"json" help:"With --sessions: print JSON objects."`
+	List bool `name:"sessions" help:"List the user's bridges: name, user@host and shell where commands run, free or busy, attached terminals (--json: an array of objects)."`
 }
+
+func (m *sessions) printsJSON() {}
 
 func (m *sessions) chosen() bool { return m.List }
 
@@ -23,10 +23,7 @@ func (m *sessions) Run(c call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 0, session.PrintList(c.Stdout, list, m.JSON)
+	return 0, session.PrintList(c.Stdout, list, c.JSON)
 }
-
-// errJSONAlone: --json means nothing without --sessions.
-var errJSONAlone = errors.New("--json goes with --sessions")
 
 func (m *sessions) typed() string { return "--sessions" }

@@ -17,12 +17,13 @@ import (
 // config says how many timed rounds each comparison gets.
 type config struct {
 	Trivial, Large, REPL int // rounds; each round times both contenders once
+	MCP                  int // rounds of the MCP run against ptysend -- true
 	Warmup               int // untimed rounds before each comparison
 	SeqLines             int // the large output: seq 1 SeqLines
 	MemRuns              int // untimed runs of the large output measuring memory
 }
 
-var defaultConfig = config{Trivial: 60, Large: 15, REPL: 30, Warmup: 3, SeqLines: 300000, MemRuns: 3}
+var defaultConfig = config{Trivial: 60, Large: 15, REPL: 30, MCP: 60, Warmup: 3, SeqLines: 300000, MemRuns: 3}
 
 // series is the timings of one contender.
 type series struct {
@@ -149,6 +150,17 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 		return nil, err
 	}
 	res.comparisons = append(res.comparisons, trivial)
+
+	// 1b. An MCP run of the trivial call, the server running, against the
+	// trivial call, when this ptysend serves MCP.
+	if cfg.MCP > 0 && hasMCP(w) {
+		fmt.Fprintf(progress, "MCP run: %d rounds...\n", cfg.MCP)
+		c, err := measureMCP(w, cfg)
+		if err != nil {
+			return nil, err
+		}
+		res.comparisons = append(res.comparisons, c)
+	}
 
 	// 2. A large output, checked whole, against the bare reference (whose
 	// output goes to the pane only).

@@ -19,15 +19,16 @@ import (
 // instead of hanging the run. It is no performance limit.
 const hangGuard = 60 * time.Second
 
-// buildBinaries builds ptybridge and ptysend into a new directory, the way
-// scripts/bridge does (static, CGO_ENABLED=0).
+// buildBinaries builds ptybridge, ptysend and ptysend-mcp into a new
+// directory, the way scripts/bridge does (static, CGO_ENABLED=0).
 func buildBinaries() (string, error) {
 	dir, err := os.MkdirTemp("", "ptybridge-bench-bin")
 	if err != nil {
 		return "", err
 	}
 	build := exec.Command("go", "build", "-o", dir+"/",
-		"github.com/ptybridge/ptybridge/cmd/ptybridge", "github.com/ptybridge/ptybridge/cmd/ptysend")
+		"github.com/ptybridge/ptybridge/cmd/ptybridge", "github.com/ptybridge/ptybridge/cmd/ptysend",
+		"github.com/ptybridge/ptybridge/cmd/ptysend-mcp")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -64,7 +65,7 @@ func newWorld(bin string) (w *world, err error) {
 	}()
 	w.env = append(bridgetest.Env(dir, bin), "PTYBRIDGE_SESSION="+w.name)
 	// What the human's terminal shows is of no interest here.
-	if w.human, err = bridgetest.Open(filepath.Join(bin, "ptybridge"), w.env, dir, io.Discard); err != nil {
+	if w.human, err = bridgetest.Open(nil, filepath.Join(bin, "ptybridge"), w.env, dir, io.Discard); err != nil {
 		return nil, err
 	}
 
@@ -92,11 +93,11 @@ func (w *world) close() {
 	if w.human != nil {
 		w.human.Close(hangGuard)
 	}
-	bridgetest.Remove(w.env, w.dir)
+	bridgetest.Remove(nil, w.env, w.dir)
 }
 
 // tmux runs one tmux command against the private server.
-func (w *world) tmux(args ...string) (string, error) { return bridgetest.Tmux(w.env, args...) }
+func (w *world) tmux(args ...string) (string, error) { return bridgetest.Tmux(nil, w.env, args...) }
 
 // command prepares a process of the world, killed if it hangs.
 func (w *world) command(name string, args ...string) (*exec.Cmd, context.CancelFunc) {

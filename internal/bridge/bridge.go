@@ -86,6 +86,7 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 	if err == nil {
 		os.Remove(b.ExitFile())
 		os.Remove(b.modePath()) // a new pane is not in copy mode
+		os.Remove(confirmFile(b.SocketPath()))
 		if err := b.watchMode(); err != nil {
 			return err
 		}
@@ -133,17 +134,22 @@ func (b Bridge) startRelay(replacing bool) (string, error) {
 	mine := b.SocketPath()
 	// display-message falls back to another session when the target does
 	// not exist (tmux 3.3a), so the answer must name ours.
-	out, err := tmux.Run("display-message", "-p", "-t", b.target(), "#{session_name}\t#{@ptybridge_pane}\t#{@ptybridge_relay}\t#{pane_id}")
+	out, err := tmux.Run("display-message", "-p", "-t", b.target(), "#{session_name}\t#{@ptybridge_pane}\t#{@ptybridge_relay}\t#{pane_id}\t#{"+confirmOption+"}")
 	fields := strings.Split(strings.TrimRight(out, "\n"), "\t")
-	if tmux.IsMissingSession(err) || err == nil && (len(fields) != 4 || fields[0] != b.Name) {
+	if tmux.IsMissingSession(err) || err == nil && (len(fields) != 5 || fields[0] != b.Name) {
 		return "", errNoSession
 	}
 	if err != nil {
 		return "", err
 	}
-	pane, recorded, active := fields[1], fields[2], fields[3]
+	pane, recorded, active, confirm := fields[1], fields[2], fields[3], fields[4]
 	if !replacing && recorded != "" && recorded != mine && relay.Alive(recorded) {
 		return recorded, nil
+	}
+	if confirm == "on" {
+		if err := mirrorConfirm(mine); err != nil {
+			return "", err
+		}
 	}
 	if pane == "" {
 		pane = active

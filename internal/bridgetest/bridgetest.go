@@ -2,14 +2,19 @@
 // the benchmark: an environment in which tmux's server, the runtime
 // directory and the home directory are private, so nothing touches the
 // developer's own tmux, and the human's terminal, ptybridge running in a
-// real pseudo-terminal.
+// real pseudo-terminal. The whole of a bridge can run as another user of
+// the machine (see User).
 package bridgetest
 
 import (
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,6 +22,65 @@ import (
 
 	"github.com/creack/pty"
 )
+
+// User is another user of the machine as whom a bridge runs: its tmux
+// server, ptybridge, the shell and every tool call. The tests' human is
+// ptb-human, whose sudo asks for a password (root's never does);
+// scripts/test-deps creates it. A nil *User is the user running the tests.
+type User struct {
+	Name       string
+	Home       string
+	credential *syscall.Credential
+}
+
+// LookupUser finds the user name with its groups, as setpriv
+// --init-groups would give them.
+func LookupUser(name string) (*User, error) {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("the test user %s does not exist: run scripts/test-deps as root (%v)", name, err)
+	}
+	if os.Geteuid() != 0 {
+		return nil, fmt.Errorf("the tests must run as root to act as the test user %s", name)
+	}
+	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+	cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	groups, err := u.GroupIds()
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		n, _ := strconv.ParseUint(g, 10, 32)
+		cred.Groups = append(cred.Groups, uint32(n))
+	}
+	return &User{Name: name, Home: u.HomeDir, credential: cred}, nil
+}
+
+// Runs makes cmd run as u.
+func (u *User) Runs(cmd *exec.Cmd) *exec.Cmd {
+	if u == nil {
+		return cmd
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Credential = u.credential
+	return cmd
+}
+
+// Own gives dir and everything in it to u.
+func (u *User) Own(dir string) error {
+	if u == nil {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, int(u.credential.Uid), int(u.credential.Gid))
+	})
+}
 
 // Env is the environment of a private bridge living under dir (short:
 // tmux's socket path is limited to ~104 bytes): ours, without what would
@@ -56,13 +120,14 @@ type Terminal struct {
 	once sync.Once
 }
 
-// Open starts ptybridge in a new 120x40 pseudo-terminal, in dir, with env.
-// What the terminal shows goes to shows (written from another goroutine):
-// it must be read, or tmux stalls writing to its client.
-func Open(ptybridge string, env []string, dir string, shows io.Writer, args ...string) (*Terminal, error) {
-	cmd := exec.Command(ptybridge, args...)
+// Open starts ptybridge, as the user as (nil: ourselves), in a new 120x40
+// pseudo-terminal, in dir, with env. What the terminal shows goes to shows
+// (written from another goroutine): it must be read, or tmux stalls
+// writing to its client.
+func Open(as *User, ptybridge string, env []string, dir string, shows io.Writer, args ...string) (*Terminal, error) {
+	cmd := as.Runs(exec.Command(ptybridge, args...))
 	cmd.Env, cmd.Dir = env, dir
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	f, err := startInTerminal(as, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +138,37 @@ func Open(ptybridge string, env []string, dir string, shows io.Writer, args ...s
 		close(t.Done)
 	}()
 	return t, nil
+}
+
+// startInTerminal starts cmd as the session leader of a new terminal,
+// which is its controlling terminal and standard files, as a terminal
+// window starts a shell. The terminal belongs to the user cmd runs as.
+func startInTerminal(as *User, cmd *exec.Cmd) (*os.File, error) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer tty.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+		ptmx.Close()
+		return nil, err
+	}
+	if as != nil {
+		if err := os.Chown(tty.Name(), int(as.credential.Uid), int(as.credential.Gid)); err != nil {
+			ptmx.Close()
+			return nil, err
+		}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty = true, true
+	if err := cmd.Start(); err != nil {
+		ptmx.Close()
+		return nil, err
+	}
+	return ptmx, nil
 }
 
 // Type types s as the human does, in the terminal.
@@ -94,17 +190,19 @@ func (t *Terminal) Close(guard time.Duration) {
 	})
 }
 
-// Tmux runs a tmux command against the private server of env.
-func Tmux(env []string, args ...string) (string, error) {
-	cmd := exec.Command("tmux", args...)
+// Tmux runs a tmux command, as the user as, against the private server
+// of env.
+func Tmux(as *User, env []string, args ...string) (string, error) {
+	cmd := as.Runs(exec.Command("tmux", args...))
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 
-// Remove stops the private tmux server of env and removes dir. tmux
-// daemonizes: no clean-up of the processes a test started reaches it.
-func Remove(env []string, dir string) {
-	Tmux(env, "kill-server")
+// Remove stops the private tmux server of env, run by as, and removes
+// dir. tmux daemonizes: no clean-up of the processes a test started
+// reaches it.
+func Remove(as *User, env []string, dir string) {
+	Tmux(as, env, "kill-server")
 	os.RemoveAll(dir)
 }

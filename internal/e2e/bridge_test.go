@@ -163,8 +163,8 @@ func TestBusyPaneIsRefusedWithoutTyping(t *testing.T) {
 		return strings.TrimSpace(out) == "sleep"
 	})
 	r := b.send("--", "echo agent")
-	if r.code != 125 || !strings.Contains(r.stderr, `"sleep"`) || !strings.Contains(r.stderr, "hint: ask the user") {
-		t.Fatalf("want exit 125 naming sleep and saying what to ask:\n%v", r)
+	if r.code != 75 || !strings.Contains(r.stderr, `"sleep"`) || !strings.Contains(r.stderr, "hint: ask the user") {
+		t.Fatalf("want exit 75 naming sleep and saying what to ask:\n%v", r)
 	}
 	if strings.Contains(b.paneText(), ".sh'") {
 		t.Fatalf("nothing may be typed into a busy pane:\n%s", b.paneText())
@@ -181,7 +181,7 @@ func TestBusyHintTellsHowToLeaveThePager(t *testing.T) {
 	human.typeKeys("less /etc/passwd\r")
 	b.waitFor("less to show the file", func() bool { return b.paneCommand() == "less" })
 	r := b.send("--", "echo agent")
-	expectCode(t, r, 125)
+	expectCode(t, r, 75)
 	// less ignores Ctrl-C: the hint names its own key.
 	expectStderr(t, r, `"less" is running`, "hint: ask the user to quit less in the ptybridge terminal (press q there)")
 	if strings.Contains(r.stderr, "Ctrl-C") {

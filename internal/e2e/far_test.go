@@ -290,7 +290,7 @@ func TestFarRefusesWhatItCannotDrive(t *testing.T) {
 		term.typeKeys(strings.Replace(srv.command(otherUser), "-i "+srv.key, "-o PubkeyAuthentication=no -o PreferredAuthentications=password", 1) + "\r")
 		b.waitPrompt(`password: ?$`)
 		r := b.send("--", "whoami")
-		if r.code != 125 || !strings.Contains(r.stderr, "asks for something") {
+		if r.code != 75 || !strings.Contains(r.stderr, "asks for something") {
 			t.Fatalf("want a refusal, got:\n%v\npane:\n%s", r, b.paneText())
 		}
 		if strings.Contains(b.paneText(), "printf") {
@@ -379,7 +379,7 @@ func TestFarSudoWithThePasswordTypedByTheHuman(t *testing.T) {
 	suOther(t, b, term, "/bin/bash")
 	term.typeKeys("sudo -k; sudo -i\r")
 	b.waitPrompt(`password for ` + otherUser + `: ?$`)
-	if r := b.send("--", "whoami"); r.code != 125 || !strings.Contains(r.stderr, "asks for something") {
+	if r := b.send("--", "whoami"); r.code != 75 || !strings.Contains(r.stderr, "asks for something") {
 		t.Fatalf("want a refusal while sudo asks for the password:\n%v", r)
 	}
 	term.typeKeys("ptb-other-pw\r")
@@ -397,7 +397,7 @@ func TestFarSudoWithThePasswordTypedByTheHuman(t *testing.T) {
 		out, _ := exec.Command("pgrep", "-x", "-u", "root", "sleep").Output()
 		return len(out) > 0
 	})
-	if r := b.send("--", "true"); r.code != 125 || !strings.Contains(r.stderr, "busy") {
+	if r := b.send("--", "true"); r.code != 75 || !strings.Contains(r.stderr, "busy") {
 		t.Fatalf("want busy while the human's sleep runs:\n%v", r)
 	}
 	term.typeKeys("\x03")
@@ -461,7 +461,7 @@ func TestFarShellStartedInsideTheFarShell(t *testing.T) {
 	// A program of the human's that shows no prompt stays busy.
 	term.typeKeys("cat\r")
 	b.waitFor("cat at the far end", func() bool { return strings.TrimSpace(b.cursorLine()) == "" })
-	if r := b.send("--", "true"); r.code != 125 || !strings.Contains(r.stderr, "busy") {
+	if r := b.send("--", "true"); r.code != 75 || !strings.Contains(r.stderr, "busy") {
 		t.Fatalf("want busy while cat runs:\n%v\npane:\n%s", r, b.paneText())
 	}
 	term.typeKeys("\x03")

@@ -16,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
+
 	"github.com/ptybridge/ptybridge/internal/bridgetest"
 )
 
-// bin holds the ptybridge and ptysend binaries built for this run.
+// bin holds the ptybridge, ptysend and ptysend-mcp binaries built for this run.
 var bin string
 
 // hangGuard bounds every wait of the harness so that a broken build fails
@@ -38,11 +40,15 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	build := exec.Command("go", "build", "-o", dir+"/", "../../cmd/ptybridge", "../../cmd/ptysend")
+	build := exec.Command("go", "build", "-o", dir+"/", "../../cmd/ptybridge", "../../cmd/ptysend", "../../cmd/ptysend-mcp")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building the binaries failed:", err)
 		os.Exit(1)
+	}
+	// The test user (asUser) runs them too.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		panic(err)
 	}
 	bin = dir
 	code := m.Run()
@@ -57,6 +63,7 @@ type bridge struct {
 	dir   string // short: tmux socket paths are limited to ~104 bytes
 	env   []string
 	name  string
+	user  *bridgetest.User // who runs every process of the world; nil: we do
 	mu    sync.Mutex
 	terms []*terminal
 }
@@ -85,6 +92,29 @@ func withHomeFile(name, content string) option {
 	}
 }
 
+// testHuman is the test user whose sudo asks for a password, created by
+// scripts/test-deps, and testHumanPassword that password.
+const (
+	testHuman         = "ptb-human"
+	testHumanPassword = "ptb-human-pw"
+)
+
+// asUser runs the whole world of the test as another user of the
+// machine: the private tmux server, ptybridge in the human's terminal,
+// the shell, every ptysend call and the harness's own tmux calls. The
+// test's directory is theirs. A missing user fails the test.
+func asUser(name string) option {
+	return func(b *bridge) {
+		u, err := bridgetest.LookupUser(name)
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		b.user, b.name = u, "ptybridge-"+name
+		b.setenv("USER", name)
+		b.setenv("LOGNAME", name)
+	}
+}
+
 // newWorld prepares the private environment without opening a terminal.
 func newWorld(t *testing.T, opts ...option) *bridge {
 	t.Helper()
@@ -93,10 +123,13 @@ func newWorld(t *testing.T, opts ...option) *bridge {
 		t.Fatal(err)
 	}
 	b := &bridge{t: t, dir: dir, name: "ptybridge-" + currentUser(), env: bridgetest.Env(dir, bin)}
+	t.Cleanup(b.cleanup)
 	for _, o := range opts {
 		o(b)
 	}
-	t.Cleanup(b.cleanup)
+	if err := b.user.Own(dir); err != nil {
+		t.Fatal(err)
+	}
 	return b
 }
 
@@ -147,11 +180,11 @@ func (b *bridge) cleanup() {
 	for _, term := range terms {
 		term.close()
 	}
-	bridgetest.Remove(b.env, b.dir)
+	bridgetest.Remove(b.user, b.env, b.dir)
 }
 
 // tmux runs a tmux command against the test's private server.
-func (b *bridge) tmux(args ...string) (string, error) { return bridgetest.Tmux(b.env, args...) }
+func (b *bridge) tmux(args ...string) (string, error) { return bridgetest.Tmux(b.user, b.env, args...) }
 
 // mustTmux is tmux for commands that must succeed.
 func (b *bridge) mustTmux(args ...string) string {
@@ -174,7 +207,7 @@ func (b *bridge) openTerminal(args ...string) *terminal {
 	b.t.Helper()
 	term := &terminal{}
 	var err error
-	term.Terminal, err = bridgetest.Open(filepath.Join(bin, "ptybridge"), b.env, b.dir, &term.shown, args...)
+	term.Terminal, err = bridgetest.Open(b.user, filepath.Join(bin, "ptybridge"), b.env, b.dir, &term.shown, args...)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -275,7 +308,7 @@ func (b *bridge) sendWith(stdin io.Reader, args ...string) result {
 func (b *bridge) ptysend(stdin io.Reader, args ...string) *exec.Cmd {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*hangGuard)
 	b.t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "ptysend"), args...)
+	cmd := b.user.Runs(exec.CommandContext(ctx, filepath.Join(bin, "ptysend"), args...))
 	cmd.Env = b.env
 	cmd.Stdin = stdin
 	cmd.Cancel = func() error {
@@ -337,3 +370,85 @@ func (b *bridge) waitForCopyMode(on bool) {
 		return strings.TrimSpace(string(m)) == want
 	})
 }
+
+// running is a ptysend call under way, whose output the test watches.
+type running struct {
+	cmd            *exec.Cmd
+	stdout, stderr *lockedBuffer
+	closeStdin     func()
+}
+
+// start runs ptysend with args without waiting for it. With fromTerminal,
+// its stdin is a terminal of its own (as in an agent's interactive
+// session), so the command reads the shared terminal, where the human
+// answers; otherwise stdin is /dev/null, which the command gets.
+func (b *bridge) start(fromTerminal bool, args ...string) *running {
+	b.t.Helper()
+	r := &running{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, closeStdin: func() {}}
+	r.cmd = b.ptysend(nil, args...)
+	if fromTerminal {
+		ptmx, tty, err := pty.Open()
+		must(b.t, err)
+		if b.user != nil {
+			must(b.t, b.user.Own(tty.Name()))
+		}
+		r.cmd.Stdin = tty
+		r.closeStdin = func() { tty.Close(); ptmx.Close() }
+	}
+	r.cmd.Stdout, r.cmd.Stderr = r.stdout, r.stderr
+	must(b.t, r.cmd.Start())
+	b.t.Cleanup(func() { r.closeStdin() })
+	return r
+}
+
+// wait waits for the call to end and returns what it returned.
+func (r *running) wait(t *testing.T) result {
+	t.Helper()
+	r.cmd.Wait()
+	r.closeStdin()
+	return result{r.stdout.String(), r.stderr.String(), r.cmd.ProcessState.ExitCode()}
+}
+
+// waitForScreen waits until the human's terminal shows text: what tmux
+// drew there, without its escape sequences.
+func (b *bridge) waitForScreen(term *terminal, text string) {
+	b.t.Helper()
+	b.waitFor(fmt.Sprintf("the human's screen to show %q", text), func() bool {
+		return strings.Contains(screenText(term.screen()), text)
+	})
+}
+
+// screenText is what a terminal drew, with the escape sequences (CSI,
+// OSC and the two-byte ones) left out.
+func screenText(drawn string) string {
+	var b strings.Builder
+	for i := 0; i < len(drawn); i++ {
+		c := drawn[i]
+		if c != 0x1b || i+1 >= len(drawn) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch drawn[i] {
+		case '[': // CSI: parameters up to a final byte
+			for i+1 < len(drawn) && (drawn[i+1] < 0x40 || drawn[i+1] > 0x7e) {
+				i++
+			}
+			i++
+		case ']', 'P', '_': // strings up to BEL or ST
+			for i+1 < len(drawn) && drawn[i+1] != 0x07 && !(drawn[i+1] == 0x1b && i+2 < len(drawn) && drawn[i+2] == '\\') {
+				i++
+			}
+			if i+1 < len(drawn) && drawn[i+1] == 0x1b {
+				i++
+			}
+			i++
+		case '(', ')': // charset: one more byte
+			i++
+		}
+	}
+	return b.String()
+}
+
+// paneLines are the lines the shared pane shows, scrollback included.
+func (b *bridge) paneLines() []string { return strings.Split(b.paneText(), "\n") }

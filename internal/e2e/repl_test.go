@@ -345,7 +345,7 @@ func TestUserTypingDuringAnEval(t *testing.T) {
 	// Their keys now wait at the prompt: never spliced into, never lost.
 	b.waitFor("the user's keys at the prompt", func() bool { return strings.Contains(b.paneText(), ">>> abc") })
 	r := b.send("--repl-eval", "1 + 1")
-	expectCode(t, r, 125)
+	expectCode(t, r, 75)
 	expectStderr(t, r, "the user is typing", "hint: ")
 	b.terms[0].typeKeys("\x15") // Ctrl-U: the user clears their line
 	b.waitFor("the line to be clear", func() bool { return b.send("--repl-eval", "2 + 2").stdout == "4\n" })
@@ -529,7 +529,7 @@ func TestUserTypingAtTheREPLPromptBetweenEvals(t *testing.T) {
 	b.waitFor("the user's keys at the prompt", func() bool { return strings.Contains(b.paneText(), ">>> abc") })
 	for range 2 {
 		r := b.send("--repl-eval", "x + 1")
-		expectCode(t, r, 125)
+		expectCode(t, r, 75)
 		expectStderr(t, r, "the user is typing", "hint: ")
 	}
 	// Without tmux to look, it must not type either.
@@ -553,7 +553,7 @@ func TestCopyModeRefusesAnEvalKnownFromTheStream(t *testing.T) {
 	b.terms[0].typeKeys("\x02[") // the prefix, then [: the human scrolls back
 	b.waitForCopyMode(true)
 	r := b.sendWithoutTmux("--repl-eval", "x + 1")
-	expectCode(t, r, 125)
+	expectCode(t, r, 75)
 	expectStderr(t, r, "copy mode", "press q")
 	b.terms[0].typeKeys("q")
 	b.waitForCopyMode(false)

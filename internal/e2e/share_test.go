@@ -51,7 +51,7 @@ func TestHalfTypedLineIsLeftIntact(t *testing.T) {
 			b.waitFor("the human's keys to show", func() bool { return strings.Contains(b.paneText(), "echo human-was-") })
 
 			r := b.send("--max-time", "3", "--", "echo agent")
-			if r.code != 125 || !strings.Contains(r.stderr, "not pressed Enter") || !strings.Contains(r.stderr, "hint: ask the user") {
+			if r.code != 75 || !strings.Contains(r.stderr, "not pressed Enter") || !strings.Contains(r.stderr, "hint: ask the user") {
 				t.Fatalf("want a refusal that explains the half-typed line:\n%v", r)
 			}
 			human.typeKeys("here\r")
@@ -83,7 +83,7 @@ func TestShellBusyWithBuiltinsIsRefused(t *testing.T) {
 			human.typeKeys(c.keys)
 			b.waitFor("the shell to run the human's command", func() bool { return c.running(b) })
 			r := b.send("--", "echo agent")
-			if r.code != 125 || !strings.Contains(r.stderr, "running a command of the user's") {
+			if r.code != 75 || !strings.Contains(r.stderr, "running a command of the user's") {
 				t.Fatalf("to tmux the shell looks idle; the agent must still see it is busy:\n%v", r)
 			}
 			if strings.Contains(b.paneText(), "echo agent") {
@@ -114,7 +114,7 @@ func TestCopyModeIsRespected(t *testing.T) {
 	b.waitForCopyMode(true)
 
 	r := b.send("--", "echo agent")
-	if r.code != 125 || !strings.Contains(r.stderr, "copy mode") || !strings.Contains(r.stderr, "press q") {
+	if r.code != 75 || !strings.Contains(r.stderr, "copy mode") || !strings.Contains(r.stderr, "press q") {
 		t.Fatalf("want a refusal naming copy mode:\n%v", r)
 	}
 	if b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_in_mode}") != "1" {
@@ -162,7 +162,7 @@ func TestACommandWaitingForTheHumanIsNotKilledByTheNoOutputTimeout(t *testing.T)
 	// The human answers only once ptysend has noticed the wait, that is
 	// after the no-output timeout passed at least once.
 	b.waitFor("ptysend to say the command waits for the user", func() bool {
-		return strings.Contains(stderr.String(), "waiting for input")
+		return strings.Contains(stderr.String(), "the terminal asks")
 	})
 	b.terms[0].typeKeys("s3cret\r")
 	cmd.Wait()
@@ -171,7 +171,7 @@ func TestACommandWaitingForTheHumanIsNotKilledByTheNoOutputTimeout(t *testing.T)
 	if code := cmd.ProcessState.ExitCode(); code != 0 || stdout.String() != "Secret: \nTrue\n" {
 		t.Fatalf("want exit 0 and True, got %d, %q, stderr %q", code, stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stderr.String(), `"Secret:"`) || strings.Count(stderr.String(), "waiting for input") != 1 {
+	if !strings.Contains(stderr.String(), `"Secret:"`) || strings.Count(stderr.String(), "the terminal asks") != 1 {
 		t.Fatalf("want one notice quoting the prompt, got %q", stderr.String())
 	}
 }
@@ -268,7 +268,9 @@ func TestSetELeftOnIsTurnedOffAgain(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "turned on set -e") {
 		t.Fatalf("want a note that set -e was turned off:\n%v", r)
 	}
-	b.terms[0].typeKeys("false\r") // the human's next failing command
+	b.terms[0].typeKeys("false; echo human-done\r") // the human's next failing command
+	// Their keys still in flight would read as a half-typed line.
+	b.waitFor("the human's command to run", func() bool { return strings.Contains(b.paneText(), "\nhuman-done") })
 	if got := b.run("--", "echo $$; case $- in *e*) echo still-e;; esac"); got != pid {
 		t.Fatalf("the shell must survive the human's failing command with errexit off: was %q, now %q", pid, got)
 	}
@@ -310,7 +312,7 @@ func TestKeysTypedAheadDuringACommandAreNotTypedOver(t *testing.T) {
 	b.waitFor("the keys' echo", func() bool { return strings.Contains(b.paneText(), "echo typed-ahead") })
 	must(t, cmd.Wait())
 	r := b.send("--", "echo agent")
-	if r.code != 125 || !strings.Contains(r.stderr, "not pressed Enter") {
+	if r.code != 75 || !strings.Contains(r.stderr, "not pressed Enter") {
 		t.Fatalf("the human's typeahead is their line: want a refusal, got:\n%v", r)
 	}
 	b.terms[0].typeKeys("\r")

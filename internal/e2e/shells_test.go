@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // testShell is one shell the human may use in the shared terminal, with
@@ -97,6 +99,42 @@ func TestEveryShellKeepsTheContract(t *testing.T) {
 					}
 				})
 			}
+			t.Run("stderr shows in the terminal, exact and apart from stdout", func(t *testing.T) {
+				outs, errs := interleavedFiles(t, b)
+				// cat, >&2 and ; are the same in all four shells.
+				var cmd []string
+				for i := range outs {
+					cmd = append(cmd, "cat "+outs[i].path, "cat "+errs[i].path+" >&2")
+				}
+				r := b.send("--", strings.Join(cmd, "; "))
+				wantOut, wantErr := joined(outs), joined(errs)
+				if r.code != 0 || r.stdout != wantOut || r.stderr != wantErr {
+					t.Fatalf("want exit 0, stdout %q, stderr %q; got:\n%v", abbrev(wantOut), abbrev(wantErr), r)
+				}
+				// The last part has no newline: the prompt follows it on its line.
+				for _, line := range []string{"stderr part 0 ends here", "stderr part 2 ends here"} {
+					if !slices.ContainsFunc(b.paneLines(), func(l string) bool { return strings.Contains(l, line) }) {
+						t.Fatalf("the terminal does not show %q; the pane shows:\n%s", line, b.paneText())
+					}
+				}
+			})
+			t.Run("a question on stderr without a newline shows, and the human answers it", func(t *testing.T) {
+				call := b.start(true, "--", "printf 'Your answer? ' >&2; head -n 1")
+				b.waitFor("the question on the cursor line", func() bool {
+					lines := b.paneLines()
+					return slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Your answer? ") })
+				})
+				time.Sleep(humanReaction)
+				b.terms[0].typeKeys("forty-two\r")
+				r := call.wait(t)
+				// The terminal echoes the answer (stdout, as over ssh -t), then head prints it.
+				if r.code != 0 || r.stdout != "forty-two\nforty-two\n" {
+					t.Fatalf("want exit 0 and the answer, got:\n%v", r)
+				}
+				if !strings.HasPrefix(r.stderr, "Your answer? ") || strings.Count(r.stderr, theTerminalAsks("Your answer?")) != 1 {
+					t.Fatalf("want the question, then one note about it, on stderr; got %q", r.stderr)
+				}
+			})
 			t.Run("a syntax error fails with a message and ends the call", func(t *testing.T) {
 				r := b.send("--", "echo (")
 				if r.code == 0 || r.stdout != "" || r.stderr == "" {
@@ -120,6 +158,57 @@ func TestEveryShellKeepsTheContract(t *testing.T) {
 			})
 		})
 	}
+}
+
+// part is one file of output for a command to cat.
+type part struct{ path, content string }
+
+// interleavedFiles writes three parts of stdout and three of stderr for a
+// command to print in turn: a few KB of stderr with TABs, CRs, UTF-8 and
+// bytes that are not, and no trailing newline; plain lines of stdout.
+func interleavedFiles(t *testing.T, b *bridge) (outs, errs []part) {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range 3 {
+		var e strings.Builder
+		for j := range 40 {
+			fmt.Fprintf(&e, "err %d.%d\tcol\x01\r\xff\xfe é 🎉 %s\n", i, j, strings.Repeat("x", j))
+		}
+		fmt.Fprintf(&e, "stderr part %d ends here", i)
+		if i < 2 {
+			e.WriteString("\n")
+		}
+		out := fmt.Sprintf("out %d\n\tindented\n", i)
+		outs = append(outs, writePart(t, dir, fmt.Sprintf("out%d", i), out))
+		errs = append(errs, writePart(t, dir, fmt.Sprintf("err%d", i), e.String()))
+	}
+	if b.user != nil {
+		must(t, b.user.Own(dir))
+	}
+	return outs, errs
+}
+
+func writePart(t *testing.T, dir, name, content string) part {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	must(t, os.WriteFile(p, []byte(content), 0o644))
+	return part{p, content}
+}
+
+func joined(parts []part) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.content)
+	}
+	return b.String()
+}
+
+// abbrev shortens a long text for a failure message.
+func abbrev(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	return s[:100] + "…" + s[len(s)-100:]
 }
 
 // expectUsable checks that the shell still runs commands, state intact.
@@ -416,7 +505,7 @@ func TestFishPromptsLookTheSameWithTheHooks(t *testing.T) {
 			checkUnaffectedCalls(t, b)
 			human.typeKeys("echo half")
 			b.waitFor("the human's keys to show", func() bool { return strings.Contains(b.paneText(), "echo half") })
-			if r := b.send("--", "echo agent"); r.code != 125 || !strings.Contains(r.stderr, "not pressed Enter") {
+			if r := b.send("--", "echo agent"); r.code != 75 || !strings.Contains(r.stderr, "not pressed Enter") {
 				t.Fatalf("want a refusal of the half-typed line:\n%v", r)
 			}
 		})

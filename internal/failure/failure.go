@@ -9,6 +9,14 @@ import "errors"
 
 // Exit codes of ptysend for outcomes that are not the command's own.
 const (
+	// ExitBusy (EX_TEMPFAIL, "try again later"): a refusal that can
+	// succeed later on its own, because of what the user is doing in the
+	// shared terminal (a program, a half-typed line, copy mode, a busy
+	// REPL). Nothing was typed.
+	ExitBusy = 75
+	// ExitRefused (EX_NOPERM): the user refused to run the command
+	// (ptybridge --confirm). Nothing was typed.
+	ExitRefused = 77
 	ExitTimeout = 124 // a timeout fired (as coreutils timeout)
 	ExitFailure = 125 // ptysend itself failed
 )

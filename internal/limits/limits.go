@@ -1,7 +1,8 @@
 // Package limits holds the time limits of one ptysend call: the
 // no-output and overall timeouts, the grace of each phase of the
-// two-phase kill, and the signals that stop a call early. It only keeps
-// time; what is interrupted, and how, is its callers' business.
+// two-phase kill, and the signals and the cancellation that stop a call
+// early. It only keeps time; what is interrupted, and how, is its
+// callers' business.
 package limits
 
 import (
@@ -9,6 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/ptybridge/ptybridge/internal/failure"
 )
 
 // KillGrace is how long each phase of the two-phase kill waits for the
@@ -62,4 +65,21 @@ func NotifyStop() (signals chan os.Signal, stop func()) {
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, StopSignals...)
 	return c, func() { signal.Stop(c) }
+}
+
+// Cancelled reports whether cancel is closed: the caller gave the call up
+// (a cancelled MCP request). A nil channel is never closed.
+func Cancelled(cancel <-chan struct{}) bool {
+	select {
+	case <-cancel:
+		return true
+	default:
+		return false
+	}
+}
+
+// ErrCancelled is a call cancelled before it typed anything.
+var ErrCancelled = &failure.Error{
+	Msg:  "the call was cancelled before its turn at the shared terminal; nothing was typed",
+	Hint: "run it again if you still need it",
 }

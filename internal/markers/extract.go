@@ -14,9 +14,10 @@ import (
 // (ONLCR); the extractor turns each "\r\n" back into "\n", which restores
 // the command's bytes exactly, its own "\r"s included. Everything before
 // START (the echo of the typed line, the shell's escape sequences) and after
-// END (the next prompt) is dropped. Output is passed on as soon as it cannot
-// be the beginning of the END marker, so long outputs stream with bounded
-// memory.
+// END (the next prompt) is dropped, and so are the frames of stderr that
+// ptysend wrote to the terminal (see AppendStderrFrame). Output
+// is passed on as soon as it cannot be the beginning of the END marker or
+// of a frame, so long outputs stream with bounded memory.
 type Extractor struct {
 	out     io.Writer
 	start   []byte
@@ -27,6 +28,7 @@ type Extractor struct {
 	pending []byte // bytes held back: a possible marker prefix or a lone '\r'
 	joined  []byte // pending followed by the next chunk
 	scratch []byte
+	frames  frameFilter
 	err     error
 }
 
@@ -44,7 +46,7 @@ func (e *Extractor) Done() bool { return e.done }
 // Holding reports whether bytes are held back for the next chunk (a
 // possible marker prefix, a lone '\r'): what Out got so far is then not
 // yet all the stream fed so far.
-func (e *Extractor) Holding() bool { return len(e.pending) > 0 }
+func (e *Extractor) Holding() bool { return len(e.pending) > 0 || e.frames.holding() }
 
 // Status is the command's exit status, once Done.
 func (e *Extractor) Status() int { return e.status }
@@ -56,15 +58,8 @@ func (e *Extractor) Write(p []byte) (int, error) {
 		return n, e.err
 	}
 	data := p
-	if len(e.pending) > 0 {
-		// The buffers are reused: a chunk often ends with a held '\r', and
-		// a new slice per chunk made ptysend's memory grow with the output
-		// (no GC runs in so short a process): +0.5 MiB for seq 1 300000.
-		e.joined = append(append(e.joined[:0], e.pending...), p...)
-		data = e.joined
-		e.pending = e.pending[:0]
-	}
 	if !e.started {
+		data = e.join(data)
 		i := bytes.Index(data, e.start)
 		if i < 0 {
 			e.hold(data[len(data)-heldPrefix(data, e.start):])
@@ -73,8 +68,21 @@ func (e *Extractor) Write(p []byte) (int, error) {
 		e.started = true
 		data = data[i+len(e.start):]
 	}
-	e.consume(data)
+	e.consume(e.join(e.frames.filter(data)))
 	return n, e.err
+}
+
+// join puts the bytes held back from the last chunk before data.
+func (e *Extractor) join(data []byte) []byte {
+	if len(e.pending) == 0 {
+		return data
+	}
+	// The buffers are reused: a chunk often ends with a held '\r', and
+	// a new slice per chunk made ptysend's memory grow with the output
+	// (no GC runs in so short a process): +0.5 MiB for seq 1 300000.
+	e.joined = append(append(e.joined[:0], e.pending...), data...)
+	e.pending = e.pending[:0]
+	return e.joined
 }
 
 // consume handles output after START: everything up to END goes out.
@@ -107,7 +115,8 @@ func (e *Extractor) consume(data []byte) {
 }
 
 // hold keeps b (a copy) for the next chunk. b never lies in e.pending's
-// own storage: it is part of the caller's chunk or of e.joined.
+// own storage: it is part of the caller's chunk, of e.joined or of the
+// frame filter's buffers.
 func (e *Extractor) hold(b []byte) {
 	e.pending = append(e.pending[:0], b...)
 }

@@ -202,6 +202,7 @@ func extractCases() []extractCase {
 			want:   finished("x", 7),
 		},
 	}
+	cases = append(cases, frameCases()...)
 	for _, status := range []int{0, 1, 2, 127, 130, 255} {
 		cases = append(cases, extractCase{
 			name:   fmt.Sprintf("status %d", status),
@@ -210,6 +211,84 @@ func extractCases() []extractCase {
 		})
 	}
 	return cases
+}
+
+// frameCases: the command's stderr, which ptysend writes to the terminal
+// framed (see markers.AppendStderrFrame), is not stdout.
+func frameCases() []extractCase {
+	start, end := markers.Start(ourID), markers.End(ourID, 0)
+	return []extractCase{
+		{
+			name:   "a frame of stderr between output is dropped",
+			stream: call(typedEcho, "out 1\n", 0, nextPrompt)[:len(typedEcho+start)+len("out 1\r\n")] + errFrame(ourID, "err\n") + "out 2\r\n" + end,
+			want:   finished("out 1\nout 2\n", 0),
+		},
+		{
+			name:   "frames right after START and right before END",
+			stream: typedEcho + start + errFrame(ourID, "first") + "x" + errFrame(ourID, "last\n") + end + nextPrompt,
+			want:   finished("x", 0),
+		},
+		{
+			name:   "frames back to back, one of them empty",
+			stream: start + errFrame(ourID, "a\n") + errFrame(ourID, "") + errFrame(ourID, "b\tc\rd") + "out" + end,
+			want:   finished("out", 0),
+		},
+		{
+			name:   "a prompt without a newline, then the human's answer echoed",
+			stream: start + errFrame(ourID, "Continue? [y/N] ") + "y\r\n" + "done\r\n" + end,
+			want:   finished("y\ndone\n", 0),
+		},
+		{
+			name:   "a frame between the command's CR and the tty's CRLF",
+			stream: start + "a\r" + errFrame(ourID, "e\n") + "\r\n" + end,
+			want:   finished("a\r\n", 0),
+		},
+		{
+			name:   "a frame between CR and LF: gone as if never written",
+			stream: start + "a\r" + errFrame(ourID, "e") + "\nb" + end,
+			want:   finished("a\nb", 0),
+		},
+		{
+			name:   "stderr holding our END marker does not end the call",
+			stream: start + "x" + errFrame(ourID, markers.End(ourID, 3)) + "y" + markers.End(ourID, 4),
+			want:   finished("xy", 4),
+		},
+		{
+			name:   "stderr holding an opening marker of ours ends at the first end marker",
+			stream: start + errFrame(ourID, string(markers.AppendStderrFrame(nil, ourID, nil))[:len(errFrame(ourID, ""))/2]+"z") + "out" + end,
+			want:   finished("out", 0),
+		},
+		{
+			name:   "a frame of another call (its background job's stderr) is dropped too",
+			stream: start + "a" + errFrame(otherID, "theirs\n") + "b" + end,
+			want:   finished("ab", 0),
+		},
+		{
+			name:   "an opening marker with a cut-short id is output",
+			stream: start + strings.Replace(errFrame(ourID, "x"), "def\a", "de\a", 1) + end,
+			want:   finished(strings.Replace(errFrame(ourID, "x"), "def\a", "de\a", 1), 0),
+		},
+		{
+			name:   "a frame ends only with the end marker of its own id",
+			stream: start + string(opener) + "x" + errFrame(otherID, "")[len(errFrame(otherID, ""))/2:] + "y" + string(closer) + "z" + end,
+			want:   finished("z", 0),
+		},
+		{
+			name:   "an end marker alone is output",
+			stream: start + "a" + errFrame(ourID, "")[len(errFrame(ourID, ""))/2:] + "b" + end,
+			want:   finished("a"+errFrame(ourID, "")[len(errFrame(ourID, ""))/2:]+"b", 0),
+		},
+		{
+			name:   "a frame before START is dropped with everything else there",
+			stream: errFrame(ourID, "early") + call(typedEcho, "out\n", 0, nextPrompt),
+			want:   finished("out\n", 0),
+		},
+		{
+			name:   "an opening marker without its end yet holds what follows back",
+			stream: start + "a" + errFrame(ourID, "cut short")[:len(errFrame(ourID, ""))/2+4],
+			want:   result{out: "a", started: true},
+		},
+	}
 }
 
 func TestExtractorOneChunk(t *testing.T) {
@@ -332,6 +411,27 @@ func TestExtractorChunkBoundaries(t *testing.T) {
 			check(t, fmt.Sprintf("chunks %q", tt.chunks), feed(t, tt.chunks...), tt.want)
 		})
 	}
+}
+
+// An opening marker that no end marker follows within a frame's greatest
+// length was not written by ptysend: it is output, and END after it ends
+// the call, however the stream is chunked.
+func TestExtractorTakesALoneOpeningMarkerForOutput(t *testing.T) {
+	opener := errFrame(ourID, "")[:len(errFrame(ourID, ""))/2]
+	filler := strings.Repeat("y", markers.MaxStderrFrame)
+	stream := markers.Start(ourID) + "x" + opener + filler + markers.End(ourID, 2) + nextPrompt
+	want := finished("x"+opener+filler, 2)
+	check(t, "one chunk", feed(t, stream), want)
+	var chunks []string
+	for i := 0; i < len(stream); i += 1000 {
+		chunks = append(chunks, stream[i:min(len(stream), i+1000)])
+	}
+	check(t, "chunks of 1000", feed(t, chunks...), want)
+	// Its end right at the limit makes a frame; one byte later, output.
+	body := strings.Repeat("z", markers.MaxStderrFrame-len(errFrame(ourID, "")))
+	check(t, "a frame of the greatest length", feed(t, markers.Start(ourID)+errFrame(ourID, body)+markers.End(ourID, 0)), finished("", 0))
+	long := errFrame(ourID, body+"z")
+	check(t, "one byte longer", feed(t, markers.Start(ourID)+long+markers.End(ourID, 0)), finished(long, 0))
 }
 
 // Output is passed on as soon as it cannot be part of END or of a "\r\n"

@@ -28,6 +28,12 @@ func call(before, out string, status int, after string) string {
 	return before + markers.Start(ourID) + onlcr(out) + markers.End(ourID, status) + after
 }
 
+// errFrame is a piece of the command's stderr as ptysend frames it on
+// the terminal for id, and as the tty passes it on.
+func errFrame(id markers.ID, piece string) string {
+	return onlcr(string(markers.AppendStderrFrame(nil, id, []byte(piece))))
+}
+
 // result is everything an Extractor reports after a stream.
 type result struct {
 	out     string

@@ -54,8 +54,17 @@ type Job struct {
 	ID ID
 	// Command is shell code for the pane's shell, as the agent wrote it.
 	Command string
-	// StderrPath receives the command's standard error.
+	// StderrPath receives the command's standard error: the terminal
+	// (/dev/tty), or a fifo that ptysend reads.
 	StderrPath string
+	// AckPath, for a StderrPath that is ptysend's fifo, is a second fifo
+	// that ptysend holds open for writing. After the command the wrapper
+	// writes the StderrDone token into StderrPath and waits to read
+	// AckPath until ptysend closes it: ptysend has then put all the
+	// command's stderr on the terminal, which must show before END and the
+	// next prompt. A ptysend that is gone has closed it too: the wait
+	// never outlives ptysend.
+	AckPath string
 	// StdinPath, when set, is read as the command's standard input;
 	// otherwise the command reads the terminal, as a typed command would.
 	StdinPath string
@@ -79,18 +88,18 @@ func Script(sh Shell, job Job) string {
 	return posixScript(job, posixBuiltins)
 }
 
-// builtins is how a POSIX shell calls its own printf and eval, bypassing
-// any function or alias of the human's by those names.
-type builtins struct{ printf, eval string }
+// builtins is how a POSIX shell calls its own printf, eval and read,
+// bypassing any function or alias of the human's by those names.
+type builtins struct{ printf, eval, read string }
 
 var (
 	// posixBuiltins: in bash, dash and ksh "command" finds builtins, and
 	// it takes eval's special-builtin powers away, so a syntax error in the
 	// command no longer aborts the whole script (dash did, and the END
 	// marker never came).
-	posixBuiltins = builtins{printf: "command printf", eval: "command eval"}
+	posixBuiltins = builtins{printf: "command printf", eval: "command eval", read: "command read"}
 	// zshBuiltins: zsh's "command" runs only external programs.
-	zshBuiltins = builtins{printf: "builtin printf", eval: "builtin eval"}
+	zshBuiltins = builtins{printf: "builtin printf", eval: "builtin eval", read: "builtin read"}
 )
 
 // posixScript is the wrapper for POSIX shells. The END marker must come
@@ -99,6 +108,13 @@ var (
 // would find the pane busy with printf.
 func posixScript(job Job, b builtins) string {
 	redirects := " 2>|" + QuotePOSIX(job.StderrPath)
+	if job.AckPath != "" {
+		// ptysend's fifo is opened for reading too: a builtin's write to
+		// it once ptysend is gone must not kill the human's shell with
+		// SIGPIPE (bash, zsh and dash do not ignore it), nor the open wait
+		// for a reader. The ack fifo is the wrapper's, not the command's.
+		redirects = " 2<>" + QuotePOSIX(job.StderrPath) + " 9<&-"
+	}
 	if job.StdinPath != "" {
 		redirects += " <" + QuotePOSIX(job.StdinPath)
 	}
@@ -116,18 +132,44 @@ func posixScript(job Job, b builtins) string {
 	if b == zshBuiltins {
 		run = fmt.Sprintf("() { local -x %s; %s %s; }%s", pagerSettings, b.eval, cmd, redirects)
 	}
-	// errexit left on by the command would end the human's shell at their
-	// next failing command: it is switched off again, and the agent told.
+	body := run + "\n__ptybridge_status=$?\n" + posixAfterCommand(job, b)
+	if job.AckPath != "" {
+		// The ack fifo is opened before the command, while ptysend, which
+		// has just typed the line, holds its writing end: once ptysend is
+		// gone the read at the end returns. (Opened at the end, it could
+		// wait for ever for a writer; and bash and dash keep a copy of a
+		// descriptor that a redirection closes, to restore it, so the shell
+		// cannot lend itself a writer for the open and let go of it.)
+		body = "{\n" + body + "\n} 9<" + QuotePOSIX(job.AckPath)
+	}
 	return fmt.Sprintf("%[1]s '%%s\\n' %[4]s\n"+
 		"__ptybridge_opts=$-\n"+
 		"%[1]s '\\033]%[2]s;S;%%s\\007' %[3]s\n"+
 		"%[5]s\n"+
-		"__ptybridge_status=$?\n"+
-		"case $-/$__ptybridge_opts in *e*/*e*) ;; *e*/*) set +e; %[1]s '%%s\\n' %[7]s >>%[6]s ;; esac\n"+
 		"%[1]s '\\033]%[2]s;E;%%s;%%d\\007' %[3]s \"$__ptybridge_status\"\n"+
-		"unset __ptybridge_opts __ptybridge_status\n",
-		b.printf, osc, job.ID, QuotePOSIX(DisplayLine(job.Command)), run,
-		QuotePOSIX(job.StderrPath), QuotePOSIX(errexitNote))
+		"unset __ptybridge_opts __ptybridge_status __ptybridge_ack\n",
+		b.printf, osc, job.ID, QuotePOSIX(DisplayLine(job.Command)), body)
+}
+
+// posixAfterCommand is what runs after the command and before END. errexit
+// left on by the command would end the human's shell at their next
+// failing command: it is switched off again, and a note added to the
+// command's stderr. Then, for ptysend's fifo, the StderrDone token follows
+// it there, and the shell waits for ptysend to close the ack fifo (see
+// Job.AckPath). "1<>" opens the stderr fifo for reading too, so that the
+// token never waits for a reader nor gets the shell a SIGPIPE, ptysend
+// gone or not.
+func posixAfterCommand(job Job, b builtins) string {
+	errexit := func(redirect string) string {
+		return fmt.Sprintf("case $-/$__ptybridge_opts in *e*/*e*) ;; *e*/*) set +e; %s '%%s\\n' %s%s ;; esac",
+			b.printf, QuotePOSIX(errexitNote), redirect)
+	}
+	if job.AckPath == "" {
+		return errexit(" >>" + QuotePOSIX(job.StderrPath))
+	}
+	return fmt.Sprintf("{ %s; %s '\\033]%s;D;%%s\\007' %s; } 1<>%s\n"+
+		"%s -r __ptybridge_ack <&9 || :",
+		errexit(""), b.printf, osc, job.ID, QuotePOSIX(job.StderrPath), b.read)
 }
 
 // errexitNote is what the agent reads when its command left set -e on.
@@ -181,7 +223,7 @@ func fishScript(job Job) string {
 	}
 	restore := "__ptybridge_restore_" + string(job.ID)
 	start := fmt.Sprintf("builtin printf '\\033]%s;S;%%s\\007' %s", osc, job.ID)
-	end := fmt.Sprintf("builtin printf '\\033]%s;E;%%s;%%d\\007' %s", osc, job.ID)
+	end := fmt.Sprintf("builtin printf '\\033]%s;E;%%s;%%d\\007' %s $__ptybridge_status", osc, job.ID)
 	return fmt.Sprintf("set -l __ptybridge_jc interactive\n"+
 		"status is-full-job-control; and set __ptybridge_jc full\n"+
 		"status is-no-job-control; and set __ptybridge_jc none\n"+
@@ -193,15 +235,36 @@ func fishScript(job Job) string {
 		"status job-control full\n"+
 		"builtin printf '%%s\\n' %[7]s\n"+
 		"%[2]s\n"+
+		"set -l __ptybridge_status 123\n"+
 		"if builtin printf '%%s' %[4]s | command $__fish_bin_dir/fish --no-config --no-execute 2>%[5]s\n"+
 		"    %[8]s\n"+
 		"    eval %[4]s%[6]s\n"+
-		"    %[3]s $status\n"+
-		"else\n"+
-		"    %[3]s 123\n"+
-		"end\n",
-		restore, start, end, text, errFile, redirects, fishQuote(DisplayLine(job.Command)), fishPagerSettings())
+		"    set __ptybridge_status $status\n"+
+		"end\n"+
+		"%[9]s"+
+		"%[3]s\n"+
+		"set -e __ptybridge_status\n",
+		restore, start, end, text, errFile, redirects, fishQuote(DisplayLine(job.Command)), fishPagerSettings(),
+		fishStderrDone(job))
 }
+
+// fishStderrDone writes the StderrDone token and waits for ptysend (see
+// Job.AckPath). Fish has no "<>" redirection, and its read builtin does
+// not read a block's descriptor 9: sh does both, as in posixAfterCommand.
+// Its exec lends it a writer of the ack fifo for the instant of the open
+// that must not wait (ptysend may be gone), and lets go of it, so the read
+// ends when ptysend closes its end or exits.
+func fishStderrDone(job Job) string {
+	if job.AckPath == "" {
+		return ""
+	}
+	return fmt.Sprintf("command /bin/sh -c %s sh %s %s %s\n",
+		fishQuote(shStderrDone), job.ID, fishQuote(job.StderrPath), fishQuote(job.AckPath))
+}
+
+// shStderrDone is the script for sh -c, with the id, the stderr fifo and
+// the ack fifo as $1, $2 and $3.
+const shStderrDone = `exec 9<>"$3" 8<"$3" 9>&-; printf '\033]` + osc + `;D;%s\007' "$1" 1<>"$2"; read -r a <&8`
 
 // fishPagerSettings are pagerSettings as block-local exports: they end
 // with the if block that runs the command.

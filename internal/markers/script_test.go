@@ -119,6 +119,8 @@ func TestScriptText(t *testing.T) {
 	job := markers.Job{ID: ourID, Command: command, StderrPath: "/tmp/err path"}
 	withStdin := job
 	withStdin.StdinPath = "/tmp/in path"
+	withAck := withStdin
+	withAck.AckPath = "/tmp/ack path"
 	tests := []struct {
 		name       string
 		shell      markers.Shell
@@ -139,6 +141,21 @@ func TestScriptText(t *testing.T) {
 			shell:    markers.POSIX,
 			job:      withStdin,
 			contains: []string{`eval ' printf '\''%s\n'\'' "it'\''s" \ok' 2>|'/tmp/err path' <'/tmp/in path'`},
+		},
+		{
+			name:  "POSIX with ptysend's fifos: stderr opened for reading too, the token and the wait for ptysend",
+			shell: markers.POSIX,
+			job:   withAck,
+			contains: []string{`eval ' printf '\''%s\n'\'' "it'\''s" \ok' 2<>'/tmp/err path' 9<&- <'/tmp/in path'`,
+				`} 9<'/tmp/ack path'`, `;D;%s\007' 0123456789abcdef; } 1<>'/tmp/err path'`, `read -r __ptybridge_ack <&9 || :`},
+			notContain: []string{"2>|"},
+		},
+		{
+			name:       "fish with ptysend's fifos: sh writes the token and waits for ptysend",
+			shell:      markers.Fish,
+			job:        withAck,
+			contains:   []string{`command /bin/sh -c `, ` sh 0123456789abcdef '/tmp/err path' '/tmp/ack path'`},
+			notContain: []string{"'/tmp/ack path' 9"},
 		},
 		{
 			name:       "fish quotes the command as one word and redirects stderr",

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,6 +63,8 @@ type sandbox struct {
 	prelude string
 	// mergeStderr sends the shell's stderr to its stdout, as in a pane.
 	mergeStderr bool
+	// stderr has, for each job, what its command wrote to stderr.
+	stderr map[markers.ID]func() string
 }
 
 func newSandbox(t *testing.T) sandbox {
@@ -84,18 +87,66 @@ func newSandbox(t *testing.T) sandbox {
 			t.Fatal(err)
 		}
 	}
-	return sandbox{dir: dir, bin: bin}
+	return sandbox{dir: dir, bin: bin, stderr: map[markers.ID]func() string{}}
 }
 
-// newJob is a job with a fresh id whose stderr goes to a file in the
-// sandbox.
+// newJob is a job with a fresh id whose stderr goes to a fifo in the
+// sandbox, read as ptysend reads it (see serveStderr).
 func (sb sandbox) newJob(t *testing.T, command string) markers.Job {
 	t.Helper()
 	id, err := markers.NewID()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return markers.Job{ID: id, Command: command, StderrPath: filepath.Join(sb.dir, string(id)+".err")}
+	job := markers.Job{ID: id, Command: command,
+		StderrPath: filepath.Join(sb.dir, string(id)+".err"), AckPath: filepath.Join(sb.dir, string(id)+".ack")}
+	sb.stderr[id] = serveStderr(t, job)
+	return job
+}
+
+// serveStderr plays ptysend's part with the job's fifos: it reads the
+// command's stderr until the wrapper's StderrDone token, then closes the
+// ack fifo so the wrapper goes on. The function it returns waits for the
+// token and returns the stderr.
+func serveStderr(t *testing.T, job markers.Job) func() string {
+	t.Helper()
+	for _, p := range []string{job.StderrPath, job.AckPath} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errFifo, err := os.OpenFile(job.StderrPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ack, err := os.OpenFile(job.AckPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { errFifo.Close(); ack.Close() })
+	var stderr bytes.Buffer
+	stream := markers.NewStderrStream(job.ID, &stderr)
+	done := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4096)
+		for !stream.Done() {
+			n, err := errFifo.Read(buf)
+			stream.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+		ack.Close()
+		close(done)
+	}()
+	return func() string {
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Errorf("the wrapper never wrote the StderrDone token into %s", job.StderrPath)
+		}
+		return stderr.String()
+	}
 }
 
 // source writes the scripts of jobs and has one shell process source them
@@ -157,15 +208,11 @@ func extractFrom(t *testing.T, id markers.ID, stdout string) result {
 }
 
 // runJob runs one job in sh and returns what the Extractor made of the
-// shell's output, and what the command wrote to its stderr file.
+// shell's output, and what the command wrote to its stderr.
 func (sb sandbox) runJob(t *testing.T, sh shellUnderTest, stdin string, job markers.Job) (result, string) {
 	t.Helper()
 	got := extractFrom(t, job.ID, sb.source(t, sh, stdin, job))
-	stderr, err := os.ReadFile(job.StderrPath)
-	if err != nil {
-		t.Errorf("reading the stderr file: %v", err)
-	}
-	return got, string(stderr)
+	return got, sb.stderr[job.ID]()
 }
 
 // A command with a syntax error fails like any command: the script goes
@@ -213,6 +260,42 @@ func TestScriptCommandStartingWithDash(t *testing.T) {
 			if stderr != "" {
 				t.Errorf("command %q: stderr %q, want none", command, stderr)
 			}
+		})
+	}
+}
+
+// A ptysend that is gone (killed while the command ran) holds its ends of
+// the fifos no more: the wrapper neither waits for it nor dies of SIGPIPE
+// when the command writes to stderr, and the shell reaches END.
+func TestScriptGoesOnWhenPtysendIsGone(t *testing.T) {
+	for _, family := range []markers.Shell{markers.POSIX, markers.Zsh, markers.Fish} {
+		forEachShell(t, family, func(t *testing.T, sh shellUnderTest) {
+			sb := newSandbox(t)
+			id, err := markers.NewID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			job := markers.Job{ID: id, Command: "sleep 0.6; echo late >&2; echo out",
+				StderrPath: filepath.Join(sb.dir, "gone.err"), AckPath: filepath.Join(sb.dir, "gone.ack")}
+			var held []*os.File
+			for _, p := range []string{job.StderrPath, job.AckPath} {
+				if err := syscall.Mkfifo(p, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				f, err := os.OpenFile(p, os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				held = append(held, f)
+			}
+			// ptysend goes while the command sleeps: its ends close.
+			time.AfterFunc(250*time.Millisecond, func() {
+				for _, f := range held {
+					f.Close()
+				}
+			})
+			got := extractFrom(t, job.ID, sb.source(t, sh, "", job))
+			check(t, "ptysend gone", got, finished("out\n", 0))
 		})
 	}
 }

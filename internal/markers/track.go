@@ -149,9 +149,19 @@ func (t *Tracker) Write(p []byte) (int, error) {
 }
 
 // event handles the body of a marker, e.g. "P;123". Other markers of ours
-// (a call's START and END) say nothing about the prompt.
+// (a call's START and END) say nothing about the prompt. A frame of a
+// command's stderr (R...r, which carry a call's id) is output like the
+// shell's own text: not the human's typing, wherever it lands.
 func (t *Tracker) event(body []byte) {
 	kind, pid, ok := bytes.Cut(body, []byte(";"))
+	switch string(kind) {
+	case "R":
+		t.own = true
+		return
+	case "r":
+		t.own = false
+		return
+	}
 	n, err := strconv.Atoi(string(pid))
 	if !ok || err != nil || n <= 0 {
 		return

@@ -28,6 +28,8 @@ func TestTrackerFollowsTheShellsEvents(t *testing.T) {
 		{"typing before the redrawn right prompt", "> " + PromptEvent(42) + "e\r\x1b[93C" + OwnEvent(42) + "[right]" + OwnEndEvent(42), Snapshot{StateTyped, 42}},
 		{"typing after the right prompt", PromptEvent(42) + OwnEvent(42) + "[right]" + OwnEndEvent(42) + "\r\x1b[5Ce", Snapshot{StateTyped, 42}},
 		{"the next prompt ends an unfinished right prompt", OwnEvent(42) + "[ri" + PromptEvent(42) + "e", Snapshot{StateTyped, 42}},
+		{"a command's stderr framed after the prompt is not typing", PromptEvent(42) + string(AppendStderrFrame(nil, "0123456789abcdef", []byte("late\r\n"))), Snapshot{StatePrompt, 42}},
+		{"typing after a framed stderr", PromptEvent(42) + string(AppendStderrFrame(nil, "0123456789abcdef", []byte("late"))) + "e", Snapshot{StateTyped, 42}},
 		{"typing after a foreign escape ends", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100) + "\ay", Snapshot{StateTyped, 42}},
 	}
 	for _, c := range cases {

@@ -136,6 +136,7 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 	}
 	if s.Alternate {
 		return &failure.Error{
+			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the shared terminal shows a full-screen program (through %s), so nothing was typed", carrier),
 			Hint: "ask the user to quit it in the ptybridge terminal, then retry",
 		}
@@ -144,6 +145,7 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 	after := strings.TrimSpace(cellsFrom(s.Line, s.Col))
 	if secretPrompt.MatchString(before) {
 		return &failure.Error{
+			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the shared terminal asks for something (%q), so nothing was typed", strings.TrimSpace(before)),
 			Hint: "ask the user to answer it in the ptybridge terminal (a password is theirs to type), then retry",
 		}
@@ -151,6 +153,7 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 	trimmed := strings.TrimRight(before, " ")
 	if trimmed == "" || after != "" || !promptEnd.MatchString(trimmed) || notShellPrompt.MatchString(trimmed) {
 		return &failure.Error{
+			Code: failure.ExitBusy,
 			Msg: fmt.Sprintf("the terminal runs %s, and its cursor line %q does not look like a shell prompt "+
 				"(the far shell is busy, or the user has typed part of a line), so nothing was typed", carrier, strings.TrimSpace(s.Line)),
 			Hint: "ask the user to let it finish or clear their line (Ctrl-U) in the ptybridge terminal, then retry",

@@ -114,6 +114,7 @@ func AwaitFarPrompt(rc *relay.Client, r *FarRecord, panePID int) error {
 	switch s.State {
 	case markers.StateRunning:
 		return &FarBusyError{&failure.Error{
+			Code: failure.ExitBusy,
 			Msg: fmt.Sprintf("the shared terminal is busy: the shell at the far end (%s, through %s) is running a command, so nothing was typed",
 				r.describe(), r.CarrierName),
 			Hint: "ask the user to let it finish or press Ctrl-C in the ptybridge terminal, then retry " +

@@ -31,6 +31,7 @@ func AwaitFreePrompt(rc *relay.Client, b bridge.Bridge, shellPID int, shellName 
 }
 
 var HalfTypedError = &failure.Error{
+	Code: failure.ExitBusy,
 	Msg: "the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); " +
 		"nothing was typed, so their input stays intact",
 	Hint: "ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry",
@@ -67,6 +68,7 @@ func shellSaysItIsFree(rc *relay.Client, b bridge.Bridge, shellPID int, shellNam
 			return true, nil
 		}
 		return false, &failure.Error{
+			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", shellName),
 			Hint: "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry",
 		}
@@ -93,6 +95,7 @@ func hookedExec(b bridge.Bridge, pid int) bool {
 
 // CopyModeError: keys sent now would become copy-mode commands.
 var CopyModeError = &failure.Error{
+	Code: failure.ExitBusy,
 	Msg:  "the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
 	Hint: "ask the user to leave copy mode (press q in the ptybridge terminal), then retry",
 }

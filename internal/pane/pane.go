@@ -74,6 +74,7 @@ func interactive(args []string) bool {
 
 func busyError(program string, args []string) error {
 	return &failure.Error{
+		Code: failure.ExitBusy,
 		Msg:  fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
 		Hint: busyHint(program, args),
 	}

@@ -15,21 +15,29 @@ import (
 // (tpgid, field 8 of /proc/PID/stat of the pane's process). It equals a
 // shell's pid while that shell waits at its prompt.
 func ForegroundPID(panePID int) (int, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", panePID))
+	fields, err := statFields(panePID)
 	if err != nil {
 		return 0, err
 	}
-	// The command name may hold spaces and parentheses: fields start
-	// after the last ')'.
+	return strconv.Atoi(fields[5])
+}
+
+// statFields are the fields of /proc/PID/stat from the state on (field
+// 3): the command name before them may hold spaces and parentheses.
+func statFields(pid int) ([]string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", panePID)
+		return nil, fmt.Errorf("unexpected /proc/%d/stat", pid)
 	}
 	fields := strings.Fields(string(b[i+1:]))
 	if len(fields) < 6 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", panePID)
+		return nil, fmt.Errorf("unexpected /proc/%d/stat", pid)
 	}
-	return strconv.Atoi(fields[5])
+	return fields, nil
 }
 
 // Args is the command line of pid.

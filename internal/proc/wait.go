@@ -42,24 +42,73 @@ var (
 )
 
 // WaitsForInput reports whether process pid sleeps until the terminal tty
-// has input: none of its threads runs, and one sleeps in a terminal read,
-// or in poll while the terminal is in non-canonical (line editor) mode.
+// has input: none of its threads runs, and one sleeps in a read of a
+// terminal, or in poll while the terminal is in non-canonical (line
+// editor) mode.
+//
+// The kernel hides the wait channel (it reads "0", and its system call
+// cannot be read) of a process we may not trace: a set-uid program such as
+// sudo or su, which asks for a password. Such a process waits for the
+// human when it sleeps while the terminal is in the mode of a password
+// prompt: canonical, echo off.
 func WaitsForInput(pid int, tty *os.File) bool {
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
 		return false
 	}
-	reading, polling := false, false
+	reading, polling, hidden := false, false, false
 	for _, task := range tasks {
 		dir := fmt.Sprintf("/proc/%d/task/%s/", pid, task.Name())
 		state, wchan := TaskState(dir+"stat"), readTrimmed(dir+"wchan")
 		if state != 'S' {
 			return false // running, in disk I/O, stopped or gone
 		}
-		reading = reading || hasAnyPrefix(wchan, ttyReadWaits)
-		polling = polling || hasAnyPrefix(wchan, pollWaits)
+		switch {
+		case wchan == "0" && readTrimmed(dir+"syscall") != "":
+			return false // not hidden: it runs again by now
+		case wchan == "0":
+			hidden = true
+		case hasAnyPrefix(wchan, ttyReadWaits):
+			reading = reading || readsTerminal(pid, dir)
+		case hasAnyPrefix(wchan, pollWaits):
+			polling = true
+		}
 	}
-	return reading || (polling && lineEditorMode(tty))
+	return reading || (polling && lineEditorMode(tty)) || (hidden && passwordMode(tty))
+}
+
+// readsTerminal reports whether the task sleeping in wait_woken is in a
+// read() of a terminal: the same wait channel serves a write() to a
+// terminal whose output is full (a command printing fast) and a read of a
+// TCP socket, which are no question to the human. When /proc does not
+// show the system call, the wait channel is trusted; a task that runs
+// again by now ("running") waits for nothing.
+func readsTerminal(pid int, taskDir string) bool {
+	syscall := readTrimmed(taskDir + "syscall")
+	if syscall == "" {
+		return true
+	}
+	fields := strings.Fields(syscall)
+	if len(fields) < 2 {
+		return false
+	}
+	nr, err1 := strconv.Atoi(fields[0])
+	fd, err2 := strconv.ParseInt(strings.TrimPrefix(fields[1], "0x"), 16, 64)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	switch nr {
+	case unix.SYS_READ, unix.SYS_READV, unix.SYS_PREAD64:
+		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
+		return err != nil || isTerminalPath(target)
+	}
+	return false
+}
+
+// isTerminalPath: a pseudo-terminal, or /dev/tty, which names the
+// controlling terminal of whoever opens it.
+func isTerminalPath(p string) bool {
+	return strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty")
 }
 
 // WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt on
@@ -145,11 +194,26 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 // lineEditorMode reports whether the terminal is in non-canonical mode,
 // as line editors (readline, libedit, node's) set it while they read.
 func lineEditorMode(tty *os.File) bool {
+	t := termios(tty)
+	return t != nil && t.Lflag&unix.ICANON == 0
+}
+
+// passwordMode reports whether the terminal reads lines without echoing
+// them, as getpass, sudo and su set it while they ask for a password.
+func passwordMode(tty *os.File) bool {
+	t := termios(tty)
+	return t != nil && t.Lflag&unix.ICANON != 0 && t.Lflag&unix.ECHO == 0
+}
+
+func termios(tty *os.File) *unix.Termios {
 	if tty == nil {
-		return false
+		return nil
 	}
 	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
-	return err == nil && t.Lflag&unix.ICANON == 0
+	if err != nil {
+		return nil
+	}
+	return t
 }
 
 // OpenTTY opens the pane's terminal to read its mode: never as our
@@ -162,16 +226,48 @@ func OpenTTY(path string) *os.File {
 	return f
 }
 
-// TTYOf is the terminal of process pid: the first of its standard files
-// that is one. Standard input alone is not enough: while a shell runs a
-// builtin with redirections (ptysend's "eval ... <fifo 2>file"), the shell
-// itself holds those files on 0 and 2.
+// TTYOf is the terminal of process pid: its controlling terminal (tty_nr
+// in /proc/PID/stat), else the first of its standard files that is a
+// terminal device. Standard input alone is not enough: while a shell runs
+// a builtin with redirections (ptysend's "eval ... <fifo 2<>fifo"), the
+// shell itself holds those files on 0 and 2; and a command's "</dev/tty"
+// puts the alias /dev/tty there, which would name our own terminal, not
+// the pane's, when opened by us.
 func TTYOf(pid int) string {
+	if p := controllingPTY(pid); p != "" {
+		return p
+	}
 	for fd := range 3 {
 		p, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
-		if err == nil && (strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty")) {
+		if err == nil && p != "/dev/tty" && isTerminalPath(p) {
 			return p
 		}
 	}
 	return ""
+}
+
+// controllingPTY is the /dev/pts device that is pid's controlling
+// terminal, or "". The kernel encodes the device number in tty_nr; the
+// path is checked against it.
+func controllingPTY(pid int) string {
+	fields, err := statFields(pid)
+	if err != nil {
+		return ""
+	}
+	nr, err := strconv.ParseUint(fields[4], 10, 32)
+	if err != nil || nr == 0 {
+		return ""
+	}
+	major := (nr >> 8) & 0xfff
+	minor := (nr & 0xff) | ((nr >> 12) & 0xfff00)
+	const ptsMajor = 136 // UNIX98 pseudo-terminals: 136 to 143
+	if major < ptsMajor || major > ptsMajor+7 {
+		return ""
+	}
+	path := fmt.Sprintf("/dev/pts/%d", (major-ptsMajor)<<8+minor)
+	var st unix.Stat_t
+	if unix.Stat(path, &st) != nil || st.Rdev != unix.Mkdev(uint32(major), uint32(minor)) {
+		return ""
+	}
+	return path
 }

@@ -47,7 +47,8 @@ import (
 // markers.Snapshot) and where the client's stream starts (a StreamView,
 // for REPL evaluations). A relay of another version (an older ptybridge's) is
 // replaced by ptysend, as a dead one is. Before it, a client that has to
-// wait gets "queued" lines (queue.go).
+// wait gets "queued" lines (queue.go). Since version 6 its tracker also
+// takes a frame of a command's stderr for output, not for the human's typing.
 const relayHello = "ptybridge-relay 6"
 
 // relayMaxRequest bounds a client's request line.

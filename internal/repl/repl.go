@@ -48,6 +48,13 @@ type Request struct {
 	Stdout, Stderr   io.Writer
 	// Prompt and Continuation override the preset for --repl-start.
 	Prompt, Continuation string
+	// WaitFree is how long to wait for the terminal to be free instead of
+	// refusing at once (exit 75); zero refuses at once.
+	WaitFree time.Duration
+	// Cancel, when closed, stops the call as a stop signal does: an
+	// evaluation gets Ctrl-C, and a call still waiting for its turn
+	// types nothing.
+	Cancel <-chan struct{}
 }
 
 // deathGrace is how long ptysend waits for the shell's END marker (which
@@ -60,12 +67,19 @@ const closeGrace = 2 * time.Second
 // Start runs command in the shared pane and returns once the REPL
 // shows its prompt; what it printed until then goes to Stdout.
 func Start(req Request, command string) (int, error) {
+	return untilFree(req, func() (int, error) { return startAttempt(req, command) })
+}
+
+func startAttempt(req Request, command string) (int, error) {
 	start := time.Now()
 	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
+	if limits.Cancelled(req.Cancel) {
+		return 0, limits.ErrCancelled
+	}
 	if err := refuseSecondREPL(req.Bridge, rc.PanePID); err != nil {
 		return 0, err
 	}
@@ -75,7 +89,7 @@ func Start(req Request, command string) (int, error) {
 	}
 	shellPID, shell, err := pane.IdleShell(rc.PanePID)
 	if err != nil {
-		return 0, err
+		return 0, pane.ProgramInTheWay(err, rc.PanePID)
 	}
 	st.ShellPID, st.TTY = shellPID, proc.TTYOf(shellPID)
 	// The REPL's stderr stays on the terminal (the wrapper would send it to
@@ -86,6 +100,10 @@ func Start(req Request, command string) (int, error) {
 	}
 	r := newREPLRun(req, rc, st, start)
 	defer r.stop()
+	if err := r.approveStart(); err != nil {
+		os.Remove(st.Script)
+		return 0, err
+	}
 	if err := pane.TypeSourceLine(rc, req.Bridge, shell, st.Script); err != nil {
 		os.Remove(st.Script)
 		return 0, failure.From(err)
@@ -133,12 +151,19 @@ func (r *replRun) awaitStart() (int, error) {
 
 // Eval types expr into the running REPL and prints its response.
 func Eval(req Request, expr string) (int, error) {
+	return untilFree(req, func() (int, error) { return evalAttempt(req, expr) })
+}
+
+func evalAttempt(req Request, expr string) (int, error) {
 	start := time.Now()
 	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
+	if limits.Cancelled(req.Cancel) {
+		return 0, limits.ErrCancelled
+	}
 	st, err := runningREPL(req.Bridge, rc.PanePID)
 	if err != nil {
 		return 0, err
@@ -146,6 +171,9 @@ func Eval(req Request, expr string) (int, error) {
 	r := newREPLRun(req, rc, st, start)
 	defer r.stop()
 	if err := r.checkReady(); err != nil {
+		return 0, err
+	}
+	if err := r.approveEval(expr); err != nil {
 		return 0, err
 	}
 	lines := inputLines(expr)
@@ -311,6 +339,7 @@ func runningREPL(b bridge.Bridge, panePID int) (*replState, error) {
 	}
 	if proc.TaskState(fmt.Sprintf("/proc/%d/stat", st.PID)) == 'T' {
 		return nil, &failure.Error{
+			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", st.Program, st.PID),
 			Hint: "ask the user to resume it with fg in the ptybridge terminal, then retry",
 		}
@@ -370,11 +399,13 @@ func (r *replRun) checkReady() error {
 	switch {
 	case start < 0 || !r.waitsForInputSoon():
 		return &failure.Error{
+			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the REPL %s is busy (not waiting at its prompt), so nothing was typed; the cursor line is %q", r.st.Program, line),
 			Hint: "wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close",
 		}
 	case strings.TrimSpace(line[end:]) != "":
 		return &failure.Error{
+			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.st.Program, line),
 			Hint: "ask the user to finish or clear their line in the ptybridge terminal, then retry",
 		}

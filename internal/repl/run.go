@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/limits"
@@ -46,6 +47,9 @@ type replRun struct {
 	done       chan streamResult
 	death      <-chan struct{}
 	written    int64 // the REPL's written bytes at the last look (see check)
+	// cancel is the request's Cancel until it fired: a closed channel
+	// would stop the wait for the prompt after the interrupt too.
+	cancel <-chan struct{}
 }
 
 func newREPLRun(req Request, rc *relay.Client, st *replState, start time.Time) *replRun {
@@ -56,6 +60,7 @@ func newREPLRun(req Request, rc *relay.Client, st *replState, start time.Time) *
 		out:    &replOutput{w: req.Stdout},
 		chunks: make(chan struct{}, 1),
 		done:   make(chan streamResult, 1),
+		cancel: req.Cancel,
 	}
 	if st.Continuation != "" {
 		r.cont = regexp.MustCompile(st.Continuation)
@@ -210,6 +215,9 @@ func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome 
 				hint: "if it needs longer, retry with a larger --max-time"}
 		case s := <-signals:
 			return outcome{kind: signalled, sig: s, why: "ptysend was stopped by " + s.String()}
+		case <-r.cancel: // as a Ctrl-C at the caller's end
+			r.cancel = nil
+			return outcome{kind: signalled, sig: syscall.SIGINT, why: "the call was cancelled"}
 		}
 	}
 }

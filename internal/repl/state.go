@@ -10,6 +10,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/proc"
 )
 
@@ -80,12 +81,15 @@ func (st *replState) inForeground(panePID int) bool {
 	return err == nil && fg == st.PID
 }
 
-// BusyError replaces the generic busy-pane error of `ptysend -- CMD`
-// when the program in the way is our own REPL.
+// BusyError is the refusal of `ptysend -- CMD` when IdleShell found the
+// pane busy (busy): when the program in the way is our own REPL, the
+// REPL's, which exits 125, not 75 (failure.ExitBusy), since it does not
+// clear by itself: the agent has to close the REPL or evaluate in it.
+// Else busy itself, marked with the program in the way for --wait-free.
 func BusyError(b bridge.Bridge, panePID int, busy error) error {
 	st, err := loadREPL(b)
 	if err != nil || st == nil || !st.inForeground(panePID) {
-		return busy
+		return pane.ProgramInTheWay(busy, panePID)
 	}
 	return &failure.Error{
 		Msg: "the REPL " + st.Program + " started with --repl-start runs in the shared terminal, so the command was not typed",

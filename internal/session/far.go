@@ -75,6 +75,9 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 		if req.Bridge.InCopyMode() {
 			return 0, pane.CopyModeError
 		}
+		if err := req.approve(rc); err != nil {
+			return 0, err
+		}
 	} else {
 		var err error
 		if rec, err = f.probe(); err != nil {
@@ -158,6 +161,9 @@ func (f *farCall) probe() (*pane.FarRecord, error) {
 	}
 	if f.req.Bridge.InCopyMode() {
 		return nil, pane.CopyModeError
+	}
+	if err := f.req.approve(f.rc); err != nil {
+		return nil, err
 	}
 	rows := (scr.Col+markers.ProbeLen())/max(scr.Width, 1) + 1
 	if err := f.rc.Type(markers.Probe(rows) + "\r"); err != nil {
@@ -268,7 +274,7 @@ func lastLine(b []byte) string {
 // readFarStdin reads the stdin to forward, whole: it is typed after the
 // payload. A terminal, or a pipe that stays idle and open, forwards
 // nothing.
-func readFarStdin(in *os.File) ([]byte, bool, error) {
+func readFarStdin(in io.Reader) ([]byte, bool, error) {
 	if !forwardsStdin(in) {
 		return nil, false, nil
 	}
@@ -373,6 +379,12 @@ func (f *farCall) wait(rest []byte) (int, error) {
 				status = 128 + int(s.(syscall.Signal))
 			}
 			return status, &failure.Error{Code: status, Msg: "stopped by " + s.String() + "; the command was interrupted"}
+		case <-f.req.Cancel: // as a Ctrl-C at the caller's end
+			status, _ := f.interrupt(done, prompt, "the call was cancelled", "")
+			if status == failure.ExitTimeout {
+				status = 128 + int(syscall.SIGINT)
+			}
+			return status, &failure.Error{Code: status, Msg: "the call was cancelled; the command was interrupted"}
 		}
 	}
 }

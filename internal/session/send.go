@@ -1,11 +1,13 @@
 package session
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,19 +32,28 @@ type Request struct {
 	// Timeout is the no-output timeout; MaxTime the overall one. Zero
 	// disables either.
 	Timeout, MaxTime time.Duration
-	Stdin            *os.File
-	Stdout, Stderr   io.Writer
+	// Stdin is forwarded to the command, unless it is a terminal (or nil):
+	// then the command reads the shared terminal.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Cancel, when closed, stops the call as a stop signal does: the
+	// command is interrupted with the two-phase kill, and a call still
+	// waiting for its turn types nothing.
+	Cancel <-chan struct{}
 	// Raw passes the command's terminal output on byte for byte; else it
 	// is cleaned into the text a pipe would have carried (cleantext).
-	Raw bool
+	Raw     bool
+	Waiting // --wait-free and --confirm (free.go)
 }
 
-// Send runs the request's command in the shared pane and returns its exit
-// status, or an *Error.
-func Send(req Request) (int, error) {
+// send makes one attempt at running the request's command in the shared
+// pane (see Send) and returns its exit status, or an *Error.
+func send(req Request) (int, error) {
 	start := time.Now()
+	req.Stderr = &lockedWriter{w: req.Stderr}
+	var clean *cleantext.Writer
 	if !req.Raw {
-		clean := cleantext.NewWriter(req.Stdout)
+		clean = cleantext.NewWriter(req.Stdout)
 		defer clean.Close()
 		req.Stdout = clean
 	}
@@ -51,6 +62,9 @@ func Send(req Request) (int, error) {
 		return 0, err
 	}
 	defer rc.Close()
+	if limits.Cancelled(req.Cancel) {
+		return 0, limits.ErrCancelled
+	}
 	target, err := pane.Locate(rc.PanePID)
 	if err != nil {
 		return 0, repl.BusyError(req.Bridge, rc.PanePID, err)
@@ -67,15 +81,18 @@ func Send(req Request) (int, error) {
 		}
 		return 0, err
 	}
-	c := &call{req: req, rc: rc, shell: shell, shellPID: shellPID, shellName: name, start: start}
+	if err := req.approve(rc); err != nil {
+		return 0, err
+	}
+	c := &call{req: req, rc: rc, shell: shell, shellPID: shellPID, shellName: name, start: start, clean: clean}
 	c.shellDir, _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", shellPID))
 	if needHooks {
 		c.hooks = markers.Integration(name, req.Bridge.RuntimeDir)
 	}
+	defer c.cleanup()
 	if err := c.prepare(); err != nil {
 		return 0, failure.From(err)
 	}
-	defer c.cleanup()
 	// Watch the shell before typing: a command can end it at once.
 	c.shellExit = proc.ExitOf(shellPID)
 	if err := pane.TypeSourceLine(c.rc, c.req.Bridge, c.shell, c.script); err != nil {
@@ -96,8 +113,10 @@ type call struct {
 	id       markers.ID
 	script   string
 	errPath  string
+	ackPath  string
 	inPath   string
 	out      *gate
+	errs     *stderrCopy
 	hooks    string // shell integration to install with this call
 
 	shell     markers.Shell // the shell typed into: its syntax, name, directory
@@ -105,7 +124,17 @@ type call struct {
 	shellDir  string
 	shellExit <-chan struct{}
 
-	toldWaiting bool
+	// arrived hears of output, stdout or stderr: true when it holds a
+	// line break. started is closed once the START marker was seen.
+	arrived chan bool
+	started chan struct{}
+	// asked is set once the human was said to have a question to answer,
+	// until a line break ends that wait.
+	asked bool
+	// clean is the clean-text writer of stdout (nil with --raw): the
+	// question a command waits on, and the echo of the answer, are taken
+	// out of it into the note.
+	clean *cleantext.Writer
 }
 
 func (c *call) path(ext string) string {
@@ -119,11 +148,14 @@ func (c *call) prepare() error {
 		return err
 	}
 	c.id = id
-	c.script, c.errPath = c.path(".sh"), c.path(".err")
-	if err := os.WriteFile(c.errPath, nil, 0o600); err != nil {
-		return err
+	c.script, c.errPath, c.ackPath = c.path(".sh"), c.path(".err"), c.path(".ack")
+	c.arrived, c.started = make(chan bool, 1), make(chan struct{})
+	c.errs, err = openStderrCopy(id, c.errPath, c.ackPath, proc.TTYOf(c.shellPID), c.req.Bridge.Exe, c.req.Stderr, c.arrived)
+	if err != nil {
+		return fmt.Errorf("creating the stderr pipe: %w", err)
 	}
-	job := markers.Job{ID: id, Command: c.req.Command, StderrPath: c.errPath}
+	c.errs.start()
+	job := markers.Job{ID: id, Command: c.req.Command, StderrPath: c.errPath, AckPath: c.ackPath}
 	if forwardsStdin(c.req.Stdin) {
 		c.inPath = c.path(".in")
 		if err := syscall.Mkfifo(c.inPath, 0o600); err != nil {
@@ -137,8 +169,11 @@ func (c *call) prepare() error {
 
 // forwardsStdin: a terminal on stdin means nothing to forward (the command
 // reads the shared terminal, like a typed one); anything else is data.
-func forwardsStdin(f *os.File) bool {
-	return f != nil && !term.IsTerminal(int(f.Fd()))
+func forwardsStdin(r io.Reader) bool {
+	if f, ok := r.(*os.File); ok {
+		return f != nil && !term.IsTerminal(int(f.Fd()))
+	}
+	return r != nil
 }
 
 // feedStdin copies our stdin into the pipe the command reads. Opening the
@@ -154,7 +189,17 @@ func feedStdin(fifo string, in io.Reader) {
 }
 
 func (c *call) cleanup() {
-	for _, p := range []string{c.script, c.errPath, c.inPath} {
+	if c.inPath != "" {
+		// A feeder still waiting for a reader (the command never ran) gives
+		// up: a long-lived caller (ptysend --mcp) keeps no goroutine behind.
+		if f, err := os.OpenFile(c.inPath, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	}
+	if c.errs != nil {
+		c.errs.stop()
+	}
+	for _, p := range []string{c.script, c.errPath, c.ackPath, c.inPath} {
 		if p != "" {
 			os.Remove(p)
 		}
@@ -182,16 +227,16 @@ type streamResult struct {
 func (c *call) wait() (int, error) {
 	c.out = &gate{w: c.req.Stdout}
 	ext := markers.NewExtractor(c.id, c.out)
-	activity := make(chan struct{}, 1)
 	done := make(chan streamResult, 1)
-	go c.pump(ext, activity, done)
+	go c.pump(ext, done)
 
 	noOutput := limits.NewTimer(c.req.Timeout)
 	overall := limits.NewTimer(limits.Remaining(c.start, c.req.MaxTime))
+	look := newLookTimer()
+	defer look.stop()
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
-	errSize := int64(0)
 
 	for {
 		select {
@@ -201,20 +246,22 @@ func (c *call) wait() (int, error) {
 				return c.finish(ext, r)
 			default:
 			}
-			return c.shellEnded(activity)
-		case <-activity:
+			return c.shellEnded()
+		case lineBreak := <-c.arrived:
 			noOutput.Reset(c.req.Timeout)
+			look.afterOutput()
+			if lineBreak {
+				c.asked = false // a line ends a question: Enter, or the program's answer
+			}
 		case r := <-done:
 			return c.finish(ext, r)
+		case <-look.C():
+			c.waitsForHuman()
+			look.later()
 		case <-noOutput.C():
-			// Output on stderr goes to a file, not the stream: count it too.
-			if size := fileSize(c.errPath); size > errSize {
-				errSize = size
-				noOutput.Reset(c.req.Timeout)
-				continue
-			}
-			if pane.WaitsForHuman(c.rc.PanePID) {
-				c.tellWaitingForHuman()
+			// Decided now, however short the timeout: a command waiting
+			// for the human is not hung.
+			if c.waitsForHuman() {
 				noOutput.Reset(c.req.Timeout)
 				continue
 			}
@@ -229,6 +276,12 @@ func (c *call) wait() (int, error) {
 				status = 128 + int(s.(syscall.Signal))
 			}
 			return status, &failure.Error{Code: status, Msg: "stopped by " + s.String() + "; the command was interrupted"}
+		case <-c.req.Cancel: // as a Ctrl-C at the caller's end
+			status, _ := c.interrupt(done, "the call was cancelled", "")
+			if status == failure.ExitTimeout {
+				status = 128 + int(syscall.SIGINT)
+			}
+			return status, &failure.Error{Code: status, Msg: "the call was cancelled; the command was interrupted"}
 		}
 	}
 }
@@ -237,9 +290,9 @@ func (c *call) wait() (int, error) {
 // exec, a failure under set -e, a signal). When that was the pane's own
 // shell, remain-on-exit kept the pane, and with it the human's session: a
 // new shell is started there.
-func (c *call) shellEnded(activity <-chan struct{}) (int, error) {
-	c.drainOutput(activity)
-	c.copyStderr()
+func (c *call) shellEnded() (int, error) {
+	c.drainOutput()
+	c.errs.stop()
 	if c.shellPID != c.rc.PanePID {
 		return 0, &failure.Error{
 			Msg: fmt.Sprintf("the command ended the shell it ran in (%s, which the user had started inside the shared terminal); "+
@@ -265,11 +318,11 @@ func (c *call) shellEnded(activity <-chan struct{}) (int, error) {
 
 // drainOutput lets the output the shell wrote before it ended arrive: it
 // waits until the stream has been quiet for a moment (bounded).
-func (c *call) drainOutput(activity <-chan struct{}) {
+func (c *call) drainOutput() {
 	limit := time.After(200 * time.Millisecond)
 	for {
 		select {
-		case <-activity:
+		case <-c.arrived:
 		case <-time.After(20 * time.Millisecond):
 			return
 		case <-limit:
@@ -279,17 +332,21 @@ func (c *call) drainOutput(activity <-chan struct{}) {
 }
 
 // pump feeds the relay stream into the extractor until END or a hang-up.
-func (c *call) pump(ext *markers.Extractor, activity chan<- struct{}, done chan<- streamResult) {
+func (c *call) pump(ext *markers.Extractor, done chan<- streamResult) {
 	buf := make([]byte, 64*1024)
 	for {
 		n, err := c.rc.Read(buf)
 		if n > 0 {
+			wasStarted := ext.Started()
 			if _, werr := ext.Write(buf[:n]); werr != nil {
 				done <- streamResult{err: werr}
 				return
 			}
+			if !wasStarted && ext.Started() {
+				close(c.started)
+			}
 			select {
-			case activity <- struct{}{}:
+			case c.arrived <- bytes.IndexByte(buf[:n], '\n') >= 0:
 			default:
 			}
 			if ext.Done() {
@@ -307,7 +364,7 @@ func (c *call) pump(ext *markers.Extractor, activity chan<- struct{}, done chan<
 // finish reports the end of the stream: the command's status, with its
 // stderr, or why the stream broke.
 func (c *call) finish(ext *markers.Extractor, r streamResult) (int, error) {
-	c.copyStderr()
+	c.errs.stop()
 	if r.err == io.ErrUnexpectedEOF {
 		return 0, c.req.Bridge.Closed(true)
 	}
@@ -317,25 +374,39 @@ func (c *call) finish(ext *markers.Extractor, r streamResult) (int, error) {
 	return ext.Status(), nil
 }
 
-// tellWaitingForHuman says once what the terminal asks and who answers.
-func (c *call) tellWaitingForHuman() {
-	if c.toldWaiting {
-		return
+// waitsForHuman reports whether the command sleeps until the human
+// answers the terminal (only /proc is read), and says so on stderr, once
+// per question: what the terminal asks and who answers it.
+func (c *call) waitsForHuman() bool {
+	select {
+	case <-c.started:
+	default:
+		return false // the shell has yet to read the line: it is no question
 	}
-	c.toldWaiting = true
-	asks := pane.WhatTheTerminalAsks(c.rc.PaneID)
-	if asks == "" {
-		asks = "(input)"
+	if c.errs.commandOver() {
+		return false // the shell at its next prompt, before the stream shows END
 	}
-	fmt.Fprintf(c.req.Stderr, "ptysend: the command is waiting for input in the shared terminal: %q\n"+
-		"ptysend: ask the user to answer it there; --timeout is paused while it waits (--max-time still applies)\n", asks)
-}
-
-func (c *call) copyStderr() {
-	if f, err := os.Open(c.errPath); err == nil {
-		io.Copy(c.req.Stderr, f)
-		f.Close()
+	if !pane.WaitsForHuman(c.rc.PanePID) {
+		return false
 	}
+	if !c.asked {
+		c.asked = true
+		asks := pane.WhatTheTerminalAsks(c.rc.PaneID)
+		if c.clean != nil {
+			// The question and the echo of the human's answer are the
+			// terminal's conversation with the human, not output.
+			if q := strings.TrimSpace(c.clean.TakePending()); asks == "" {
+				asks = q
+			}
+		}
+		if asks == "" {
+			asks = "(input)"
+		}
+		fmt.Fprintf(c.req.Stderr, "ptysend: the terminal asks: %q\n"+
+			"ptysend: the user must answer it in the ptybridge terminal: ask them to; "+
+			"--timeout is paused while it waits (--max-time still applies)\n", asks)
+	}
+	return true
 }
 
 // interrupt runs the two-phase kill: Ctrl-C, and Ctrl-\ if the command is
@@ -352,10 +423,10 @@ func (c *call) interrupt(done <-chan streamResult, why, hint string) (int, error
 		stopped, r = c.waitStopped(done)
 	}
 	c.out.release(r != nil && r.err == nil)
+	c.errs.stop()
 	if r != nil && r.err == io.ErrUnexpectedEOF {
 		return 0, c.req.Bridge.Closed(true)
 	}
-	c.copyStderr()
 	if !stopped {
 		how += "; it is still running in the shared terminal"
 		hint = "ask the user to stop the command in the ptybridge terminal before you run anything else"
@@ -382,12 +453,4 @@ func (c *call) waitStopped(done <-chan streamResult) (bool, *streamResult) {
 			return false, nil
 		}
 	}
-}
-
-func fileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }

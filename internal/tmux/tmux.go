@@ -1,6 +1,7 @@
-// Package tmux runs the tmux program: one function (Run) runs every tmux
-// command of the project, with a timeout and tmux's stderr in the error.
-// Only this package starts tmux. It always reaches the user's default
+// Package tmux runs the tmux program: Run runs every tmux command of the
+// project, with a timeout and tmux's stderr in the error, but for the
+// one that waits for the human (RunUntil: a popup returns when they close
+// it). Only this package starts tmux. It always reaches the user's default
 // server: $TMUX is removed from every call, so ptybridge and ptysend agree
 // on the server whether or not either runs inside another tmux;
 // TMUX_TMPDIR is honoured, as tmux itself does.
@@ -52,6 +53,15 @@ func Run(args ...string) (string, error) { return RunInput("", args...) }
 func RunInput(input string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
+	return run(ctx, input, args)
+}
+
+// RunUntil runs one tmux command that returns only once the human has
+// done something (display-popup returns when its popup closes), without
+// Run's time limit: ctx ends it.
+func RunUntil(ctx context.Context, args ...string) (string, error) { return run(ctx, "", args) }
+
+func run(ctx context.Context, input string, args []string) (string, error) {
 	cmd := exec.CommandContext(ctx, "tmux", args...)
 	cmd.Env = Env()
 	cmd.Stdin = strings.NewReader(input)
@@ -61,8 +71,11 @@ func RunInput(input string, args ...string) (string, error) {
 	if errors.Is(err, exec.ErrNotFound) {
 		return "", ErrNoTmux
 	}
-	if ctx.Err() != nil {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return "", fmt.Errorf("tmux %s: no answer from the tmux server within %v", args[0], callTimeout)
+	}
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("tmux %s: %w", args[0], ctx.Err())
 	}
 	// Some tmux commands report a missing target on stderr yet exit 0
 	// (display-message in 3.3a), so any complaint counts as a failure.

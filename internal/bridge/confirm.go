@@ -1,0 +1,51 @@
+package bridge
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/ptybridge/ptybridge/internal/tmux"
+)
+
+// ptybridge --confirm has the human approve each command of the agent's
+// before it is typed. The setting is the bridge session's option
+// confirmOption, set by ptybridge and never by ptysend, so the agent
+// cannot turn it off through ptysend; it lasts as long as the session.
+// A file beside the session's relay socket mirrors it, so that a call
+// learns it with a stat instead of a tmux process (~4 ms of a ~5 ms
+// call). Whoever starts a relay for the session copies the setting
+// beside the new socket (startRelay); a new session starts without it.
+const confirmOption = "@ptybridge_confirm"
+
+// confirmFile is the mirror of the setting beside the relay socket.
+func confirmFile(socket string) string { return strings.TrimSuffix(socket, ".sock") + ".confirm" }
+
+// RequireConfirm turns --confirm on for the session, for as long as it
+// lives.
+func (b Bridge) RequireConfirm() error {
+	out, err := tmux.Run("set-option", "-t", b.target(), confirmOption, "on",
+		";", "display-message", "-p", "-t", b.target(), "#{@ptybridge_relay}")
+	if err != nil {
+		return err
+	}
+	socket := strings.TrimSpace(out)
+	if socket == "" {
+		socket = b.SocketPath()
+	}
+	return mirrorConfirm(socket)
+}
+
+func mirrorConfirm(socket string) error {
+	return os.WriteFile(confirmFile(socket), []byte("on\n"), 0o600)
+}
+
+// ConfirmRequired reports whether the human approves each command of the
+// session whose relay listens on socket. When the mirror cannot be read
+// for another reason than its absence, it says yes: asking too often is
+// better than typing unapproved.
+func ConfirmRequired(socket string) bool {
+	_, err := os.Stat(confirmFile(socket))
+	return !errors.Is(err, fs.ErrNotExist)
+}

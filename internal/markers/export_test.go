@@ -1,0 +1,4 @@
+package markers
+
+// MaxStderrFrame is maxFrame, for the tests of package markers_test.
+const MaxStderrFrame = maxFrame

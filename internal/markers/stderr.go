@@ -1,0 +1,198 @@
+package markers
+
+import (
+	"bytes"
+	"io"
+)
+
+// The command's stderr reaches ptysend through a fifo, not through the
+// terminal, so that the agent gets it apart from stdout. ptysend passes
+// each piece on to its own stderr as it arrives, and writes it to the
+// pane's terminal as well, so that the human sees it as they would see a
+// typed command's (a "[y/N]" question on stderr included). On the
+// terminal a piece is framed by two invisible markers, written with it in
+// one write(), which a tty keeps whole against the command's own writes:
+//
+//	ESC ] 6973;ptybridge;R;<id> BEL   piece   ESC ] 6973;ptybridge;r;<id> BEL
+//
+// tmux swallows the markers and shows the piece; the Extractor drops the
+// whole frame from stdout, whichever call's it is. The shell integration's
+// Tracker takes a frame for output, not for the human's typing.
+//
+// After the command, the wrapper writes the StderrDone token into the
+// fifo, after everything the command wrote there, and waits until ptysend
+// has put all of it on the terminal: the command's stderr then always
+// shows before the END marker and the next prompt.
+
+// stderrOpen and stderrClose frame a piece of the command's stderr on
+// the terminal.
+func stderrOpen(id ID) string  { return "\x1b]" + osc + ";R;" + string(id) + "\a" }
+func stderrClose(id ID) string { return "\x1b]" + osc + ";r;" + string(id) + "\a" }
+
+// MaxStderrPiece bounds the piece of stderr in one frame: a longer one
+// is written as several frames.
+const MaxStderrPiece = 16 * 1024
+
+// maxFrame bounds a frame as the Extractor may find it: the piece, every
+// "\n" of which the terminal may have turned into "\r\n", and the two
+// markers. An opening marker without its end within that many bytes was
+// not written by ptysend: it is output.
+const maxFrame = 2*MaxStderrPiece + 2*(len("\x1b]"+osc+";R;")+idLength+1)
+
+// AppendStderrFrame appends the framed piece (at most MaxStderrPiece
+// bytes) to dst: what ptysend writes to the terminal, in one write().
+func AppendStderrFrame(dst []byte, id ID, piece []byte) []byte {
+	dst = append(dst, stderrOpen(id)...)
+	dst = append(dst, piece...)
+	return append(dst, stderrClose(id)...)
+}
+
+// StderrDone is the token the wrapper writes into the stderr fifo once
+// the command is over.
+func StderrDone(id ID) string { return "\x1b]" + osc + ";D;" + string(id) + "\a" }
+
+// StderrStream reads the stderr fifo's bytes, chunk by chunk as they
+// arrive, and writes to Out what the command wrote: everything but the
+// StderrDone token, which it notes (Done). Bytes that may be the start of
+// the token split across chunks wait for the next chunk, or for Flush.
+type StderrStream struct {
+	out     io.Writer
+	token   []byte
+	done    bool
+	pending []byte
+	joined  []byte
+}
+
+// NewStderrStream returns a StderrStream for the call with the given id.
+func NewStderrStream(id ID, out io.Writer) *StderrStream {
+	return &StderrStream{out: out, token: []byte(StderrDone(id))}
+}
+
+// Done reports whether the wrapper's token has been seen: all the
+// command's stderr came before it.
+func (s *StderrStream) Done() bool { return s.done }
+
+// Write feeds the next chunk read from the fifo. What follows the token
+// (a background job's stderr) is passed on as it comes.
+func (s *StderrStream) Write(p []byte) (int, error) {
+	data := p
+	if len(s.pending) > 0 {
+		s.joined = append(append(s.joined[:0], s.pending...), p...)
+		data = s.joined
+		s.pending = s.pending[:0]
+	}
+	if s.done {
+		return len(p), s.pass(data)
+	}
+	if i := bytes.Index(data, s.token); i >= 0 {
+		s.done = true
+		if err := s.pass(data[:i]); err != nil {
+			return len(p), err
+		}
+		return len(p), s.pass(data[i+len(s.token):])
+	}
+	keep := heldPrefix(data, s.token)
+	s.pending = append(s.pending, data[len(data)-keep:]...)
+	return len(p), s.pass(data[:len(data)-keep])
+}
+
+// Flush passes on the bytes held back as a possible start of the token:
+// at the end of the stream they were stderr.
+func (s *StderrStream) Flush() error {
+	held := s.pending
+	s.pending = nil
+	return s.pass(held)
+}
+
+func (s *StderrStream) pass(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := s.out.Write(b)
+	return err
+}
+
+// The markers of a frame, up to the call's id and its BEL.
+var (
+	stderrOpenPrefix  = []byte("\x1b]" + osc + ";R;")
+	stderrClosePrefix = []byte("\x1b]" + osc + ";r;")
+)
+
+// frameFilter removes the frames of stderr from the stream after a call's
+// START marker, before the Extractor looks for END and "\r\n": the frames
+// are gone as if never written. Frames of any call are stderr: an earlier
+// call's background job may still write, and what it writes is passed on
+// to the terminal after that call ended (see session). An incomplete
+// frame at the end of a chunk waits for the next chunk.
+type frameFilter struct {
+	closer  []byte // the end marker of the frame at hand
+	pending []byte // a possible opening marker, or a frame without its end yet
+	joined  []byte
+	clean   []byte
+}
+
+// holding reports whether bytes wait for the next chunk.
+func (f *frameFilter) holding() bool { return len(f.pending) > 0 }
+
+// filter returns data without the frames; the result is valid until the
+// next call.
+func (f *frameFilter) filter(data []byte) []byte {
+	if len(f.pending) > 0 {
+		f.joined = append(append(f.joined[:0], f.pending...), data...)
+		data = f.joined
+		f.pending = f.pending[:0]
+	}
+	i := bytes.Index(data, stderrOpenPrefix)
+	if i < 0 { // the common case: no frame, nothing copied
+		keep := heldPrefix(data, stderrOpenPrefix)
+		f.pending = append(f.pending, data[len(data)-keep:]...)
+		return data[:len(data)-keep]
+	}
+	f.clean = f.clean[:0]
+	for i >= 0 {
+		f.clean = append(f.clean, data[:i]...)
+		rest := data[i+len(stderrOpenPrefix):]
+		if len(rest) <= idLength { // the id and its BEL are still to come
+			f.pending = append(f.pending, data[i:]...)
+			return f.clean
+		}
+		if !isID(rest[:idLength]) || rest[idLength] != '\a' { // not our marker: output
+			f.clean = append(f.clean, stderrOpenPrefix...)
+			data = rest
+			i = bytes.Index(data, stderrOpenPrefix)
+			continue
+		}
+		f.closer = append(append(append(f.closer[:0], stderrClosePrefix...), rest[:idLength]...), '\a')
+		opener := len(stderrOpenPrefix) + idLength + 1
+		body := data[i+opener:]
+		j := bytes.Index(body, f.closer)
+		switch {
+		case j >= 0 && opener+j+len(f.closer) <= maxFrame:
+			data = body[j+len(f.closer):] // a frame: dropped
+		case j < 0 && len(data)-i < maxFrame:
+			f.pending = append(f.pending, data[i:]...) // its end may still come
+			return f.clean
+		default: // no end within maxFrame: not ptysend's frame, but output
+			f.clean = append(f.clean, data[i:i+opener]...)
+			data = body
+		}
+		i = bytes.Index(data, stderrOpenPrefix)
+	}
+	keep := heldPrefix(data, stderrOpenPrefix)
+	f.clean = append(f.clean, data[:len(data)-keep]...)
+	f.pending = append(f.pending, data[len(data)-keep:]...)
+	return f.clean
+}
+
+// idLength is the length of an ID.
+const idLength = 16
+
+// isID reports whether b has the shape of an ID, without allocating.
+func isID(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return len(b) == idLength
+}

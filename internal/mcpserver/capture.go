@@ -1,0 +1,54 @@
+package mcpserver
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+)
+
+// capture collects what a mode writes to its stdout or stderr. The mode's
+// goroutines write while it runs, and a stream pump closing down may still
+// write as it returns: once sealed, writes are dropped.
+type capture struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	sealed bool
+	note   string // the last complete write, for progress messages
+}
+
+// maxNote bounds a note: a longer write gives its last line.
+const maxNote = 512
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sealed {
+		return len(p), nil
+	}
+	c.buf.Write(p)
+	// ptysend's notes come whole, one write each (the queue, a command
+	// waiting for the user).
+	if text := strings.TrimSpace(string(p)); text != "" && bytes.HasSuffix(p, []byte("\n")) {
+		if len(text) > maxNote {
+			text = text[strings.LastIndexByte(text, '\n')+1:]
+			text = text[max(0, len(text)-maxNote):]
+		}
+		c.note = strings.ReplaceAll(text, "\n", " ")
+	}
+	return len(p), nil
+}
+
+// seal ends the capture and returns what was written.
+func (c *capture) seal() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sealed = true
+	return c.buf.String()
+}
+
+// progress is how many bytes were written so far, and the last note.
+func (c *capture) progress() (int, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Len(), c.note
+}

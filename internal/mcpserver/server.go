@@ -1,0 +1,179 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/cli"
+	"github.com/ptybridge/ptybridge/internal/failure"
+)
+
+// Config is what every tool call shares.
+type Config struct {
+	Bridge bridge.Bridge
+	// Timeout and MaxTime are the limits of a call that gives none: the
+	// --timeout and --max-time given with --mcp, else the CLI's defaults.
+	Timeout, MaxTime time.Duration
+	// Version is ptysend's, told to the client.
+	Version string
+}
+
+// instructions are sent to the client at initialization; clients put
+// them before the tools for the model to read.
+const instructions = `ptybridge runs your commands in the user's own terminal: a shell in a tmux session that the user opened with ptybridge and watches, and can type into. Use it for what needs the user: sudo or other password prompts, their ssh-agent, gpg or cloud logins, questions only they can answer, or when they ask to see what you run. Use your own shell for the rest.
+
+One call at a time uses the terminal; others wait their turn. A failure of ptybridge itself is an error result whose text is the ptysend CLI's, with a "hint:" line saying what to do and a "retry:" line saying whether retrying can help. Where a hint names a flag or a mode, use the tool argument or the tool: --timeout is timeout, --max-time is max_time, "ptysend -- CMD" is run, --repl-start is repl_start, --repl-eval is repl_eval, --repl-close is repl_close.`
+
+// ServeStdio serves the tools on the process's stdin and stdout until the
+// client closes stdin. Stdout carries protocol messages only: its file
+// descriptor is set aside for them and fd 1 becomes a copy of stderr, so
+// that nothing else (a stray print, a child process) can write into the
+// stream.
+func ServeStdio(cfg Config) error {
+	protocol, err := reserveStdout()
+	if err != nil {
+		return err
+	}
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		fmt.Fprintln(os.Stderr, "ptysend: --mcp serves the shared terminal to an agent as an MCP server on stdin and stdout;\n"+
+			"ptysend: register it with your agent (e.g. claude mcp add ptybridge -- ptysend --mcp) rather than running it here")
+	}
+	return Serve(context.Background(), cfg, &mcp.IOTransport{Reader: os.Stdin, Writer: protocol})
+}
+
+// reserveStdout moves the protocol stream off fd 1 and points fd 1 at
+// stderr.
+func reserveStdout() (*os.File, error) {
+	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, fmt.Errorf("setting stdout aside for the protocol: %w", err)
+	}
+	if err := unix.Dup3(2, 1, 0); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("setting stdout aside for the protocol: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "mcp-stdout"), nil
+}
+
+// Serve serves the tools on t until the client goes away or ctx is
+// done. A call still running then is cancelled (its command interrupted)
+// and waited for.
+func Serve(ctx context.Context, cfg Config, t mcp.Transport) error {
+	s := newServer(cfg)
+	err := s.mcp.Run(ctx, t)
+	s.calls.Wait()
+	return err
+}
+
+// server is one MCP server and its calls in flight.
+type server struct {
+	cfg   Config
+	mcp   *mcp.Server
+	calls sync.WaitGroup
+}
+
+func newServer(cfg Config) *server {
+	s := &server{cfg: cfg}
+	s.mcp = mcp.NewServer(
+		&mcp.Implementation{Name: "ptybridge", Title: "ptybridge: the user's shared terminal", Version: cfg.Version},
+		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
+	for _, t := range tools() {
+		t.add(s)
+	}
+	return s
+}
+
+// call is what a tool's mode gets: the bridge, the limits, where its
+// output goes, and the request's cancellation.
+type call struct {
+	Bridge           bridge.Bridge
+	Timeout, MaxTime time.Duration
+	Stdout, Stderr   io.Writer
+	// Cancel is closed when the client cancels the request or goes away.
+	Cancel <-chan struct{}
+}
+
+// Result is every tool's structured result: what the CLI would have
+// printed and exited with.
+type Result struct {
+	Stdout     string `json:"stdout" jsonschema:"the command's standard output (for a REPL: its response, without the echoed input and prompts)"`
+	Stderr     string `json:"stderr" jsonschema:"the command's standard error, then ptysend's own notes and error report as the CLI prints them"`
+	ExitCode   int    `json:"exit_code" jsonschema:"the command's exit status; 124 when a timeout fired; 75 when the user was busy in the terminal and nothing was typed; 125 when ptysend itself failed"`
+	TimedOut   bool   `json:"timed_out" jsonschema:"a timeout fired (exit_code 124): the command was interrupted and stdout holds the output so far"`
+	DurationMS int64  `json:"duration_ms" jsonschema:"how long the call took, in milliseconds"`
+	Retry      string `json:"retry,omitempty" jsonschema:"set when ptysend reported a failure or a timeout: later (75: the refusal clears by itself), with_more_time (124), after_the_hint (125: do what the hint says first), again (the call was stopped)"`
+}
+
+// serve runs one tool call: mode with the call's limits, its output
+// captured, progress notified, cancelled with the request.
+func (s *server) serve(ctx context.Context, req *mcp.CallToolRequest, lim limitsInput, mode func(call) (int, error)) (*mcp.CallToolResult, Result, error) {
+	s.calls.Add(1)
+	defer s.calls.Done()
+	start := time.Now()
+	stdout, stderr := &capture{}, &capture{}
+	c := call{
+		Bridge:  s.cfg.Bridge,
+		Timeout: lim.Timeout.or(s.cfg.Timeout), MaxTime: lim.MaxTime.or(s.cfg.MaxTime),
+		Stdout: stdout, Stderr: stderr,
+		Cancel: ctx.Done(),
+	}
+	stop := notifyProgress(ctx, req, start, stdout, stderr)
+	status, err := mode(c)
+	stop()
+	return result(status, err, stdout.seal(), stderr.seal(), time.Since(start))
+}
+
+// result turns a mode's outcome into the tool's: the command's status as
+// a normal result (a non-zero one too, and a timeout, with the output so
+// far), a failure of ptysend itself as an error result with the CLI's
+// report and whether retrying can help.
+func result(status int, err error, stdout, stderr string, took time.Duration) (*mcp.CallToolResult, Result, error) {
+	r := Result{Stdout: stdout, Stderr: stderr, ExitCode: status, DurationMS: took.Milliseconds()}
+	if err == nil {
+		return nil, r, nil // the SDK mirrors r as JSON text in the content
+	}
+	var report strings.Builder
+	r.ExitCode = cli.Report(&report, "ptysend", err)
+	r.Stderr += report.String()
+	r.TimedOut = r.ExitCode == failure.ExitTimeout
+	var why string
+	r.Retry, why = retry(r.ExitCode)
+	if r.TimedOut {
+		return nil, r, nil
+	}
+	mirror, jerr := json.Marshal(r)
+	if jerr != nil {
+		return nil, r, jerr
+	}
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{
+			&mcp.TextContent{Text: report.String() + "retry: " + r.Retry + ": " + why + "\n"},
+			&mcp.TextContent{Text: string(mirror)},
+		},
+	}, r, nil
+}
+
+// retry says whether retrying a failed call can help, by its exit code.
+func retry(code int) (verdict, why string) {
+	switch {
+	case code == failure.ExitBusy:
+		return "later", "nothing was typed; the user is busy in the terminal, which clears by itself: retry in a while, or ask the user as the hint says"
+	case code == failure.ExitTimeout:
+		return "with_more_time", "a timeout fired; if the command needs longer, retry with a larger timeout or max_time"
+	case code > 128:
+		return "again", "the call was stopped before it finished; run it again if you still need it"
+	}
+	return "after_the_hint", "retrying as it is fails the same way: first do what the message says (often: ask the user)"
+}

@@ -1,0 +1,104 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ptybridge/ptybridge/internal/failure"
+)
+
+func TestDurationTakesSecondsOrGoDurations(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		`10`: 10 * time.Second, `0.5`: 500 * time.Millisecond, `0`: 0,
+		`"90s"`: 90 * time.Second, `"2m"`: 2 * time.Minute, `"15"`: 15 * time.Second,
+	} {
+		var d Duration
+		if err := json.Unmarshal([]byte(in), &d); err != nil || time.Duration(d) != want {
+			t.Errorf("%s: got %v, %v; want %v", in, time.Duration(d), err, want)
+		}
+	}
+	for _, in := range []string{`-1`, `"soon"`, `true`, `"-2s"`} {
+		var d Duration
+		if err := json.Unmarshal([]byte(in), &d); err == nil {
+			t.Errorf("%s: want an error, got %v", in, time.Duration(d))
+		}
+	}
+	var none *Duration
+	if none.or(7*time.Second) != 7*time.Second {
+		t.Error("no limit given must mean the default")
+	}
+}
+
+func TestResults(t *testing.T) {
+	// A command's own status, non-zero too, is a result.
+	res, r, err := result(3, nil, "out\n", "err\n", time.Second)
+	if err != nil || res != nil || r.ExitCode != 3 || r.Retry != "" || r.DurationMS != 1000 {
+		t.Fatalf("a non-zero exit: got %v %+v %v", res, r, err)
+	}
+	// A timeout is a result too, with the report on stderr.
+	timeout := &failure.Error{Code: failure.ExitTimeout, Msg: "no output for 1s (--timeout): interrupted it with Ctrl-C", Hint: "use a larger --timeout"}
+	res, r, _ = result(failure.ExitTimeout, timeout, "so far\n", "", time.Second)
+	if res != nil || !r.TimedOut || r.ExitCode != 124 || r.Retry != "with_more_time" ||
+		r.Stderr != "ptysend: error: no output for 1s (--timeout): interrupted it with Ctrl-C\nhint: use a larger --timeout\n" {
+		t.Fatalf("a timeout: got %v %+v", res, r)
+	}
+	// A failure of ptysend is an error result: the CLI's text, then retry.
+	for code, verdict := range map[int]string{0: "after_the_hint", failure.ExitBusy: "later", 130: "again"} {
+		busy := &failure.Error{Code: code, Msg: "the user is busy", Hint: "ask the user"}
+		res, r, _ = result(0, busy, "", "", 0)
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !res.IsError || r.Retry != verdict || r.ExitCode != busy.ExitCode() ||
+			!strings.HasPrefix(text, "ptysend: error: the user is busy\nhint: ask the user\nretry: "+verdict+": ") {
+			t.Errorf("code %d: got %+v, %q", code, r, text)
+		}
+	}
+}
+
+func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(Config{Timeout: 10 * time.Second, MaxTime: 2 * time.Minute})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.mcp.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != len(tools()) {
+		t.Fatalf("want %d tools, got %d", len(tools()), len(list.Tools))
+	}
+	for _, tool := range list.Tools {
+		in, _ := tool.InputSchema.(map[string]any)
+		out, _ := tool.OutputSchema.(map[string]any)
+		a := tool.Annotations
+		switch {
+		case !regexp.MustCompile(`^[a-z_]{1,40}$`).MatchString(tool.Name):
+			t.Errorf("tool name %q", tool.Name)
+		case len(tool.Description) < 100 || tool.Title == "":
+			t.Errorf("%s: a title and a description an agent can act on, please", tool.Name)
+		case in["type"] != "object" || out["type"] != "object":
+			t.Errorf("%s: input and output schemas: %v %v", tool.Name, in, out)
+		case a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || a.OpenWorldHint == nil:
+			t.Errorf("%s: annotations %+v", tool.Name, a)
+		}
+	}
+	// A call without its required argument is refused before it runs.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "repl_eval", Arguments: map[string]any{}})
+	if err != nil || !res.IsError {
+		t.Fatalf("repl_eval without expr: got %+v, %v", res, err)
+	}
+}

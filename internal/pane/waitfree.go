@@ -1,0 +1,141 @@
+package pane
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/proc"
+)
+
+// --wait-free: instead of refusing because of what the human is doing
+// (exit 75), a call waits for the terminal to be free and then runs. A
+// call makes its attempt as always, so a free terminal costs nothing
+// extra; only after a refusal does a FreeWaiter wait, without holding
+// the pane (other calls may take their turn), until the pane may have
+// changed, and the call tries again from the start:
+//
+//   - a program in the way (less, vim, a long command): until it exits,
+//     which a pidfd says at once, or another one takes the foreground
+//     (looked at every recheck: Ctrl-Z stops a program without ending it);
+//   - copy mode: until the bridge's record of it says it ended;
+//   - anything else (a half-typed line, shell code of the human's, a busy
+//     REPL): recheck. Such an attempt itself follows the shell's events in
+//     the stream for up to settleLimit before it refuses again.
+
+// recheck is how often a waiting call looks at what /proc and the copy
+// mode record cannot announce.
+const recheck = 100 * time.Millisecond
+
+// FreeWaiter decides, after a refusal, whether to wait and try again.
+type FreeWaiter struct {
+	bridge   bridge.Bridge
+	limit    time.Duration
+	deadline time.Time
+	stderr   io.Writer
+	said     map[string]bool
+}
+
+// NewFreeWaiter waits up to limit from now (--wait-free); zero never
+// waits. What it waits for is said on stderr.
+func NewFreeWaiter(b bridge.Bridge, limit time.Duration, stderr io.Writer) *FreeWaiter {
+	return &FreeWaiter{bridge: b, limit: limit, deadline: time.Now().Add(limit), stderr: stderr, said: map[string]bool{}}
+}
+
+// Again is called with the error of an attempt that typed nothing. It
+// reports whether to try again: err is a refusal that can clear by itself
+// (failure.ExitBusy) and the time is not up. Then it has said what it
+// waits for (once for each reason) and waited until the pane may have
+// changed.
+func (w *FreeWaiter) Again(err error) bool {
+	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) {
+		return false
+	}
+	if msg := failure.From(err).Msg; !w.said[msg] {
+		w.said[msg] = true
+		fmt.Fprintf(w.stderr, "ptysend: waiting up to %v (--wait-free) for the shared terminal to be free: %s\n", w.limit, msg)
+	}
+	w.wait(err)
+	return time.Now().Before(w.deadline)
+}
+
+// Final is the error to report once Again said no. A refusal says that
+// it still stood after waiting, or, when the call did not wait, that it
+// could have.
+func (w *FreeWaiter) Final(err error) error {
+	if err == nil {
+		return nil
+	}
+	e := failure.From(err)
+	if e.Code != failure.ExitBusy {
+		return err
+	}
+	refusal := *e
+	if w.limit > 0 {
+		refusal.Msg += fmt.Sprintf(" (still so after waiting %v with --wait-free)", w.limit)
+	} else if refusal.Hint != "" {
+		refusal.Hint += "; or rerun with --wait-free DURATION (e.g. --wait-free 2m) to have ptysend wait for it"
+	}
+	return &refusal
+}
+
+// wait waits until the pane may have changed, or the deadline.
+func (w *FreeWaiter) wait(refusal error) {
+	deadline := time.NewTimer(time.Until(w.deadline))
+	defer deadline.Stop()
+	tick := time.NewTicker(recheck)
+	defer tick.Stop()
+	var inTheWay *programInTheWay
+	var ended <-chan struct{}
+	if errors.As(refusal, &inTheWay) {
+		ended = proc.ExitOf(inTheWay.pid)
+	}
+	scrolling := failure.From(refusal) == CopyModeError
+	for {
+		select {
+		case <-ended:
+			return
+		case <-deadline.C:
+			return
+		case <-tick.C:
+		}
+		switch {
+		case scrolling:
+			if !w.bridge.InCopyMode() {
+				return
+			}
+		case ended != nil:
+			if fg, err := proc.ForegroundPID(inTheWay.panePID); err != nil || fg != inTheWay.pid {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// programInTheWay is a refusal because of the program in the foreground
+// of the pane, which a FreeWaiter watches.
+type programInTheWay struct {
+	err          error
+	panePID, pid int
+}
+
+func (p *programInTheWay) Error() string { return p.err.Error() }
+func (p *programInTheWay) Unwrap() error { return p.err }
+
+// ProgramInTheWay marks err, a refusal of IdleShell, as one because of
+// the program now in the foreground of the pane of panePID.
+func ProgramInTheWay(err error, panePID int) error {
+	if failure.From(err).Code != failure.ExitBusy {
+		return err
+	}
+	fg, ferr := proc.ForegroundPID(panePID)
+	if ferr != nil || fg <= 0 || fg == panePID {
+		return err
+	}
+	return &programInTheWay{err: err, panePID: panePID, pid: fg}
+}
