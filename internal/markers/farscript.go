@@ -36,24 +36,30 @@ func FarScript(job FarJob) string {
 	return farPOSIXScript(job, b)
 }
 
-// stderrLoop copies the command's stderr from the fifo $1/e.$2 to the
-// terminal, piece by piece as it comes, each piece in an R/r frame
+// stderrLoopBody copies the command's stderr from the fifo $1/e.$2 to
+// the terminal, piece by piece as it comes, each piece in an R/r frame
 // written with one write() (cat of a file of at most 16 KiB and the two
 // markers), so that the command's stdout never lands inside a frame. It
 // is plain sh with dd and cat, run as a child: it does not depend on the
-// human's shell or options. It runs in the background of a child sh that
-// exits at once, so that no shell announces it as a job, and ends when
-// the command's side of the fifo is closed: then it writes a line into
-// the fifo $1/k.$2, which it opened read-write at its start (so it never
-// blocks, even when no wrapper reads it after an interrupt), and which
-// the wrapper reads before it prints END.
-const stderrLoop = `exec 3<>"$1/k.$2"
-(f=$1/e.$2; exec <"$f" >&2; rm -f "$f"
+// human's shell or options. It ends when the command's side of the fifo
+// is closed.
+const stderrLoopBody = `exec <"$1/e.$2" >&2; rm -f "$1/e.$2"
 while printf '\033]` + osc + `;R;%s\007' "$2" >"$1/f" && LC_ALL=C dd bs=16384 count=1 2>"$1/s" >>"$1/f"; do
 read r <"$1/s"; case $r in 0+0*) break;; esac
 printf '\033]` + osc + `;r;%s\007' "$2" >>"$1/f"; cat "$1/f"
 done
-: >"$1/f"; echo >&3; rm -f "$1/k.$2") &`
+: >"$1/f"`
+
+// stderrLoopDash runs the loop for dash, whose job control announces a
+// job it waited for: in the background of a child sh that exits at once,
+// so that it is no job of the shell's. Its end is told through the fifo
+// $1/k.$2, which the wrapper holds open read-write (on descriptor 9,
+// around the command) from before the command starts: the loop's open
+// never blocks for long, and the wrapper's read returns once the loop
+// wrote its line, after the last piece of stderr.
+const stderrLoopDash = `(exec 3>"$1/k.$2"; rm -f "$1/k.$2"
+` + stderrLoopBody + `
+echo >&3) &`
 
 // procsubLoop is stderrLoop for a process substitution of bash or zsh:
 // the same loop in the shell's own syntax, reading the pipe on its stdin
@@ -105,9 +111,12 @@ func farPOSIXScript(job FarJob, b builtins) string {
 	s.WriteString("__ptybridge_opts=$-\n")
 	if !job.Kind.procsub() {
 		fmt.Fprintf(&s, "command mkfifo -m 600 %[1]s/e.%[2]s %[1]s/k.%[2]s && command sh -c %[3]s sh %[1]s %[2]s\n",
-			d, job.ID, QuotePOSIX(stderrLoop))
+			d, job.ID, QuotePOSIX(stderrLoopDash))
 	}
 	fmt.Fprintf(&s, "%s '\\033]%s;S;%%s\\007' %s\n", b.printf, osc, job.ID)
+	if !job.Kind.procsub() {
+		s.WriteString("{\n")
+	}
 	s.WriteString(run + "\n")
 	s.WriteString("__ptybridge_status=$?\n")
 	fmt.Fprintf(&s, "case $-/$__ptybridge_opts in *e*/*e*) ;; *e*/*) set +e; %s '%s' %s >&2 ;; esac\n",
@@ -115,7 +124,7 @@ func farPOSIXScript(job FarJob, b builtins) string {
 	if job.Kind == FarBash {
 		s.WriteString("wait $! 2>/dev/null\n")
 	} else if !job.Kind.procsub() {
-		fmt.Fprintf(&s, "read -r __ptybridge_ep <%s/k.%s\n", d, job.ID)
+		fmt.Fprintf(&s, "read -r __ptybridge_ep <&9\n} 9<>%s/k.%s\n", d, job.ID)
 	}
 	if job.Stdin {
 		s.WriteString(": >" + d + "/i\n")
@@ -155,8 +164,9 @@ func farFishScript(job FarJob) string {
 		"end\n"+
 		"status job-control full\n", restore)
 	fmt.Fprintf(&s, "builtin printf '%s%%s\\n' %s\n", farErase(job.EraseRows), fishQuote(DisplayLine(job.Command)))
-	fmt.Fprintf(&s, "command mkfifo -m 600 %[1]s/e.%[2]s %[1]s/k.%[2]s; and command sh -c %[3]s sh %[1]s %[2]s\n",
-		d, job.ID, fishQuote(stderrLoop))
+	// fish announces no job it waited for: the loop is one.
+	fmt.Fprintf(&s, "command mkfifo -m 600 %[1]s/e.%[2]s; and command sh -c %[3]s sh %[1]s %[2]s &\nset -g __ptybridge_ep $last_pid\n",
+		d, job.ID, fishQuote(stderrLoopBody))
 	fmt.Fprintf(&s, "builtin printf '\\033]%s;S;%%s\\007' %s\n", osc, job.ID)
 	fmt.Fprintf(&s, "begin\n"+
 		"    if builtin printf '%%s' %[1]s | command $__fish_bin_dir/fish --no-config --no-execute\n"+
@@ -167,7 +177,7 @@ func farFishScript(job FarJob) string {
 		"        set -g __ptybridge_status 123\n"+
 		"    end\n"+
 		"end 2>%[4]s\n", text, fishPagerSettings(), stdin, fifo)
-	fmt.Fprintf(&s, "read __ptybridge_ep <%s/k.%s\n", d, job.ID)
+	s.WriteString("wait $__ptybridge_ep\n")
 	if job.Stdin {
 		s.WriteString("true >" + d + "/i\n")
 	}

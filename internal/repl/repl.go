@@ -87,6 +87,9 @@ func startAttempt(req Request, command string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if t, err := pane.Locate(rc.PanePID); err == nil && t.Far {
+		return 0, farREPLError(t)
+	}
 	shellPID, shell, err := pane.IdleShell(rc.PanePID)
 	if err != nil {
 		return 0, pane.ProgramInTheWay(err, rc.PanePID)
@@ -542,5 +545,15 @@ func (r *replRun) waitGone(limit time.Duration) outcome {
 		case <-deadline.C:
 			return outcome{kind: timedOut}
 		}
+	}
+}
+
+// farREPLError refuses a REPL in a far shell: its readiness check reads
+// the REPL's wait channels in /proc, which does not see the far end.
+func farREPLError(t pane.Target) error {
+	return &failure.Error{
+		Msg: fmt.Sprintf("the shared terminal's shell is at the far end of %s: ptysend starts REPLs in a local shell only "+
+			"(it tells a REPL waiting for input from one that is busy through /proc, which does not see the far end)", t.Name),
+		Hint: "run the interpreter's code with ptysend -- instead (e.g. ptysend -- python3 -c '...', or a here-document)",
 	}
 }
