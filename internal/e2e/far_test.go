@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,6 +127,17 @@ func farContract(t *testing.T, b *bridge) {
 			t.Fatalf("want stdout \"out\\nout2\\n\", stderr \"err\\n\", exit 3; got:\n%v\npane:\n%s", r, b.paneText())
 		}
 	})
+	t.Run("a large stderr arrives whole and apart", func(t *testing.T) {
+		var want strings.Builder
+		for i := 1; i <= 20000; i++ {
+			fmt.Fprintf(&want, "%d\n", i)
+		}
+		r := b.send("--", "seq 1 20000 >&2; echo done")
+		if r.code != 0 || r.stdout != "done\n" || r.stderr != want.String() {
+			t.Fatalf("want exit 0, stdout done, %d bytes of stderr; got exit %d, stdout %q, %d bytes of stderr",
+				want.Len(), r.code, r.stdout, len(r.stderr))
+		}
+	})
 	t.Run("stdin is forwarded", func(t *testing.T) {
 		r := b.sendWith(strings.NewReader("line one\nline\ttwo\n"), "--", "cat; echo end")
 		if r.code != 0 || r.stdout != "line one\nline\ttwo\nend\n" {
@@ -151,7 +163,7 @@ func farContract(t *testing.T, b *bridge) {
 		b.run("--", "echo shown-to-the-human")
 		pane := b.paneText()
 		if !strings.Contains(pane, "[agent] $ echo shown-to-the-human") || strings.Contains(pane, "__ptybridge") ||
-			strings.Contains(pane, "6973") {
+			strings.Contains(pane, "6973;") {
 			t.Fatalf("the pane shows:\n%s", pane)
 		}
 	})
@@ -474,8 +486,11 @@ func TestFarLargeOutputOverSSHArrivesWhole(t *testing.T) {
 	term := b.openTerminal()
 	b.waitReady()
 	term.typeKeys(srv.command("root") + "\r")
-	b.waitPrompt(`root@.*[$#] ?$`)
-	b.run("--", "true")
+	b.waitFor("the far shell's prompt", func() bool {
+		out, _ := exec.Command("pgrep", "-f", "^sshd: root@pts").Output()
+		return len(out) > 0 && regexp.MustCompile(`root@.*[$#] ?$`).MatchString(b.cursorLine())
+	})
+	b.waitFor("the far shell to answer", func() bool { return b.send("--", "true").code == 0 })
 	// The bare reference of the benchmark, in between.
 	b.mustTmux("send-keys", "-t", "="+b.name+":", "seq 1 300000; true", "Enter")
 	b.waitPrompt(`root@.*[$#] ?$`)

@@ -14,8 +14,9 @@ type FarJob struct {
 	// reports who and where the shell is (the INFO marker).
 	First bool
 	// Stdin: the wrapper reads the forwarded stdin from the terminal
-	// (after READ-STDIN) and gives it to the command.
-	Stdin bool
+	// (after READ-STDIN) and gives it to the command. EmptyStdin: the
+	// forwarded stdin is empty, and the command reads /dev/null.
+	Stdin, EmptyStdin bool
 	// EraseRows is how many rows the loader's echo took (with the prompt
 	// before it): the wrapper erases them before the [agent] line.
 	EraseRows int
@@ -28,6 +29,9 @@ type FarJob struct {
 func FarScript(job FarJob) string {
 	if job.Kind == FarFish {
 		return farFishScript(job)
+	}
+	if job.Kind == FarBash {
+		return farBashScript(job)
 	}
 	b := posixBuiltins
 	if job.Kind == FarZsh {
@@ -91,11 +95,7 @@ func farPOSIXScript(job FarJob, b builtins) string {
 			b.printf, osc, infoTag, job.ID)
 	}
 	redirects := " 2>" + d + "/e." + string(job.ID)
-	if job.Stdin {
-		fmt.Fprintf(&s, "command stty -echo; %s '\\033]%s;%s;%%s\\007' %s; command base64 -d >%s/i; command stty echo\n",
-			b.printf, osc, stdinTag, job.ID, d)
-		redirects += " <" + d + "/i"
-	}
+	redirects += farStdin(&s, job, b.printf)
 	cmd := QuotePOSIX(evalText(job.Command))
 	if job.Kind.procsub() {
 		// bash and zsh: the loop is a process substitution, which needs
@@ -149,12 +149,7 @@ func farFishScript(job FarJob) string {
 		fmt.Fprintf(&s, "builtin printf '\\033]%s;%s;%%s;%%s;%%s;%%s\\007' %s $fish_pid (command id -un 2>/dev/null) (command uname -n 2>/dev/null)\n",
 			osc, infoTag, job.ID)
 	}
-	stdin := ""
-	if job.Stdin {
-		fmt.Fprintf(&s, "command stty -echo; builtin printf '\\033]%s;%s;%%s\\007' %s; command base64 -d >%s/i; command stty echo\n",
-			osc, stdinTag, job.ID, d)
-		stdin = " <" + d + "/i"
-	}
+	stdin := farStdin(&s, job, "builtin printf")
 	fmt.Fprintf(&s, "set -l __ptybridge_jc interactive\n"+
 		"status is-full-job-control; and set __ptybridge_jc full\n"+
 		"status is-no-job-control; and set __ptybridge_jc none\n"+
@@ -183,5 +178,81 @@ func farFishScript(job FarJob) string {
 	}
 	fmt.Fprintf(&s, "builtin printf '\\033]%s;E;%%s;%%d\\007' %s $__ptybridge_status\n", osc, job.ID)
 	s.WriteString("set -e __ptybridge_status; set -e __ptybridge_ep\nend\n")
+	return s.String()
+}
+
+// farStdin writes the wrapper's reading of the forwarded stdin, and
+// returns the command's redirection: base64 typed after READ-STDIN, read
+// with the echo off; /dev/null for an empty one, which needs no typing.
+func farStdin(s *strings.Builder, job FarJob, printf string) string {
+	d := "$" + farDir
+	if job.Kind != FarFish {
+		d = `"` + d + `"`
+	}
+	switch {
+	case job.EmptyStdin:
+		return " </dev/null"
+	case job.Stdin:
+		fmt.Fprintf(s, "command stty -echo; %s '\\033]%s;%s;%%s\\007' %s; command base64 -d >%s/i; command stty echo\n",
+			printf, osc, stdinTag, job.ID, d)
+		return " <" + d + "/i"
+	}
+	return ""
+}
+
+// farBashFuncs are the far wrapper's fixed parts as functions, defined
+// with the hooks of a bash far shell, so that a call's payload carries
+// little more than its command (bash reads it a byte per system call):
+//
+//   - __ptybridge_pre ID ROWS LINE erases the loader's echo, shows the
+//     [agent] line, notes the options and prints START;
+//   - __ptybridge_loop ID is the stderr loop of a process substitution,
+//     in bash alone while no stderr comes: a builtin read takes the first
+//     character, dd only what more is there at once;
+//   - __ptybridge_post ID STATUS turns a set -e left on off again, waits
+//     for the loop and prints END.
+//
+// They are defined afresh at each first call, outside the hooks' guard:
+// a shell hooked by another ptysend gets this one's.
+var farBashFuncs = `__ptybridge_pre() {
+  builtin printf '\033[%dA\r\033[J%s\n' "$2" "$3"
+  __ptybridge_opts=$-
+  builtin printf '\033]` + osc + `;S;%s\007' "$1"
+}
+__ptybridge_loop() {
+  set +eu
+  local c f="$` + farDir + `/f"
+  while IFS= builtin read -r -N 1 c; do
+    { builtin printf '\033]` + osc + `;R;%s\007%s' "$1" "$c"
+      if IFS= builtin read -t 0; then LC_ALL=C command dd bs=16380 count=1 2>/dev/null; fi
+      builtin printf '\033]` + osc + `;r;%s\007' "$1"; } >"$f"
+    command cat "$f"
+  done
+  : >"$f"
+}
+__ptybridge_post() {
+  case $-/$__ptybridge_opts in *e*/*e*) ;; *e*/*) set +e; builtin printf '\033]` + osc + `;R;%s\007%s\n\033]` + osc + `;r;%s\007' "$1" ` + "'" + strings.ReplaceAll(errexitNote, "'", `'\''`) + "'" + ` "$1" >&2 ;; esac
+  wait $! 2>/dev/null
+  builtin printf '\033]` + osc + `;E;%s;%d\007' "$1" "$2"
+  unset __ptybridge_opts
+}
+`
+
+// farBashScript is the far wrapper of bash: the functions above, the
+// command in between at the top level (so that declare, local and the
+// like behave as typed).
+func farBashScript(job FarJob) string {
+	var s strings.Builder
+	s.WriteString("{\nunset __ptybridge_w\n")
+	if job.First {
+		s.WriteString(FarIntegration(FarBash))
+		s.WriteString(farBashFuncs)
+		fmt.Fprintf(&s, "builtin printf '\\033]%s;%s;%%s;%%s;%%s;%%s\\007' %s \"$$\" \"$(command id -un 2>/dev/null)\" \"$(command uname -n 2>/dev/null)\"\n",
+			osc, infoTag, job.ID)
+	}
+	redirects := " 2> >(__ptybridge_loop " + string(job.ID) + ")" + farStdin(&s, job, "builtin printf")
+	fmt.Fprintf(&s, "__ptybridge_pre %s %d %s\n", job.ID, max(job.EraseRows, 1), QuotePOSIX(DisplayLine(job.Command)))
+	fmt.Fprintf(&s, "%s command eval %s%s\n", pagerSettings, QuotePOSIX(evalText(job.Command)), redirects)
+	fmt.Fprintf(&s, "__ptybridge_post %s $?\n}\n", job.ID)
 	return s.String()
 }

@@ -95,7 +95,9 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 	}
 	f.id = id
 	loader := markers.FarLoader(rec.Kind, id, hooked)
-	job := markers.FarJob{ID: id, Command: req.Command, Kind: rec.Kind, First: !hooked, Stdin: forward,
+	empty := forward && len(stdin) == 0
+	forward = forward && !empty
+	job := markers.FarJob{ID: id, Command: req.Command, Kind: rec.Kind, First: !hooked, Stdin: forward, EmptyStdin: empty,
 		EraseRows: (rec.PromptCol+len(loader))/max(rec.Width, 1) + 1}
 	f.carrierExit = proc.ExitOf(t.PID)
 	f.bridgeCommand = proc.Parent(t.PID) == rc.PanePID && bridge.IsCommandRunner(proc.Args(rc.PanePID))
@@ -103,6 +105,7 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 		return 0, failure.From(err)
 	}
 	rest, err := f.awaitMarker(markers.Ready(id), readyWait, "the loader line")
+
 	if err != nil {
 		return 0, err
 	}
