@@ -132,7 +132,7 @@ func TestMCPToolsRunCommandsInTheSharedTerminal(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"repl_close", "repl_eval", "repl_start", "run"}; !slices.Equal(names, want) {
+	if want := []string{"notify", "repl_close", "repl_eval", "repl_start", "run", "screen"}; !slices.Equal(names, want) {
 		t.Fatalf("tools: got %v, want %v", names, want)
 	}
 
@@ -405,4 +405,37 @@ func TestMCPWithoutItsServerProgramSaysHowToBuildIt(t *testing.T) {
 		!strings.Contains(stderr.String(), "ptysend-mcp, which is neither next to ptysend") || !strings.Contains(stderr.String(), "hint: build it") {
 		t.Fatalf("want exit 125 saying where ptysend-mcp was looked for and how to build it; got %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
+}
+
+func TestMCPScreenAndNotifyLetTheAgentSeeAndAskTheUser(t *testing.T) {
+	b := integrated(t)
+	cs := b.mcpClient(nil)
+	human := b.terms[0]
+	human.typeKeys("less " + b.lessFile() + "\r")
+	b.waitFor("less to run", func() bool { return b.paneCommand() == "less" })
+
+	// run is refused as busy; screen shows why, typing nothing.
+	if r := b.callTool(cs, "run", map[string]any{"command": "echo agent"}); !r.isError || r.ExitCode != 75 {
+		t.Fatalf("run while less runs: want a busy error result (75):\n%v", r)
+	}
+	r := b.callTool(cs, "screen", nil)
+	if r.isError || !strings.Contains(r.Stdout, "line-of-the-file-1\n") || !strings.Contains(r.Stderr, "cursor at row") {
+		t.Fatalf("screen: want less's text and the cursor:\n%v", r)
+	}
+
+	// notify shows the message on the user's screen, typing nothing.
+	before := len(human.screen())
+	if r := b.callTool(cs, "notify", map[string]any{"message": "please quit less"}); r.isError || r.ExitCode != 0 {
+		t.Fatalf("notify:\n%v", r)
+	}
+	b.waitFor("the message on the human's screen", func() bool {
+		return strings.Contains(human.screen()[before:], "[agent] please quit less")
+	})
+	if b.paneCommand() != "less" {
+		t.Fatal("nothing may be typed into less")
+	}
+	if r := b.callTool(cs, "notify", map[string]any{"message": " "}); !r.isError {
+		t.Fatalf("an empty message: want an error result:\n%v", r)
+	}
+	human.typeKeys("q")
 }

@@ -92,8 +92,12 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 			t.Errorf("%s: a title and a description an agent can act on, please", tool.Name)
 		case in["type"] != "object" || out["type"] != "object":
 			t.Errorf("%s: input and output schemas: %v %v", tool.Name, in, out)
-		case a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || a.OpenWorldHint == nil:
+		case a == nil || a.OpenWorldHint == nil:
 			t.Errorf("%s: annotations %+v", tool.Name, a)
+		case a.ReadOnlyHint != (tool.Name == "screen"):
+			t.Errorf("%s: readOnlyHint %v", tool.Name, a.ReadOnlyHint)
+		case !a.ReadOnlyHint && a.DestructiveHint == nil:
+			t.Errorf("%s: a tool that changes something says whether it destroys: %+v", tool.Name, a)
 		}
 	}
 	// A call without its required argument is refused before it runs.

@@ -2,12 +2,14 @@ package mcpserver
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/human"
 	"github.com/ptybridge/ptybridge/internal/repl"
 	"github.com/ptybridge/ptybridge/internal/session"
 )
@@ -59,7 +61,41 @@ func tools() []tool {
 		toolFor("repl_close", "Leave the REPL of the shared terminal", replCloseDescription,
 			&mcp.ToolAnnotations{DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
 			func(c call, _ replCloseInput) (int, error) { return repl.Close(c.repl()) }),
+		toolFor("screen", "See the user's shared terminal", screenDescription,
+			&mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: no},
+			func(c call, _ screenInput) (int, error) {
+				s, err := human.ReadScreen(c.Bridge)
+				if err != nil {
+					return 0, err
+				}
+				fmt.Fprint(c.Stdout, s.Text())
+				fmt.Fprintf(c.Stderr, "ptysend: %s\n", s.CursorLine())
+				return 0, nil
+			}),
+		toolFor("notify", "Tell the user something in their terminal", notifyDescription,
+			&mcp.ToolAnnotations{DestructiveHint: no, OpenWorldHint: no},
+			func(c call, in notifyInput) (int, error) {
+				if strings.TrimSpace(in.Message) == "" {
+					return 0, &failure.Error{Msg: "notify needs a message", Hint: `give it as message, e.g. {"message": "please quit less"}`}
+				}
+				n, err := human.Notify(c.Bridge, in.Message)
+				if err != nil {
+					return 0, err
+				}
+				fmt.Fprintf(c.Stderr, "ptysend: shown to the user in %d terminal(s) of theirs for %v\n", n, human.NoticeTime)
+				return 0, nil
+			}),
 	}
+}
+
+const screenDescription = `Return the user's shared terminal as they see it right now, as text in stdout (an editor, a pager, a full-screen program, a line they are typing), and on stderr where the cursor is. Types nothing; works while the terminal is busy. Use it when run was refused as busy, to see what the user is doing.`
+
+const notifyDescription = `Show a short message to the user on their terminal's message line ("[agent] MESSAGE", for 10 s, with the bell), without typing into whatever runs there: e.g. to ask them to quit a program so that your command can run, or to answer a prompt. Returns at once.`
+
+type screenInput struct{}
+
+type notifyInput struct {
+	Message string `json:"message" jsonschema:"what to tell the user, one short line"`
 }
 
 var yes, no = new(true), new(false)
