@@ -115,6 +115,14 @@ func TestFarSuBash(t *testing.T) {
 			t.Fatalf("want exit 3:\n%v", r)
 		}
 	})
+	t.Run("the far shell's history holds neither the probe, the loaders nor the commands", func(t *testing.T) {
+		got := b.run("--", "history")
+		for _, s := range []string{"__ptybridge", "6973;", "PTB_VAR", "exit 3"} {
+			if strings.Contains(got, s) {
+				t.Fatalf("the history holds %q:\n%s", s, got)
+			}
+		}
+	})
 	farContract(t, b)
 }
 
@@ -493,7 +501,10 @@ func TestFarLargeOutputOverSSHArrivesWhole(t *testing.T) {
 	b.waitFor("the far shell to answer", func() bool { return b.send("--", "true").code == 0 })
 	// The bare reference of the benchmark, in between.
 	b.mustTmux("send-keys", "-t", "="+b.name+":", "seq 1 300000; true", "Enter")
-	b.waitPrompt(`root@.*[$#] ?$`)
+	b.waitFor("the bare run to end", func() bool {
+		screen, _ := b.tmux("capture-pane", "-p", "-t", "="+b.name+":")
+		return strings.Contains(screen, "\n300000\n") && regexp.MustCompile(`root@.*[$#] ?$`).MatchString(b.cursorLine())
+	})
 	var want strings.Builder
 	for i := 1; i <= 300000; i++ {
 		want.WriteString(strconv.Itoa(i))

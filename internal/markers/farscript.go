@@ -189,6 +189,10 @@ func farStdin(s *strings.Builder, job FarJob, printf string) string {
 	if job.Kind != FarFish {
 		d = `"` + d + `"`
 	}
+	if !job.Stdin {
+		// What an interrupted call left there goes now.
+		fmt.Fprintf(s, "true >%s/i\n", d)
+	}
 	switch {
 	case job.EmptyStdin:
 		return " </dev/null"
