@@ -77,6 +77,20 @@ func suOther(t *testing.T, b *bridge, term *terminal, shell string) {
 	b.waitPrompt(`[$#%>] ?$`)
 }
 
+// waitForeground waits until the pane's foreground process is program.
+func (b *bridge) waitForeground(program string) {
+	b.t.Helper()
+	b.waitFor(program+" in the foreground", func() bool {
+		pid := b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_pid}")
+		out, err := exec.Command("ps", "-o", "tpgid=", "-p", pid).Output()
+		if err != nil {
+			return false
+		}
+		comm, err := exec.Command("ps", "-o", "comm=", "-p", strings.TrimSpace(string(out))).Output()
+		return err == nil && strings.TrimSpace(string(comm)) == program
+	})
+}
+
 // waitForegroundUser waits until the pane's foreground process runs as
 // user (the far shell of su has taken the terminal).
 func (b *bridge) waitForegroundUser(user string) {
@@ -211,6 +225,7 @@ func TestFarSSHBash(t *testing.T) {
 	term := b.openTerminal()
 	b.waitReady()
 	term.typeKeys(srv.command(otherUser) + "\r")
+	b.waitForeground("ssh")
 	b.waitPrompt(otherUser + `@.*[$#] ?$`)
 	t.Run("whoami runs at the far end", func(t *testing.T) {
 		r := b.send("--", "whoami")
@@ -294,7 +309,8 @@ func TestFarRefusesWhatItCannotDrive(t *testing.T) {
 			term := b.openTerminal()
 			b.waitReady()
 			term.typeKeys(srv.command(otherUser) + "\r")
-			b.waitPrompt(`[>#] ?$`)
+			b.waitForeground("ssh")
+			b.waitPrompt(`^(switch01# ?|[^@]*> ?)$`)
 			r := b.send("--", "whoami")
 			if r.code != 125 || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
 				t.Fatalf("want a refusal saying %q, got:\n%v\npane:\n%s", c.want, r, b.paneText())
@@ -463,6 +479,7 @@ func TestFarShellStartedInsideTheFarShell(t *testing.T) {
 	term := b.openTerminal()
 	b.waitReady()
 	term.typeKeys(srv.command(otherUser) + "\r")
+	b.waitForeground("ssh")
 	b.waitPrompt(otherUser + `@.*[$#] ?$`)
 	b.run("--", "export PTB_OUTER=outer")
 	// The human starts another shell there; the first one's hooks say it

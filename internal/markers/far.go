@@ -110,6 +110,10 @@ func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
 		}
 	}
 	switch {
+	case f[0] != "" && f[1] == "" && f[2] == "" && !modernBash(f[0]):
+		// bash before 4.4 lacks what the bash wrapper uses (read -N,
+		// wait for a process substitution): it runs the POSIX one.
+		return FarSh, true, true
 	case f[0] != "" && f[1] == "" && f[2] == "":
 		return FarBash, true, true
 	case f[1] != "" && f[0] == "" && f[2] == "":
@@ -209,6 +213,16 @@ func TypedPayload(kind FarKind, hooked bool, script string) string {
 	return PayloadLines([]byte(script))
 }
 
+// EmptyPayload ends the loader's read with nothing in it: a call
+// stopped before its payload was typed runs nothing, and the loader turns
+// the echo back on.
+func EmptyPayload(kind FarKind, hooked bool) string {
+	if hooked && kind.reads() {
+		return "."
+	}
+	return "\n\x04"
+}
+
 // EscapedLines is text as typed for the bash and zsh loader function:
 // "read -rs -d ." reads it with echo off, the line breaks are dropped,
 // and printf %b decodes it. Every byte that a terminal in canonical mode
@@ -306,3 +320,12 @@ const fishLoaderFunc = `function __ptybridge_l
     return $s
 end
 `
+
+// modernBash reports whether BASH_VERSION v is 4.4 or later.
+func modernBash(v string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 4 || major == 4 && minor >= 4
+}

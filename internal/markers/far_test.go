@@ -21,6 +21,8 @@ func TestParseProbeAnswer(t *testing.T) {
 		ok     bool
 	}{
 		{"bash", "echo...\r\n" + k("5.2.15(1)-release", "", "") + "$ ", markers.FarBash, true, true},
+		{"bash 3.2 runs the POSIX wrapper", k("3.2.57(1)-release", "", ""), markers.FarSh, true, true},
+		{"bash 4.4", k("4.4.20(1)-release", "", ""), markers.FarBash, true, true},
 		{"zsh", k("", "5.9", ""), markers.FarZsh, true, true},
 		{"fish", k("", "", "3.6.0"), markers.FarFish, true, true},
 		{"dash: no version variable", k("", "", ""), markers.FarSh, true, true},

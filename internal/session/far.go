@@ -85,6 +85,8 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 		}
 	}
 	f.rec = rec
+	signals, stop := limits.NotifyStop()
+	defer stop()
 	stdin, forward, err := readFarStdin(req.Stdin)
 	if err != nil {
 		return 0, err
@@ -101,9 +103,11 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 		EraseRows: (rec.PromptCol+len(loader))/max(rec.Width, 1) + 1}
 	f.carrierExit = proc.ExitOf(t.PID)
 	f.bridgeCommand = proc.Parent(t.PID) == rc.PanePID && bridge.IsCommandRunner(proc.Args(rc.PanePID))
+	f.signals = signals
 	if err := rc.Type(loader + "\r"); err != nil {
 		return 0, failure.From(err)
 	}
+	f.loaderTyped = true
 	rest, err := f.awaitMarker(markers.Ready(id), readyWait, "the loader line")
 
 	if err != nil {
@@ -143,6 +147,8 @@ type farCall struct {
 	preMu       sync.Mutex
 	pre         []byte // the stream before START, for the INFO marker
 	carrierExit <-chan struct{}
+	signals     chan os.Signal // the stop signals, from before the loader is typed
+	loaderTyped bool
 	// bridgeCommand: the carrier is the bridge's own command (ptybridge
 	// -- ssh web1), whose end closes the bridge.
 	bridgeCommand bool
@@ -231,10 +237,31 @@ func (f *farCall) awaitMarkerAfter(seen []byte, marker string, limit time.Durati
 			f.notePre(seen[:i])
 			return append([]byte(nil), seen[i+len(m):]...), nil
 		}
-		f.rc.SetReadDeadline(deadline)
+		// A call stopped while the loader waits for its payload ends it
+		// empty. Once the payload is typed (the stdin's READY), the
+		// command is on its way: a stop signal waits for wait(), which
+		// interrupts the command.
+		if marker == markers.Ready(f.id) {
+			select {
+			case s := <-f.signals:
+				return nil, f.abandon(s.String(), 128+int(s.(syscall.Signal)))
+			case <-f.req.Cancel:
+				return nil, f.abandon("cancellation", 128+int(syscall.SIGINT))
+			default:
+			}
+		}
+		// Short reads, so that a stop signal is heard while waiting.
+		next := time.Now().Add(50 * time.Millisecond)
+		if deadline.Before(next) {
+			next = deadline
+		}
+		f.rc.SetReadDeadline(next)
 		n, err := f.rc.Read(buf)
 		seen = append(seen, buf[:n]...)
 		if bytes.Contains(seen, m) {
+			continue
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) && time.Now().Before(deadline) {
 			continue
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -249,6 +276,17 @@ func (f *farCall) awaitMarkerAfter(seen []byte, marker string, limit time.Durati
 			return nil, f.req.Bridge.Closed(false)
 		}
 	}
+}
+
+// abandon ends a call stopped while the loader waits for its payload:
+// an empty payload (the terminator alone) lets the loader finish, turn
+// the echo back on, and run nothing, so the human's terminal is left as
+// it was. Typed after READY came, or before it: the loader reads it then.
+func (f *farCall) abandon(why string, code int) error {
+	if f.loaderTyped {
+		f.rc.Type(markers.EmptyPayload(f.rec.Kind, f.hooked))
+	}
+	return &failure.Error{Code: code, Msg: "stopped by " + why + " before the command ran; nothing ran"}
 }
 
 // notePre keeps the stream before START for the INFO marker.
@@ -337,8 +375,7 @@ func (f *farCall) wait(rest []byte) (int, error) {
 	go f.pump(rest, split, ext, activity, prompt, done)
 	noOutput := limits.NewTimer(f.req.Timeout)
 	overall := limits.NewTimer(limits.Remaining(f.start, f.req.MaxTime))
-	signals, stop := limits.NotifyStop()
-	defer stop()
+	signals := f.signals
 	for {
 		select {
 		case <-f.carrierExit:
