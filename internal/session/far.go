@@ -109,7 +109,6 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 	}
 	f.loaderTyped = true
 	rest, err := f.awaitMarker(markers.Ready(id), readyWait, "the loader line")
-
 	if err != nil {
 		return 0, err
 	}
