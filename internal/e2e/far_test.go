@@ -558,3 +558,40 @@ func TestFarBridgeCommandEndedByTheHuman(t *testing.T) {
 		t.Fatal("the bridge box still runs")
 	}
 }
+
+func TestFarWaitingForTheHumanAndFullScreenPrograms(t *testing.T) {
+	needOtherUser(t)
+	srv := startSSHD(t)
+	b := newWorld(t)
+	term := b.openTerminal()
+	b.waitReady()
+	term.typeKeys(srv.command(otherUser) + "\r")
+	b.waitForeground("ssh")
+	b.waitPrompt(otherUser + `@.*[$#] ?$`)
+	// Before any call: only the screen can tell that less runs there.
+	term.typeKeys("less /etc/passwd\r")
+	b.waitFor("the alternate screen", func() bool {
+		out, _ := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{alternate_on}")
+		return strings.TrimSpace(out) == "1"
+	})
+	if r := b.send("--", "true"); r.code != 75 || !strings.Contains(r.stderr, "full-screen") {
+		t.Fatalf("want a refusal naming the full-screen program:\n%v", r)
+	}
+	term.typeKeys("q")
+	b.waitPrompt(otherUser + `@.*[$#] ?$`)
+	// A question at the far end pauses the no-output timeout.
+	cmd := b.ptysend(nil, "--timeout", "1", "--", `read -p 'Your name? ' name </dev/tty; echo "hello $name"`)
+	var stdout strings.Builder
+	stderr := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor("ptysend to say the terminal asks", func() bool { return strings.Contains(stderr.String(), "the terminal asks") })
+	term.typeKeys("Ada\r")
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 0 || !strings.HasSuffix(stdout.String(), "hello Ada\n") ||
+		!strings.Contains(stderr.String(), `"Your name?"`) {
+		t.Fatalf("want exit 0 and the answer, got %d, %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}

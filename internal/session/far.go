@@ -528,8 +528,9 @@ func (f *farCall) waitsForHuman() bool {
 	}
 	if !f.toldWaiting {
 		f.toldWaiting = true
-		fmt.Fprintf(f.req.Stderr, "ptysend: the command is waiting for input in the shared terminal: %q\n"+
-			"ptysend: ask the user to answer it there; --timeout is paused while it waits (--max-time still applies)\n", line)
+		fmt.Fprintf(f.req.Stderr, "ptysend: the terminal asks: %q\n"+
+			"ptysend: the user must answer it in the ptybridge terminal: ask them to; "+
+			"--timeout is paused while it waits (--max-time still applies)\n", line)
 	}
 	return true
 }
