@@ -73,7 +73,7 @@ func (f *flags) mode() (mode, error) {
 		return nil, errors.New("--wait-free goes with -- WORDS, --repl-start or --repl-eval")
 	}
 	if _, ok := chosen[0].(printsJSON); f.JSON && !ok {
-		return nil, errors.New("--json goes with --screen")
+		return nil, errors.New("--json goes with --screen or --sessions")
 	}
 	return chosen[0], chosen[0].check()
 }
