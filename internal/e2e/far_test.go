@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridgetest"
 )
@@ -108,6 +109,16 @@ func (b *bridge) waitForegroundUser(user string) {
 
 func TestFarSuBash(t *testing.T) {
 	needOtherUser(t)
+	// The private directory of a far shell that is gone (pid 2^22+1 is
+	// above Linux's pid_max default, never alive).
+	stale := "/tmp/ptybridge-4194305.zzzzzz"
+	if err := os.MkdirAll(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	exec.Command("chown", otherUser+":", stale).Run()
+	old := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(stale, old, old)
+	t.Cleanup(func() { os.RemoveAll(stale) })
 	b := newWorld(t)
 	term := b.openTerminal()
 	b.waitReady()
@@ -116,6 +127,15 @@ func TestFarSuBash(t *testing.T) {
 		r := b.send("--", "whoami")
 		if r.code != 0 || r.stdout != otherUser+"\n" {
 			t.Fatalf("want %s, got:\n%v\npane:\n%s", otherUser, r, b.paneText())
+		}
+	})
+	t.Run("the far shell's private directory is its own, and a gone shell's is removed", func(t *testing.T) {
+		dir := b.run("--", `printf '%s' "$__ptybridge_d"; stat -c ' %a %U' "$__ptybridge_d"`)
+		if !regexp.MustCompile(`^/tmp/ptybridge-\d+\.\w+ 700 `+otherUser+`\n$`).MatchString(dir) {
+			t.Fatalf("the private directory: %q", dir)
+		}
+		if _, err := os.Stat(stale); err == nil {
+			t.Fatalf("%s is still there", stale)
 		}
 	})
 	t.Run("state is kept between calls", func(t *testing.T) {
@@ -184,7 +204,8 @@ func farContract(t *testing.T, b *bridge) {
 	t.Run("the human sees the agent's commands, not the loader", func(t *testing.T) {
 		b.run("--", "echo shown-to-the-human")
 		pane := b.paneText()
-		if !strings.Contains(pane, "[agent] $ echo shown-to-the-human") || strings.Contains(pane, "__ptybridge") ||
+		if !strings.Contains(pane, "[agent] $ echo shown-to-the-human") || strings.Contains(pane, " __ptybridge_l ") ||
+			strings.Contains(pane, "__ptybridge_d=$(") ||
 			strings.Contains(pane, "6973;") {
 			t.Fatalf("the pane shows:\n%s", pane)
 		}

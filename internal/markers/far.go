@@ -18,7 +18,9 @@ import (
 //     router's CLI) never answers, and is refused.
 //  2. Each call types a short loader line. It turns the terminal's echo
 //     off, prints READY, and reads a base64 payload from the terminal
-//     into a file in a private directory (mktemp -d, 0700), which it
+//     into a file in a private directory (mktemp -d, 0700, named after
+//     the shell's pid: the first call of a shell removes those of the
+//     user's shells that are gone), which it
 //     then sources, so cd, exports and functions persist. ptysend types
 //     the payload once READY has come, in lines of at most 76 base64
 //     characters (a canonical-mode line is cut at 4095 bytes), ended by
@@ -177,7 +179,7 @@ func FarLoader(kind FarKind, id ID, hooked bool) string {
 		if hooked {
 			return fmt.Sprintf(" __ptybridge_l %s; and source $%s/w", id, farDir)
 		}
-		return fmt.Sprintf(" set -g %[1]s (mktemp -d); and stty -echo; and printf '\\033]%[2]s;%[3]s;%%s\\007' %[4]s; and begin; base64 -d >$%[1]s/w; stty echo; source $%[1]s/w; end",
+		return fmt.Sprintf(" set -g %[1]s (mktemp -d -t ptybridge-$fish_pid.XXXXXX); and stty -echo; and printf '\\033]%[2]s;%[3]s;%%s\\007' %[4]s; and begin; base64 -d >$%[1]s/w; stty echo; source $%[1]s/w; end",
 			farDir, osc, readyTag, id)
 	}
 	if hooked && kind.reads() {
@@ -186,7 +188,7 @@ func FarLoader(kind FarKind, id ID, hooked bool) string {
 	if hooked {
 		return fmt.Sprintf(" __ptybridge_l %s && . \"$%s/w\"", id, farDir)
 	}
-	return fmt.Sprintf(` %[1]s=$(mktemp -d) && stty -echo && printf '\033]%[2]s;%[3]s;%%s\007' %[4]s && { base64 -d >"$%[1]s/w"; stty echo; . "$%[1]s/w"; }`,
+	return fmt.Sprintf(` %[1]s=$(mktemp -d -t ptybridge-$$.XXXXXX) && stty -echo && printf '\033]%[2]s;%[3]s;%%s\007' %[4]s && { base64 -d >"$%[1]s/w"; stty echo; . "$%[1]s/w"; }`,
 		farDir, osc, readyTag, id)
 }
 
@@ -293,7 +295,7 @@ func FarIntegration(kind FarKind) string {
 // shell's private directory, and reads the payload into it.
 func farLoaderFunc(b builtins) string {
 	return fmt.Sprintf(`__ptybridge_l() {
-  { [ -d "${%[1]s-}" ] || %[1]s=$(command mktemp -d); } && command stty -echo &&
+  { [ -d "${%[1]s-}" ] || %[1]s=$(command mktemp -d -t ptybridge-$$.XXXXXX); } && command stty -echo &&
   %[2]s '\033]%[3]s;%[4]s;%%s\007' "$1" && { command base64 -d >"$%[1]s/w"; command stty echo; }
 }
 `, farDir, b.printf, osc, readyTag)
@@ -303,7 +305,7 @@ func farLoaderFunc(b builtins) string {
 // itself and then prints READY as its prompt, and the payload is decoded
 // into a variable that the typed line evals (see EscapedLines).
 const farReadLoaderFunc = `__ptybridge_l() {
-  { [ -d "${` + farDir + `-}" ] || ` + farDir + `=$(command mktemp -d); } || return
+  { [ -d "${` + farDir + `-}" ] || ` + farDir + `=$(command mktemp -d -t ptybridge-$$.XXXXXX); } || return
   IFS= builtin read -rs -d . -p $'\033]` + osc + `;` + readyTag + `;'"$1"$'\007' __ptybridge_p || return
   builtin printf -v __ptybridge_w '%b' "${__ptybridge_p//$'\n'/}"
   unset __ptybridge_p
@@ -311,7 +313,7 @@ const farReadLoaderFunc = `__ptybridge_l() {
 `
 
 const fishLoaderFunc = `function __ptybridge_l
-    test -d "$` + farDir + `"; or set -g ` + farDir + ` (command mktemp -d); or return 1
+    test -d "$` + farDir + `"; or set -g ` + farDir + ` (command mktemp -d -t ptybridge-$fish_pid.XXXXXX); or return 1
     command stty -echo; or return 1
     builtin printf '\e]` + osc + `;` + readyTag + `;%s\a' $argv[1]
     command base64 -d >$` + farDir + `/w
@@ -329,3 +331,14 @@ func modernBash(v string) bool {
 	}
 	return major > 4 || major == 4 && minor >= 4
 }
+
+// StaleDirsCleanup removes, in the first call of a far shell, the private
+// directories of the same user's far shells that are gone (a far shell
+// keeps its directory for its later calls while it lives, and cannot
+// remove it when it ends without a trap of the human's): named after a
+// pid that is not alive, and untouched for an hour (a far shell of the
+// same user in another pid namespace may share the directory). Plain sh,
+// run once per far shell; its argument is the shell's own pid.
+const StaleDirsCleanup = `command sh -c 'for d in $(find "${TMPDIR:-/tmp}" -maxdepth 1 -name "ptybridge-[0-9]*.??????" -user "$(id -u)" -mmin +60 2>/dev/null); do ` +
+	`p=${d##*/ptybridge-}; p=${p%%.*}; case $p in ""|*[!0-9]*) continue;; esac; ` +
+	`[ "$p" != "$1" ] && ! kill -0 "$p" 2>/dev/null && rm -rf "$d"; done; :' sh `

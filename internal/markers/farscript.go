@@ -91,6 +91,7 @@ func farPOSIXScript(job FarJob, b builtins) string {
 	s.WriteString("{\n: >" + d + "/w\nunset __ptybridge_w\n")
 	if job.First {
 		s.WriteString(FarIntegration(job.Kind))
+		s.WriteString(StaleDirsCleanup + "\"$$\"\n")
 		fmt.Fprintf(&s, "%s '\\033]%s;%s;%%s;%%s;%%s;%%s\\007' %s \"$$\" \"$(command id -un 2>/dev/null)\" \"$(command uname -n 2>/dev/null)\"\n",
 			b.printf, osc, infoTag, job.ID)
 	}
@@ -146,6 +147,7 @@ func farFishScript(job FarJob) string {
 	s.WriteString("begin\ntrue >" + d + "/w\n")
 	if job.First {
 		s.WriteString(FarIntegration(FarFish))
+		s.WriteString(StaleDirsCleanup + "$fish_pid\n")
 		fmt.Fprintf(&s, "builtin printf '\\033]%s;%s;%%s;%%s;%%s;%%s\\007' %s $fish_pid (command id -un 2>/dev/null) (command uname -n 2>/dev/null)\n",
 			osc, infoTag, job.ID)
 	}
@@ -251,6 +253,7 @@ func farBashScript(job FarJob) string {
 	if job.First {
 		s.WriteString(FarIntegration(FarBash))
 		s.WriteString(farBashFuncs)
+		s.WriteString(StaleDirsCleanup + "\"$$\"\n")
 		fmt.Fprintf(&s, "builtin printf '\\033]%s;%s;%%s;%%s;%%s;%%s\\007' %s \"$$\" \"$(command id -un 2>/dev/null)\" \"$(command uname -n 2>/dev/null)\"\n",
 			osc, infoTag, job.ID)
 	}
