@@ -131,7 +131,7 @@ func TestFarSuBash(t *testing.T) {
 	})
 	t.Run("the far shell's private directory is its own, and a gone shell's is removed", func(t *testing.T) {
 		dir := b.run("--", `printf '%s' "$__ptybridge_d"; stat -c ' %a %U' "$__ptybridge_d"`)
-		if !regexp.MustCompile(`^/tmp/ptybridge-\d+\.\w+ 700 `+otherUser+`\n$`).MatchString(dir) {
+		if !regexp.MustCompile(`^/tmp/ptybridge-\d+\.\w+ 700 ` + otherUser + `\n$`).MatchString(dir) {
 			t.Fatalf("the private directory: %q", dir)
 		}
 		if _, err := os.Stat(stale); err == nil {
