@@ -449,9 +449,9 @@ func TestFarSudoWithThePasswordTypedByTheHuman(t *testing.T) {
 	}
 	// The human runs something in the root shell: /proc shows it under
 	// sudo's pty, and the pane is busy with it.
-	term.typeKeys("sleep 30\r")
+	term.typeKeys("sleep 31.25\r")
 	b.waitFor("sleep in the root shell", func() bool {
-		out, _ := exec.Command("pgrep", "-x", "-u", "root", "sleep").Output()
+		out, _ := exec.Command("pgrep", "-u", "root", "-f", "^sleep 31.25$").Output()
 		return len(out) > 0
 	})
 	if r := b.send("--", "true"); r.code != 75 || !strings.Contains(r.stderr, "busy") {

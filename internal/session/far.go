@@ -99,8 +99,15 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 	loader := markers.FarLoader(rec.Kind, id, hooked)
 	empty := forward && len(stdin) == 0
 	forward = forward && !empty
+	// The rows the loader's echo took: known from the screen the probe
+	// saw; later, the prompt may have changed, and erasing a row too many
+	// would take a line of the human's output: one row then.
+	rows := 1
+	if !hooked {
+		rows = (rec.PromptCol+len(loader))/max(rec.Width, 1) + 1
+	}
 	job := markers.FarJob{ID: id, Command: req.Command, Kind: rec.Kind, First: !hooked, Stdin: forward, EmptyStdin: empty,
-		EraseRows: (rec.PromptCol+len(loader))/max(rec.Width, 1) + 1}
+		EraseRows: rows}
 	f.carrierExit = proc.ExitOf(t.PID)
 	f.bridgeCommand = proc.Parent(t.PID) == rc.PanePID && bridge.IsCommandRunner(proc.Args(rc.PanePID))
 	f.signals = signals
@@ -265,10 +272,17 @@ func (f *farCall) awaitMarkerAfter(seen []byte, marker string, limit time.Durati
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			f.rc.SetReadDeadline(time.Time{})
+			if marker == markers.Ready(f.id) {
+				// Should the shell run the loader line later (it was busy
+				// after all), it then reads an empty payload and runs
+				// nothing.
+				f.rc.Type(markers.EmptyPayload(f.rec.Kind, f.hooked))
+			}
 			return nil, &failure.Error{
 				Msg: fmt.Sprintf("the far shell (%s, through %s) did not take %s: %s",
 					f.rec.Kind, f.target.Name, what, lastLine(seen)),
-				Hint: "the far end needs mktemp, stty and base64 (coreutils or busybox); look at the ptybridge terminal, and ask the user to press Ctrl-C there if it waits",
+				Hint: "the far end needs mktemp, stty and base64 (coreutils or busybox), and the shell must be at its prompt; " +
+					"look at the ptybridge terminal, and ask the user to press Ctrl-C there if it waits",
 			}
 		}
 		if err != nil {
