@@ -92,6 +92,20 @@ Seeing the terminal and talking to the user (these type nothing):
                      counted from 1; with --json one object {rows, cursor_row,
                      cursor_col, width, height, alternate_screen, copy_mode}.
                      Works while the terminal is busy.
+  --status           says whether the terminal is free for a command (exit 0)
+                     or what holds it (exit 75): a program and since when, a
+                     REPL, copy mode, a half-typed line, another ptysend call;
+                     also the shell, its user and directory, and --confirm.
+                     --json for one object. Exit 125 when no bridge runs.
+  --history[=N]      lists the last N (default 10) commands run at the shell's
+                     prompt, by the user or by you, oldest first, one line
+                     each: id, who (user/agent), exit status (or running),
+                     start, duration, directory, command line. --json for one
+                     object per line
+  --output[=ID]      prints what that command printed in the terminal, as
+                     clean text (--raw for the bytes); without ID, the user's
+                     most recent command, finished or still running. Exit 125
+                     for an id the history does not hold
   --notify MESSAGE   shows "[agent] MESSAGE" on the message line of the user's
                      terminal(s) for 10 s, with the bell; returns at once
   --wait-free DURATION
@@ -99,6 +113,10 @@ Seeing the terminal and talking to the user (these type nothing):
                      terminal is busy, says once on stderr what it waits for,
                      waits up to DURATION for it to be free, then runs; exit 75
                      with the refusal when it is still busy
+The user says "I just ran make and it failed, look": ptysend --history, then
+ptysend --output (or --output=ID). The history is kept in memory, the last
+100 commands, each with at most 1 MiB of output (its start and its end).
+
 When the user opened the terminal with "ptybridge --confirm", they see each
 command and REPL input first and it runs only if they press y; when they
 refuse, ptysend exits 77 and nothing was typed (ask them why).
@@ -121,6 +139,8 @@ Examples:
   ptysend --timeout 60 -- sudo apt-get update
   echo data | ptysend -- wc -c
   ptysend --repl-start python3 && ptysend --repl-eval '1 + 1' && ptysend --repl-close
+  ptysend --status                  # free (0) or busy (75)? what holds it
+  ptysend --history && ptysend --output   # what the user ran last, and what it printed
   ptysend --screen                  # refused with 75? see what the user is doing
   ptysend --notify 'please quit less, I would like to run the tests'
   ptysend --wait-free 2m -- make test`
@@ -136,7 +156,7 @@ type flags struct {
 
 	// Options that go with some of the modes only (modes.go).
 	WaitFree *cli.Duration `placeholder:"DURATION" help:"With -- WORDS, --repl-start or --repl-eval: when the terminal is busy (a program, a half-typed line, copy mode, a busy REPL), wait up to this long for it to be free instead of refusing (exit 75)."`
-	JSON     bool          `name:"json" help:"With --screen: print one JSON object; with --sessions, an array of them."`
+	JSON     bool          `name:"json" help:"With --screen, --status, --history or --sessions: print JSON."`
 
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
@@ -151,6 +171,11 @@ type flags struct {
 	Notify     notify     `embed:""`
 	ConfirmAsk confirmAsk `embed:""`
 
+	// The read-only modes (look.go).
+	Status  statusMode  `embed:""`
+	History historyMode `embed:""`
+	Output  outputMode  `embed:""`
+
 	cli.RelayFlags `embed:""`
 	// ptysend starts itself with these to keep showing the stderr of a
 	// finished command's background jobs (session.KeepShowingStderr); the
@@ -162,22 +187,9 @@ type flags struct {
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
-	var f flags
-	parser, err := kong.New(&f,
-		kong.Name("ptysend"),
-		kong.Description(helpDescription(args)),
-		kong.Vars{"version": cli.Version()},
-		kong.Exit(func(code int) {
-			if code != 0 {
-				code = failure.ExitFailure
-			}
-			os.Exit(code)
-		}))
-	if err != nil {
-		panic(err)
-	}
-	if _, err := parser.Parse(args); err != nil {
-		return usageError(err.Error())
+	f, quick := quickFlags(args)
+	if !quick && !parse(&f, args) {
+		return failure.ExitFailure
 	}
 	if f.LateStderr != "" {
 		session.KeepShowingStderr(markers.ID(f.LateStderr), f.LateStderrTTY, os.NewFile(3, "stderr fifo"))
@@ -203,6 +215,29 @@ func run(args []string) int {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}
 	return status
+}
+
+// parse reads the command line into f with kong, which prints help and
+// the version itself; false when it is unusable (after saying why).
+func parse(f *flags, args []string) bool {
+	parser, err := kong.New(f,
+		kong.Name("ptysend"),
+		kong.Description(helpDescription(args)),
+		kong.Vars{"version": cli.Version()},
+		kong.Exit(func(code int) {
+			if code != 0 {
+				code = failure.ExitFailure
+			}
+			os.Exit(code)
+		}))
+	if err != nil {
+		panic(err)
+	}
+	if _, err := parser.Parse(args); err != nil {
+		usageError(err.Error())
+		return false
+	}
+	return true
 }
 
 func usageError(msg string) int {

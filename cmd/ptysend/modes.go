@@ -50,7 +50,7 @@ type printsJSON interface{ printsJSON() }
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.MCP, &f.Skill, &f.Sessions, &f.Command}
+	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.MCP, &f.Skill, &f.Status, &f.History, &f.Output, &f.Sessions, &f.Command}
 }
 
 // mode is the one mode the command line asks for.
@@ -63,7 +63,7 @@ func (f *flags) mode() (mode, error) {
 	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --sessions, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, or -- WORDS, not several")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
@@ -73,7 +73,7 @@ func (f *flags) mode() (mode, error) {
 		return nil, errors.New("--wait-free goes with -- WORDS, --repl-start or --repl-eval")
 	}
 	if _, ok := chosen[0].(printsJSON); f.JSON && !ok {
-		return nil, errors.New("--json goes with --screen or --sessions")
+		return nil, errors.New("--json goes with --screen, --status, --history or --sessions")
 	}
 	return chosen[0], chosen[0].check()
 }

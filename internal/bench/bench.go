@@ -18,12 +18,13 @@ import (
 type config struct {
 	Trivial, Large, REPL int // rounds; each round times both contenders once
 	MCP                  int // rounds of the MCP run against ptysend -- true
+	Look                 int // rounds of each read-only mode against ptysend -- true
 	Warmup               int // untimed rounds before each comparison
 	SeqLines             int // the large output: seq 1 SeqLines
 	MemRuns              int // untimed runs of the large output measuring memory
 }
 
-var defaultConfig = config{Trivial: 60, Large: 15, REPL: 30, MCP: 60, Warmup: 3, SeqLines: 300000, MemRuns: 3}
+var defaultConfig = config{Trivial: 60, Large: 15, REPL: 30, MCP: 60, Look: 30, Warmup: 3, SeqLines: 300000, MemRuns: 3}
 
 // series is the timings of one contender.
 type series struct {
@@ -160,6 +161,16 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 			return nil, err
 		}
 		res.comparisons = append(res.comparisons, c)
+	}
+
+	// 1c. The read-only modes against the trivial call.
+	if cfg.Look > 0 && hasLook(w) {
+		fmt.Fprintf(progress, "read-only modes: %d rounds each...\n", cfg.Look)
+		cs, err := measureLook(w, cfg)
+		if err != nil {
+			return nil, err
+		}
+		res.comparisons = append(res.comparisons, cs...)
 	}
 
 	// 2. A large output, checked whole, against the bare reference (whose

@@ -1,9 +1,9 @@
 // Command bench measures what a ptysend call costs against bare tmux, on
 // one private bridge, and prints medians, p90s and ratios: a trivial call
 // and a large output against the least tmux itself needs (send-keys, then
-// wait-for signalled from the pane), an MCP run and a REPL eval against
-// the trivial call, and ptysend's peak memory for the large output. Run it
-// with scripts/bench.
+// wait-for signalled from the pane), an MCP run, the read-only modes and a
+// REPL eval against the trivial call, and ptysend's peak memory for the
+// large output. Run it with scripts/bench.
 package main
 
 import (
@@ -18,6 +18,7 @@ func main() {
 	flag.IntVar(&cfg.Large, "large", cfg.Large, "timed rounds of the large output")
 	flag.IntVar(&cfg.REPL, "repl", cfg.REPL, "timed rounds of the REPL eval")
 	flag.IntVar(&cfg.MCP, "mcp", cfg.MCP, "timed rounds of the MCP run")
+	flag.IntVar(&cfg.Look, "look", cfg.Look, "timed rounds of each read-only mode (--status, --history, --output)")
 	flag.IntVar(&cfg.Warmup, "warmup", cfg.Warmup, "untimed rounds before each comparison")
 	flag.IntVar(&cfg.SeqLines, "lines", cfg.SeqLines, "lines of the large output (seq 1 N)")
 	flag.IntVar(&cfg.MemRuns, "mem", cfg.MemRuns, "runs of the large output measuring peak memory")

@@ -166,9 +166,10 @@ func TestACommandWaitingForTheHumanIsNotKilledByTheNoOutputTimeout(t *testing.T)
 	})
 	b.terms[0].typeKeys("s3cret\r")
 	cmd.Wait()
-	// What the program writes to the terminal itself (its prompt) is seen
-	// by the agent as well, as over ssh -t; the password is not echoed.
-	if code := cmd.ProcessState.ExitCode(); code != 0 || stdout.String() != "Secret: \nTrue\n" {
+	// The prompt the program writes to the terminal itself is the
+	// terminal's question to the human: in the note, not in stdout; the
+	// password is not echoed.
+	if code := cmd.ProcessState.ExitCode(); code != 0 || stdout.String() != "True\n" {
 		t.Fatalf("want exit 0 and True, got %d, %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 	if !strings.Contains(stderr.String(), `"Secret:"`) || strings.Count(stderr.String(), "the terminal asks") != 1 {

@@ -280,13 +280,21 @@ func PayloadLines(data []byte) string {
 func FarIntegration(kind FarKind) string {
 	switch kind {
 	case FarBash:
-		return fmt.Sprintf(bashHooks, QuotePOSIX(" __ptybridge_*"), QuotePOSIX(" "+farDir+"=")) +
+		// @OURS@ deletes the first loader's line from the history; the
+		// probe's line before it goes next.
+		return strings.NewReplacer(
+			"@HISTIGNORE@", QuotePOSIX(" __ptybridge_*"),
+			"@OURS@", QuotePOSIX(" "+farDir+"="),
+			"@CONTROLS@", bashControls(),
+			"@MAXLINE@", fmt.Sprint(maxLine)).Replace(bashHooks) +
 			"case $(HISTTIMEFORMAT= builtin history 1 2>/dev/null) in *'ptybridge;" + kindTag + ";'*) builtin history -d -1 2>/dev/null ;; esac\n" +
 			farReadLoaderFunc
 	case FarZsh:
-		return fmt.Sprintf(zshHooks, QuotePOSIX(" __ptybridge_")) + farLoaderFunc(zshBuiltins)
+		return strings.NewReplacer(
+			"@OURS@", QuotePOSIX(" __ptybridge_"),
+			"@MAXLINE@", fmt.Sprint(maxLine)).Replace(zshHooks) + farLoaderFunc(zshBuiltins)
 	case FarFish:
-		return fishHooks + fishLoaderFunc
+		return strings.ReplaceAll(fishHooks, "@MAXLINE@", fmt.Sprint(maxLine)) + fishLoaderFunc
 	}
 	return posixPromptHook + farLoaderFunc(posixBuiltins)
 }

@@ -15,7 +15,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 )
 
 // osc is the private OSC number that introduces every marker.
@@ -23,8 +22,6 @@ const osc = "6973;ptybridge"
 
 // ID identifies one call. It is 16 lowercase hex digits.
 type ID string
-
-var idPattern = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 // NewID returns a fresh random id from crypto/rand.
 func NewID() (ID, error) {
@@ -35,8 +32,20 @@ func NewID() (ID, error) {
 	return ID(hex.EncodeToString(b[:])), nil
 }
 
-// Valid reports whether id has the shape NewID produces.
-func (id ID) Valid() bool { return idPattern.MatchString(string(id)) }
+// Valid reports whether id has the shape NewID produces: 16 lowercase
+// hex digits. (No regexp: compiling one at every start of ptysend cost
+// ~0.1 ms.)
+func (id ID) Valid() bool {
+	if len(id) != 16 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // Start is the exact byte sequence printed before the command's output.
 func Start(id ID) string { return "\x1b]" + osc + ";S;" + string(id) + "\a" }

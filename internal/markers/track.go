@@ -41,7 +41,8 @@ func OwnEndEvent(pid int) string  { return fmt.Sprintf("\x1b]%s;o;%d\a", osc, pi
 
 var eventPrefix = []byte("\x1b]" + osc + ";")
 
-// maxEvent bounds a pending, incomplete event marker.
+// maxEvent bounds a pending, incomplete event marker (but see
+// eventLimit: maxLongEvent for those that carry text).
 const maxEvent = 64
 
 // Tracker follows the shell's events in the raw stream, chunk by chunk.
@@ -55,6 +56,8 @@ type Tracker struct {
 	// sequence's parameter bytes (only what a mode switch needs).
 	paste  PasteMode
 	params []byte
+	// Sink, when set, hears the stream split into output and events.
+	Sink EventSink
 }
 
 // PasteMode is whether the pane's program has asked for bracketed paste
@@ -127,15 +130,16 @@ func (t *Tracker) Write(p []byte) (int, error) {
 		i := bytes.Index(data, eventPrefix)
 		if i < 0 {
 			keep := heldPrefix(data, eventPrefix)
-			t.sawBytes(data[:len(data)-keep])
+			t.output(data[:len(data)-keep])
 			t.pending = append(t.pending, data[len(data)-keep:]...)
 			break
 		}
-		t.sawBytes(data[:i])
+		t.output(data[:i])
+		limit := eventLimit(data[i+len(eventPrefix):])
 		end := bytes.IndexByte(data[i:], '\a')
-		if end < 0 || end > maxEvent {
-			if end > maxEvent || len(data)-i > maxEvent { // not an event of ours: just bytes
-				t.sawBytes(data[i : i+len(eventPrefix)])
+		if end < 0 || end > limit {
+			if end > limit || len(data)-i > limit { // not an event of ours: just bytes
+				t.output(data[i : i+len(eventPrefix)])
 				data = data[i+len(eventPrefix):]
 				continue
 			}
@@ -148,33 +152,50 @@ func (t *Tracker) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// eventLimit bounds a marker whose body starts with rest (as far as the
+// stream has it): the events that carry a command line or a directory
+// may be long, the others are short. A marker-shaped run without its BEL
+// within the limit is someone else's escape sequence, or output.
+func eventLimit(rest []byte) int {
+	if len(rest) >= 2 && rest[1] == ';' && (rest[0] == 'C' || rest[0] == 'F') {
+		return maxLongEvent
+	}
+	return maxEvent
+}
+
+// output passes on bytes that are no marker of ours.
+func (t *Tracker) output(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	t.sawBytes(b)
+	if t.Sink != nil {
+		t.Sink.Bytes(b)
+	}
+}
+
 // event handles the body of a marker, e.g. "P;123". Other markers of ours
-// (a call's START and END) say nothing about the prompt. A frame of a
-// command's stderr (R...r, which carry a call's id) is output like the
-// shell's own text: not the human's typing, wherever it lands.
+// (a call's START and END) say nothing about the prompt; the sink hears
+// every known event. A frame of a command's stderr (R...r, which carry a
+// call's id) is output like the shell's own text: not the human's typing,
+// wherever it lands.
 func (t *Tracker) event(body []byte) {
-	kind, pid, ok := bytes.Cut(body, []byte(";"))
-	switch string(kind) {
-	case "R":
-		t.own = true
-		return
-	case "r":
-		t.own = false
+	e, ok := ParseEvent(body)
+	if !ok {
 		return
 	}
-	n, err := strconv.Atoi(string(pid))
-	if !ok || err != nil || n <= 0 {
-		return
-	}
-	switch string(kind) {
-	case "P":
-		t.state, t.pid, t.own = StatePrompt, n, false
-	case "C":
-		t.state, t.pid, t.own = StateRunning, n, false
-	case "O":
+	switch e.Kind {
+	case 'P':
+		t.state, t.pid, t.own = StatePrompt, e.PID, false
+	case 'C':
+		t.state, t.pid, t.own = StateRunning, e.PID, false
+	case 'O', 'R':
 		t.own = true
-	case "o":
+	case 'o', 'r':
 		t.own = false
+	}
+	if t.Sink != nil {
+		t.Sink.Event(e)
 	}
 }
 

@@ -1,6 +1,7 @@
 package markers
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -89,16 +90,36 @@ func FuzzTrackerIgnoresHowTheStreamIsCut(f *testing.F) {
 	f.Add([]byte(PromptEvent(3)+"ab"+CommandEvent(3)+"x"+PromptEvent(4)), uint8(3))
 	f.Add([]byte("\x1b]6973;ptybridge;P;12"), uint8(1))
 	f.Add([]byte(PromptEvent(5)+"\x1b]6973;ptybridge;"+strings.Repeat("9", 80)+"\a"), uint8(7))
+	f.Add([]byte(PromptEvent(3)+"ls\r\n"+CommandLineEvent(3, "ls -l; echo 100%")+"out\r\n"+FinishedEvent(3, 2, "/tmp/a;b", "")+PromptEvent(3)), uint8(5))
+	f.Add([]byte(CommandLineEvent(3, strings.Repeat("\x1b;%", 200))+"x"), uint8(15))
+	f.Add([]byte(Start("0123456789abcdef")+"out"+End("0123456789abcdef", 2)+FinishedEvent(9, 0, "/", "make")), uint8(2))
+	f.Add([]byte("\x1b]6973;ptybridge;F;9;1;/;"+strings.Repeat("a", 70)), uint8(9))
+	f.Add([]byte("\x1b]6973;ptybridge;C;1;\x1b]6973;ptybridge;P;1\a"), uint8(4))
 	f.Fuzz(func(t *testing.T, stream []byte, step uint8) {
-		var whole Tracker
+		var wholeHeard, cutHeard transcript
+		whole := Tracker{Sink: &wholeHeard}
 		whole.Write(stream)
-		var cut Tracker
+		cut := Tracker{Sink: &cutHeard}
 		n := int(step%16) + 1
 		for i := 0; i < len(stream); i += n {
 			cut.Write(stream[i:min(i+n, len(stream))])
 		}
 		if whole.Snapshot() != cut.Snapshot() {
 			t.Fatalf("whole %v, in chunks of %d %v", whole.Snapshot(), n, cut.Snapshot())
+		}
+		if fmt.Sprint(wholeHeard) != fmt.Sprint(cutHeard) {
+			t.Fatalf("the sink heard, whole:\n%q\nin chunks of %d:\n%q", wholeHeard, n, cutHeard)
+		}
+		// What the sink heard as output is never longer than the stream,
+		// and holds no complete event of ours.
+		var out strings.Builder
+		for _, item := range wholeHeard {
+			if b, ok := strings.CutPrefix(item, "bytes "); ok {
+				out.WriteString(b)
+			}
+		}
+		if out.Len() > len(stream) {
+			t.Fatalf("%d bytes of output from a %d-byte stream", out.Len(), len(stream))
 		}
 	})
 }

@@ -48,8 +48,9 @@ import (
 // for REPL evaluations). A relay of another version (an older ptybridge's) is
 // replaced by ptysend, as a dead one is. Before it, a client that has to
 // wait gets "queued" lines (queue.go). Since version 6 its tracker also
-// takes a frame of a command's stderr for output, not for the human's typing.
-const relayHello = "ptybridge-relay 6"
+// takes a frame of a command's stderr for output, not for the human's
+// typing; version 7 added the query socket (query.go) and "job" requests.
+const relayHello = "ptybridge-relay 7"
 
 // relayMaxRequest bounds a client's request line.
 const relayMaxRequest = 64 * 1024
@@ -67,6 +68,11 @@ type relay struct {
 	holder  holder // what current runs, since when (queue.go)
 	hello   string
 	tracker markers.Tracker
+	// history is the commands run at the shell's prompt (history.go),
+	// fed by the tracker.
+	history *history
+	paneID  string
+	panePID int
 	// instance and streamed (bytes forwarded so far) make the StreamView
 	// of the greeting.
 	instance string
@@ -86,14 +92,31 @@ func Run(socketPath, paneID string, panePID int, in io.Reader) error {
 }
 
 func run(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, started func(*relay)) error {
+	// The query socket listens before the queue's: whoever sees the
+	// queue's socket alive (WaitFor) finds the query socket alive too.
+	if Alive(socketPath) {
+		return fmt.Errorf("a relay is already listening on %s", socketPath)
+	}
+	queryPath := QuerySocket(socketPath)
+	qln, err := listenQueries(queryPath)
+	if err != nil {
+		return fmt.Errorf("relay: %w", err)
+	}
+	queryMine, _ := os.Stat(queryPath)
 	ln, err := listenRelay(socketPath)
 	if err != nil {
+		qln.Close()
+		removeIfMine(queryPath, queryMine)
 		return err
 	}
 	mine, _ := os.Stat(socketPath)
 	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys, instance: newInstance(),
-		inputEnded: make(chan struct{})}
+		inputEnded: make(chan struct{}), history: newHistory(), paneID: paneID, panePID: panePID}
+	r.history.cwd = paneDir(panePID)
+	r.history.holderCall = func() string { return r.holder.call }
+	r.tracker.Sink = r.history
 	go r.acceptLoop(ln)
+	go r.queryLoop(qln)
 	if started != nil {
 		started(r)
 	}
@@ -109,11 +132,19 @@ func run(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, s
 	}
 	close(r.inputEnded)
 	ln.Close()
-	if now, err := os.Stat(socketPath); err == nil && mine != nil && os.SameFile(mine, now) {
-		os.Remove(socketPath)
-	}
+	qln.Close()
+	removeIfMine(socketPath, mine)
+	removeIfMine(queryPath, queryMine)
 	r.closeAll()
 	return nil
+}
+
+// removeIfMine removes the socket file at path if it is still the one we
+// made (mine), not a newer relay's.
+func removeIfMine(path string, mine os.FileInfo) {
+	if now, err := os.Stat(path); err == nil && mine != nil && os.SameFile(mine, now) {
+		os.Remove(path)
+	}
 }
 
 // listenRelay listens on path, replacing a stale socket left by a relay
@@ -186,6 +217,9 @@ func (r *relay) serve(c conn, req string) bool {
 	if hexCall, ok := strings.CutPrefix(req, "call "); ok {
 		return r.declare(c, hexCall)
 	}
+	if job, ok := strings.CutPrefix(req, "job "); ok {
+		return r.job(c, job)
+	}
 	hexKeys, ok := strings.CutPrefix(req, "type ")
 	if !ok {
 		return false
@@ -202,6 +236,10 @@ func (r *relay) serve(c conn, req string) bool {
 	if !current {
 		return false
 	}
+	// The history hears of the keys before their echo can come back.
+	r.mu.Lock()
+	r.history.Typed(keys)
+	r.mu.Unlock()
 	_, err = r.keys.Write(keys)
 	return err == nil
 }
@@ -306,6 +344,8 @@ type Client struct {
 	Shell markers.Snapshot
 	// Stream places our first byte in the pane's output.
 	Stream StreamView
+	// Path is the socket we are connected to.
+	Path string
 }
 
 // ErrNoRelay means nothing listens on the relay socket.
@@ -321,7 +361,7 @@ func Dial(path string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w on %s: %v", ErrNoRelay, path, err)
 	}
-	return &Client{conn: c, r: bufio.NewReaderSize(c, 64*1024)}, nil
+	return &Client{conn: c, r: bufio.NewReaderSize(c, 64*1024), Path: path}, nil
 }
 
 // WaitTurn blocks until the relay serves us (earlier callers are done), or

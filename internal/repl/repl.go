@@ -107,6 +107,7 @@ func startAttempt(req Request, command string) (int, error) {
 		os.Remove(st.Script)
 		return 0, err
 	}
+	rc.Job(st.ID, command) // for the relay's history
 	if err := pane.TypeSourceLine(rc, req.Bridge, shell, st.Script); err != nil {
 		os.Remove(st.Script)
 		return 0, failure.From(err)

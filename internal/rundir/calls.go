@@ -87,7 +87,7 @@ func callID(name string) (string, bool) {
 		return "", false
 	}
 	switch ext {
-	case "sock", "mode", "hooked", "repl.json", "repl.json.tmp":
+	case "sock", "query.sock", "mode", "hooked", "repl.json", "repl.json.tmp":
 		return "", false
 	}
 	return id, true

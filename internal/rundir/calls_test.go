@@ -20,7 +20,7 @@ func TestSweepRemovesOnlyTheFilesOfCallsThatAreGone(t *testing.T) {
 		repl + ".repl.sh",
 		// The bridge's own files, also of a session whose name looks like an id.
 		"ptybridge-u.sock", "ptybridge-u.mode", "ptybridge-u.hooked", "ptybridge-u.repl.json",
-		"0123456789abcdef.sock", "0123456789abcdef.mode", "0123456789abcdef.hooked",
+		"0123456789abcdef.sock", "0123456789abcdef.query.sock", "0123456789abcdef.mode", "0123456789abcdef.hooked",
 		"0123456789abcdef.repl.json", "0123456789abcdef.repl.json.tmp",
 		"notes.txt",
 	}

@@ -95,6 +95,7 @@ func send(req Request) (int, error) {
 	}
 	// Watch the shell before typing: a command can end it at once.
 	c.shellExit = proc.ExitOf(shellPID)
+	rc.Job(c.id, req.Command) // for the relay's history
 	if err := pane.TypeSourceLine(c.rc, c.req.Bridge, c.shell, c.script); err != nil {
 		return 0, failure.From(err)
 	}

@@ -1,0 +1,144 @@
+package look
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/relay"
+)
+
+// DefaultHistory is how many commands --history shows without =N.
+const DefaultHistory = 10
+
+// History prints the last n commands, oldest first: one line each (id,
+// who, status, start, duration, directory, command line), or one JSON
+// object per line.
+func History(b bridge.Bridge, n int, maxTime time.Duration, stdout, stderr io.Writer, asJSON bool) error {
+	a, _, err := b.Query(fmt.Sprintf("history %d", n), maxTime, stderr)
+	if err != nil {
+		return err
+	}
+	if a.Error != "" {
+		return &failure.Error{Msg: a.Error, Hint: "this is unexpected: please report it with the command you ran"}
+	}
+	if asJSON {
+		var out bytes.Buffer
+		for _, e := range a.Entries {
+			line, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			out.Write(append(line, '\n'))
+		}
+		_, err := stdout.Write(out.Bytes())
+		return err
+	}
+	now := time.Now()
+	out := bufio.NewWriterSize(stdout, 16*1024)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	for _, e := range a.Entries {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Who, statusText(e), clock(e.Start, now),
+			duration(time.Duration(e.DurationMS)*time.Millisecond), orUnknown(e.Dir), oneLine(e.Command))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return out.Flush()
+}
+
+// statusText is an entry's status: the number, "running", or "?" for a
+// command whose end came without one.
+func statusText(e relay.Entry) string {
+	switch {
+	case e.Running:
+		return "running"
+	case e.Status == nil:
+		return "?"
+	}
+	return strconv.Itoa(*e.Status)
+}
+
+// duration is d rounded for people: 0.3s, 12s, 2m05s, 1h02m.
+func duration(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// oneLine shows a command line on one line: newlines, TABs and other
+// control characters as escapes (\n, \t, \x1b).
+func oneLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < ' ' || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Output prints what command id printed in the terminal (0: the user's
+// last command), as clean text, or with raw the terminal's bytes (only
+// its "\r\n" line ends undone).
+func Output(b bridge.Bridge, id int, raw bool, maxTime time.Duration, stdout, stderr io.Writer) error {
+	a, body, err := b.Query(fmt.Sprintf("output %d", id), maxTime, stderr)
+	if err != nil {
+		return err
+	}
+	if a.Error != "" {
+		return &failure.Error{Msg: a.Error, Hint: "ptysend --history lists the commands it holds, with their ids"}
+	}
+	if raw {
+		_, err = stdout.Write(bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n")))
+	} else {
+		_, err = io.WriteString(stdout, cleanOutput(body))
+	}
+	if err != nil {
+		return &failure.Error{Msg: "writing the output: " + err.Error(), Hint: "make sure ptysend's standard output can be written"}
+	}
+	return nil
+}
+
+// promptEOLMark is zsh's PROMPT_SP, which it prints after every command
+// before its precmd hooks, where the FINISHED event comes from: a
+// highlighted % (# for root), spaces to the margin, and a carriage return.
+// Compiled when first needed, not at every start of ptysend.
+var promptEOLMark = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:\x1b\[[0-9;]*m)*[%#](?:\x1b\[[0-9;]*m)* +\r \r`)
+})
+
+// cleanOutput is a command's output as clean text: without zsh's
+// end-of-line mark, and without a last line that shows nothing.
+func cleanOutput(raw []byte) string {
+	raw = promptEOLMark().ReplaceAll(raw, nil)
+	text := cleantext.String(string(raw))
+	if i := strings.LastIndexByte(text, '\n'); strings.TrimSpace(text[i+1:]) == "" {
+		text = text[:i+1]
+	}
+	return text
+}

@@ -1,0 +1,181 @@
+package markers
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Every marker of ours is an OSC sequence "ESC ] 6973;ptybridge;BODY BEL".
+// The BODY starts with a kind and its fields, separated by ';':
+//
+//	P;PID                        the shell drew its prompt and waits for a line
+//	C;PID[;LINE]                 it starts running a line (LINE: the command line, when the shell says it)
+//	F;PID;STATUS[;DIR[;LINE]]    the line finished with STATUS in directory DIR
+//	O;PID, o;PID                 the shell's own text (fish's right prompt) starts, ends
+//	S;ID, E;ID;STATUS            an agent call's wrapper starts, ends (markers.go)
+//	R;ID, r;ID                   a piece of an agent call's stderr on the terminal starts, ends (stderr.go)
+//
+// The shell integration (hooks.go) prints C with the command line where
+// the shell hands it to a hook (zsh's preexec, fish's fish_preexec), and
+// F from the first thing that runs after the command (bash's first
+// PROMPT_COMMAND, zsh's first precmd, fish's fish_postexec, dash's PS1),
+// with the status and the working directory. bash gives the line with F,
+// not C: its history, where the line comes from, is read after the
+// command, off the path of every call. LINE and DIR are percent-encoded
+// (EncodeField), so that any bytes survive in a marker.
+// Older hooks print C;PID and no F: both are still understood.
+
+// Event is one marker of ours, parsed.
+type Event struct {
+	Kind byte // 'P', 'C', 'F', 'O', 'o', 'S', 'E', 'R', 'r'
+	// PID is the shell's (P, C, F, O, o).
+	PID int
+	// ID is the agent call's (S, E, R, r).
+	ID ID
+	// Status is the exit status (F, E); HasStatus says it was given.
+	Status    int
+	HasStatus bool
+	// Line is the command line (C, F) and Dir the working directory (F),
+	// decoded; empty when the shell did not say.
+	Line string
+	Dir  string
+}
+
+// maxLine bounds the command line a hook puts in an event, in characters
+// before encoding; the hooks cut longer ones.
+const maxLine = 4096
+
+// maxLongEvent bounds an event that carries a line or a directory: the
+// line percent-encoded (at most three bytes per byte, four per UTF-8
+// character at worst), a directory of PATH_MAX, and the fields.
+const maxLongEvent = 3*4*maxLine + 3*4096 + 64
+
+// ParseEvent reads the body of a marker ("P;123"). ok is false for a body
+// that is no event of a known kind, or whose fields are malformed.
+func ParseEvent(body []byte) (e Event, ok bool) {
+	if len(body) < 2 || body[1] != ';' {
+		return Event{}, false
+	}
+	e.Kind = body[0]
+	fields := strings.SplitN(string(body[2:]), ";", 4)
+	switch e.Kind {
+	case 'S', 'E', 'R', 'r':
+		e.ID = ID(fields[0])
+		if !e.ID.Valid() {
+			return Event{}, false
+		}
+		switch {
+		case e.Kind != 'E' && len(fields) == 1:
+			return e, true
+		case e.Kind == 'E' && len(fields) == 2:
+			if e.Status, ok = parseStatusField(fields[1]); ok {
+				e.HasStatus = true
+				return e, true
+			}
+		}
+		return Event{}, false
+	case 'P', 'C', 'F', 'O', 'o':
+	default:
+		return Event{}, false
+	}
+	pid, err := strconv.Atoi(fields[0])
+	if err != nil || pid <= 0 || fields[0][0] == '+' {
+		return Event{}, false
+	}
+	e.PID = pid
+	switch e.Kind {
+	case 'C':
+		// C;PID;LINE: the line is the rest, ';' and all.
+		if len(fields) > 1 {
+			e.Line = DecodeField(strings.Join(fields[1:], ";"))
+		}
+		return e, true
+	case 'F':
+		if len(fields) < 2 {
+			return Event{}, false
+		}
+		if e.Status, ok = parseStatusField(fields[1]); !ok {
+			return Event{}, false
+		}
+		e.HasStatus = true
+		if len(fields) > 2 {
+			e.Dir = DecodeField(fields[2])
+		}
+		if len(fields) > 3 {
+			e.Line = DecodeField(fields[3])
+		}
+		return e, true
+	}
+	return e, true // P, O, o: later versions may add fields
+}
+
+// parseStatusField reads an exit status: 0 to 255 in decimal (a shell
+// may report more for a signal, fish up to 255 as well).
+func parseStatusField(s string) (int, bool) {
+	if s == "" || len(s) > 3 || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, _ := strconv.Atoi(s)
+	return n, n <= 255
+}
+
+// EncodeField percent-encodes what a marker's field cannot carry as it
+// is: control characters (BEL or ESC would end the marker, CAN and SUB
+// cancel it in the terminal), DEL, '%' and the separator ';'.
+func EncodeField(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || c == '%' || c == ';' {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// DecodeField undoes percent-encoding, of EncodeField's or of any other
+// encoder's (fish's string escape --style=url encodes more): every "%XX"
+// becomes its byte; a '%' without two hex digits after it stays as it is.
+func DecodeField(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b bytes.Buffer
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			n, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			b.WriteByte(byte(n))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// CommandLineEvent is the COMMAND event with the command line, and
+// FinishedEvent the FINISHED one, as the hooks print them.
+func CommandLineEvent(pid int, line string) string {
+	return fmt.Sprintf("\x1b]%s;C;%d;%s\a", osc, pid, EncodeField(line))
+}
+
+func FinishedEvent(pid, status int, dir, line string) string {
+	return fmt.Sprintf("\x1b]%s;F;%d;%d;%s;%s\a", osc, pid, status, EncodeField(dir), EncodeField(line))
+}
+
+// EventSink hears the stream as a Tracker splits it: the bytes that are
+// no marker of ours, and our events, in stream order. Markers of ours
+// that are no known event (malformed, or of a kind this version does not
+// know) are dropped: they are no output either.
+type EventSink interface {
+	Bytes(b []byte)
+	Event(e Event)
+}

@@ -1,0 +1,495 @@
+package relay
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/markers"
+)
+
+// The relay reads every byte of the pane and follows the shell's events,
+// so it keeps the history of the commands run at the shell's prompt, by
+// the human or by the agent, with what each printed: ptysend --history
+// and --output ask for it (query.go). It lives in the relay's memory
+// only, never on disk, and is bounded: the last historyEntries commands,
+// each with at most outputHead+outputTail bytes of its output, its first
+// and last parts.
+//
+// A command of the human's starts with the shell's COMMAND event (or, for
+// a shell that has none, dash's, with the Enter that ends the line the
+// terminal echoed after the PROMPT event) and ends with its FINISHED
+// event (status, directory). An agent's command is the wrapper's: it
+// starts with START and ends with END, which carry the call's id; its
+// text is what the call declared for that id ("job"), not the line that
+// sourced the wrapper. Its output is exactly what the call got.
+
+const (
+	historyEntries = 100
+	outputHead     = 512 << 10
+	outputTail     = 512 << 10
+	// maxTyped bounds the echo kept of a line typed at a prompt, from
+	// which a command is named when its shell does not say.
+	maxTyped = 4096
+	// maxJobs bounds the declared commands kept for calls whose START
+	// has not come yet.
+	maxJobs = 16
+	// maxShells bounds the shells whose state is kept.
+	maxShells = 64
+)
+
+// Who ran a command.
+const (
+	ByUser  = "user"
+	ByAgent = "agent"
+)
+
+// Entry is one command of the history, as the queries answer it (and
+// ptysend --history --json prints it).
+type Entry struct {
+	ID      int    `json:"id"`
+	Who     string `json:"who"`
+	Command string `json:"command"`
+	// Running: no end seen yet. Status is null while running, and for a
+	// command whose end came without a status (an interrupted one).
+	Running    bool       `json:"running"`
+	Status     *int       `json:"status"`
+	Start      time.Time  `json:"started_at"`
+	End        *time.Time `json:"ended_at"`
+	DurationMS int64      `json:"duration_ms"`
+	Dir        string     `json:"cwd"`
+	ShellPID   int        `json:"shell_pid"`
+	// OutputBytes is all it printed; OutputLeftOut what of that the
+	// history no longer holds (the middle of a long output).
+	OutputBytes   int64 `json:"output_bytes"`
+	OutputLeftOut int64 `json:"output_left_out"`
+}
+
+// record is a command as the history keeps it.
+type record struct {
+	id        int
+	who       string
+	command   string
+	start     time.Time
+	end       time.Time // zero while running
+	status    int
+	hasStatus bool
+	dir       string
+	pid       int        // its shell; 0 when unknown
+	call      markers.ID // an agent's
+	fromEnter bool       // started by the Enter of a shell without COMMAND events
+	out       outputBuf
+}
+
+// shellSeen is what the history knows of one shell.
+type shellSeen struct {
+	commandEvents bool // it prints COMMAND events (dash does not)
+	atPrompt      bool
+	typed         []byte // the echo since its PROMPT event
+	dir           string // its directory at its last FINISHED event
+	seen          int    // when it last spoke, in events
+}
+
+type history struct {
+	now func() time.Time
+	// cwd reads the directory of a shell of the pane (/proc) for the
+	// shells whose events do not carry it; "" when unknown.
+	cwd func(pid int) string
+
+	records []*record // oldest first
+	open    []*record // running, innermost last
+	nextID  int
+	shells  map[int]*shellSeen
+	events  int
+	current int // the shell of the last PROMPT or COMMAND event
+	// lastEnded is the agent's command that END closed, whose directory
+	// its shell's FINISHED event tells.
+	lastEnded *record
+	jobs      map[markers.ID]string
+	jobOrder  []markers.ID
+	// typed is the last keys a call typed, and typedBefore the id of the
+	// first record begun after them.
+	typed       []byte
+	typedBefore int
+	// holderCall names the command of an agent's call that declared no
+	// job (an older ptysend's): what the holder of the pane runs.
+	holderCall func() string
+}
+
+func newHistory() *history {
+	return &history{now: time.Now, cwd: func(int) string { return "" }, nextID: 1,
+		shells: map[int]*shellSeen{}, jobs: map[markers.ID]string{}, holderCall: func() string { return "" }}
+}
+
+// Job records what the agent's call with that id runs.
+func (h *history) Job(id markers.ID, command string) {
+	if _, ok := h.jobs[id]; !ok {
+		h.jobOrder = append(h.jobOrder, id)
+	}
+	h.jobs[id] = command
+	for len(h.jobOrder) > maxJobs {
+		delete(h.jobs, h.jobOrder[0])
+		h.jobOrder = h.jobOrder[1:]
+	}
+}
+
+// Bytes is output of the pane: it goes to the innermost running command,
+// and, at a shell's prompt, it is the echo of what the human types.
+func (h *history) Bytes(b []byte) {
+	if sh := h.shells[h.current]; sh != nil && sh.atPrompt && len(h.openOf(h.current)) == 0 {
+		n := min(len(b), maxTyped-len(sh.typed))
+		i := bytes.IndexByte(b, '\n')
+		if !sh.commandEvents && i >= 0 {
+			// A shell without COMMAND events (dash) runs the line at Enter.
+			sh.typed = append(sh.typed, b[:min(i, n)]...)
+			h.writeOut(b[:i+1])
+			line := typedLine(sh.typed)
+			sh.atPrompt, sh.typed = false, sh.typed[:0]
+			if line != "" {
+				r := h.begin(ByUser, line, h.current)
+				r.fromEnter = true
+			}
+			h.Bytes(b[i+1:])
+			return
+		}
+		sh.typed = append(sh.typed, b[:n]...)
+	}
+	h.writeOut(b)
+}
+
+func (h *history) writeOut(b []byte) {
+	if len(h.open) > 0 && len(b) > 0 {
+		h.open[len(h.open)-1].out.write(b)
+	}
+}
+
+// Event follows the shell's and the calls' markers.
+func (h *history) Event(e markers.Event) {
+	h.events++
+	switch e.Kind {
+	case 'P':
+		sh := h.shell(e.PID)
+		// A command that ended without FINISHED (older hooks, a shell
+		// that was killed): its end is known, its status is not.
+		h.closeFrom(h.lastOpenOf(e.PID), nil, "")
+		sh.atPrompt, sh.typed = true, sh.typed[:0]
+		h.current = e.PID
+	case 'C':
+		sh := h.shell(e.PID)
+		sh.commandEvents = true
+		if r := h.lastOpenOf(e.PID); r != nil && r.fromEnter && r.call == "" {
+			// Its Enter came first: it is this command, whose output
+			// starts now (what came between was the line editor's).
+			r.fromEnter, r.out = false, outputBuf{}
+			if e.Line != "" {
+				r.command = e.Line
+			}
+		} else {
+			h.closeFrom(r, nil, "")
+			line := e.Line
+			if line == "" {
+				line = typedLine(sh.typed)
+			}
+			h.begin(ByUser, line, e.PID)
+		}
+		sh.atPrompt, sh.typed = false, sh.typed[:0]
+		h.current = e.PID
+	case 'F':
+		sh := h.shell(e.PID)
+		// Hooks that give the directory give COMMAND events too (bash,
+		// zsh, fish; not dash): known from the FINISHED event that follows
+		// their installation, before the human's first command.
+		sh.commandEvents = sh.commandEvents || e.Dir != ""
+		sh.dir = e.Dir
+		if sh.dir == "" {
+			sh.dir = h.cwd(e.PID)
+		}
+		status := e.Status
+		if r := h.lastOpenOf(e.PID); r != nil {
+			if e.Line != "" && r.who == ByUser {
+				r.command = e.Line
+			}
+			h.closeFrom(r, &status, sh.dir)
+		} else if r := h.lastEnded; r != nil && (r.pid == e.PID || r.pid == 0) {
+			r.pid = e.PID
+			if sh.dir != "" {
+				r.dir = sh.dir
+			}
+		}
+		h.lastEnded = nil
+	case 'S':
+		command := h.jobs[e.ID]
+		if command == "" {
+			command = h.holderCall()
+		}
+		if r := h.lastOpenOf(h.current); r != nil && r == h.open[len(h.open)-1] && h.sourcedBy(r, e.ID) {
+			// The line that sourced the wrapper: the agent's command.
+			r.who, r.call, r.fromEnter = ByAgent, e.ID, false
+			if command != "" {
+				r.command = command
+			}
+			r.out = outputBuf{}
+		} else {
+			if command == "" {
+				command = "(a command of ptysend's)"
+			}
+			// Its shell is unknown: one without hooks yet.
+			r := h.begin(ByAgent, command, 0)
+			r.call = e.ID
+		}
+	case 'E':
+		for i := len(h.open) - 1; i >= 0; i-- {
+			if r := h.open[i]; r.call == e.ID {
+				status := e.Status
+				h.closeFrom(r, &status, h.cwd(r.pid))
+				h.lastEnded = r
+				break
+			}
+		}
+		delete(h.jobs, e.ID)
+	}
+	if len(h.shells) > maxShells {
+		h.forgetShells()
+	}
+}
+
+// Typed notes the keys a call had the relay type into the pane: the line
+// that sources the wrapper of a call names the call's id.
+func (h *history) Typed(keys []byte) {
+	h.typed = append(h.typed[:0], keys[:min(len(keys), maxTyped)]...)
+	h.typedBefore = h.nextID
+}
+
+// sourcedBy reports whether r is the line that the relay typed for the
+// call with that id: a command of the human's shell that started after
+// those keys were typed.
+func (h *history) sourcedBy(r *record, id markers.ID) bool {
+	return r.who == ByUser && r.call == "" &&
+		(r.id >= h.typedBefore && bytes.Contains(h.typed, []byte(id)) || strings.Contains(r.command, string(id)))
+}
+
+// shell is the state of the shell pid, made on first sight.
+func (h *history) shell(pid int) *shellSeen {
+	sh := h.shells[pid]
+	if sh == nil {
+		sh = &shellSeen{}
+		h.shells[pid] = sh
+	}
+	sh.seen = h.events
+	return sh
+}
+
+// forgetShells keeps the shells that spoke last, and the current one.
+func (h *history) forgetShells() {
+	for len(h.shells) > maxShells/2 {
+		oldest := 0
+		for pid, sh := range h.shells {
+			if pid != h.current && (oldest == 0 || sh.seen < h.shells[oldest].seen) {
+				oldest = pid
+			}
+		}
+		if oldest == 0 {
+			return
+		}
+		delete(h.shells, oldest)
+	}
+}
+
+// begin opens a record of a command that starts now.
+func (h *history) begin(who, command string, pid int) *record {
+	r := &record{id: h.nextID, who: who, command: command, start: h.now(), pid: pid}
+	h.nextID++
+	if sh := h.shells[pid]; sh != nil {
+		r.dir = sh.dir
+	}
+	if r.dir == "" && pid > 0 {
+		r.dir = h.cwd(pid)
+	}
+	h.records = append(h.records, r)
+	if len(h.records) > historyEntries {
+		h.records = h.records[len(h.records)-historyEntries:]
+	}
+	h.open = append(h.open, r)
+	return r
+}
+
+// lastOpenOf is the innermost running command of the shell pid, nil if
+// none. When the shell has none, a command whose shell is unknown (an
+// agent's, in a shell without hooks yet) counts as its own.
+func (h *history) lastOpenOf(pid int) *record {
+	var unknown *record
+	for i := len(h.open) - 1; i >= 0; i-- {
+		r := h.open[i]
+		if r.pid == pid {
+			return r
+		}
+		if r.pid == 0 && unknown == nil {
+			unknown = r
+		}
+	}
+	return unknown
+}
+
+// openOf lists the running commands of the shell pid.
+func (h *history) openOf(pid int) []*record {
+	var rs []*record
+	for _, r := range h.open {
+		if r.pid == pid {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
+// closeFrom ends r with status (nil: unknown) and dir (kept when ""),
+// and with it the commands started inside it (a shell started by r that
+// is gone): their end is known, their status is not.
+func (h *history) closeFrom(r *record, status *int, dir string) {
+	if r == nil {
+		return
+	}
+	for i, o := range h.open {
+		if o != r {
+			continue
+		}
+		now := h.now()
+		for _, inner := range h.open[i+1:] {
+			inner.end = now
+		}
+		r.end = now
+		if status != nil && !r.hasStatus {
+			r.status, r.hasStatus = *status, true
+		}
+		if dir != "" {
+			r.dir = dir
+		}
+		h.open = h.open[:i]
+		return
+	}
+}
+
+// typedLine is the command line as the terminal echoed it: the clean
+// text of the echo, its lines joined, at most maxTyped bytes.
+func typedLine(echo []byte) string {
+	var lines []string
+	for _, l := range strings.Split(cleantext.String(string(echo)), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// entry is r as the queries answer it.
+func (r *record) entry(now time.Time) Entry {
+	e := Entry{ID: r.id, Who: r.who, Command: r.command, Start: r.start, Dir: r.dir, ShellPID: r.pid,
+		Running: r.end.IsZero(), OutputBytes: r.out.total, OutputLeftOut: r.out.leftOut()}
+	if r.hasStatus {
+		e.Status = &r.status
+	}
+	end := now
+	if !r.end.IsZero() {
+		end = r.end
+		e.End = &r.end
+	}
+	e.DurationMS = end.Sub(r.start).Milliseconds()
+	return e
+}
+
+// Entries is the last n commands, oldest first.
+func (h *history) Entries(n int) []Entry {
+	rs := h.records[max(0, len(h.records)-n):]
+	now := h.now()
+	es := make([]Entry, len(rs))
+	for i, r := range rs {
+		es[i] = r.entry(now)
+	}
+	return es
+}
+
+// Find is the command with that id; id 0 means the human's last one.
+func (h *history) Find(id int) *record {
+	for i := len(h.records) - 1; i >= 0; i-- {
+		if r := h.records[i]; r.id == id || id == 0 && r.who == ByUser {
+			return r
+		}
+	}
+	return nil
+}
+
+// Running is the innermost command running now, nil if none.
+func (h *history) Running() *record {
+	if len(h.open) == 0 {
+		return nil
+	}
+	return h.open[len(h.open)-1]
+}
+
+// outputBuf keeps a command's output: its first outputHead bytes and its
+// last outputTail bytes (a ring), and counts all of it.
+type outputBuf struct {
+	head  []byte
+	tail  []byte
+	start int // where the ring's oldest byte is, once it is full
+	total int64
+}
+
+func (o *outputBuf) write(b []byte) {
+	o.total += int64(len(b))
+	if n := outputHead - len(o.head); n > 0 {
+		k := min(n, len(b))
+		o.head = append(o.head, b[:k]...)
+		b = b[k:]
+	}
+	if len(b) >= outputTail {
+		o.tail = append(o.tail[:0], b[len(b)-outputTail:]...)
+		o.start = 0
+		return
+	}
+	if room := outputTail - len(o.tail); room > 0 {
+		k := min(room, len(b))
+		o.tail = append(o.tail, b[:k]...)
+		b = b[k:]
+	}
+	for len(b) > 0 { // the ring is full: overwrite its oldest bytes
+		k := copy(o.tail[o.start:], b)
+		b = b[k:]
+		o.start = (o.start + k) % outputTail
+	}
+}
+
+// ordered is the ring's bytes, oldest first.
+func (o *outputBuf) ordered() []byte {
+	return append(append([]byte(nil), o.tail[o.start:]...), o.tail[:o.start]...)
+}
+
+// leftOut is how many bytes of the output are not kept.
+func (o *outputBuf) leftOut() int64 {
+	return o.total - int64(len(o.head)) - int64(len(o.tail))
+}
+
+// render is the output as kept: all of it, or its first part up to a line
+// end, a line that says how much was left out, and its last part from a
+// line start on, in the terminal's bytes ("\r\n").
+func (o *outputBuf) render() []byte {
+	tail := o.ordered()
+	if o.leftOut() == 0 {
+		return append(append([]byte(nil), o.head...), tail...)
+	}
+	head := o.head
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1]
+	}
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i+1 < len(tail) {
+		tail = tail[i+1:]
+	}
+	left := o.total - int64(len(head)) - int64(len(tail))
+	out := append([]byte(nil), head...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, "\r\n"...)
+	}
+	out = fmt.Appendf(out, "[ptybridge: %d bytes of output left out here]\r\n", left)
+	return append(out, tail...)
+}
