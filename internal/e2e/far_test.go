@@ -261,6 +261,19 @@ func TestFarSSHBash(t *testing.T) {
 		}
 	})
 	farContract(t, b)
+	t.Run("--status names where the commands run", func(t *testing.T) {
+		r := b.send("--status")
+		if r.code != 0 || !strings.Contains(r.stdout, "far: commands run at the far end of ssh: "+otherUser+"@") ||
+			!strings.Contains(r.stdout, "free: yes") {
+			t.Fatalf("--status said:\n%v", r)
+		}
+		var st struct {
+			Far struct{ Via, Kind, User string }
+		}
+		if err := json.Unmarshal([]byte(b.run("--status", "--json")), &st); err != nil || st.Far.Via != "ssh" || st.Far.User != otherUser || st.Far.Kind != "bash" {
+			t.Fatalf("--status --json: %v, %+v", err, st)
+		}
+	})
 	t.Run("a command that ends the far shell", func(t *testing.T) {
 		r := b.send("--", "exit")
 		if r.code != 125 || !strings.Contains(r.stderr, "ended the far shell") {
