@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/pane"
+	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/repl"
 	"github.com/ptybridge/ptybridge/internal/session"
 	"github.com/ptybridge/ptybridge/skills"
@@ -208,6 +211,9 @@ func replRequest(c call) repl.Request {
 		Stdout: c.Stdout, Stderr: c.Stderr,
 
 		WaitFree: c.WaitFree,
+		StartFar: func(rc *relay.Client, t pane.Target, id markers.ID, command string) ([]byte, error) {
+			return session.StartFarREPL(c.Bridge, rc, t, id, command, c.Stderr)
+		},
 	}
 }
 

@@ -629,3 +629,45 @@ func TestFarWaitingForTheHumanAndFullScreenPrograms(t *testing.T) {
 		t.Fatalf("want exit 0 and the answer, got %d, %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }
+
+func TestFarREPL(t *testing.T) {
+	needOtherUser(t)
+	srv := startSSHD(t)
+	b := newWorld(t)
+	term := b.openTerminal()
+	b.waitReady()
+	term.typeKeys(srv.command(otherUser) + "\r")
+	b.waitForeground("ssh")
+	b.waitPrompt(otherUser + `@.*[$#] ?$`)
+	if r := b.send("--repl-start", "python3"); r.code != 0 {
+		t.Fatalf("--repl-start python3 over ssh:\n%v\npane:\n%s", r, b.paneText())
+	}
+	if r := b.send("--", "whoami"); r.code != 125 || !strings.Contains(r.stderr, "REPL") {
+		t.Fatalf("a command while the far REPL runs: want a refusal naming the REPL, got:\n%v", r)
+	}
+	b.run("--repl-eval", "import getpass; x = 21")
+	if got := b.run("--repl-eval", "x * 2"); got != "42\n" {
+		t.Fatalf("x * 2 said %q\npane:\n%s", got, b.paneText())
+	}
+	if got := b.run("--repl-eval", "getpass.getuser()"); got != "'"+otherUser+"'\n" {
+		t.Fatalf("the REPL runs as %q", got)
+	}
+	if got := b.run("--repl-eval", "def twice(n):\n    return n * 2"); got != "" {
+		t.Fatalf("a def printed %q", got)
+	}
+	if got := b.run("--repl-eval", "twice(x)"); got != "42\n" {
+		t.Fatalf("twice(x) said %q", got)
+	}
+	if r := b.send("--timeout", "1", "--repl-eval", "import time; time.sleep(30)"); r.code != 124 {
+		t.Fatalf("a slow evaluation: want 124, got:\n%v", r)
+	}
+	if got := b.run("--repl-eval", "x"); got != "21\n" {
+		t.Fatalf("after the interrupt, x is %q", got)
+	}
+	if r := b.send("--repl-close"); r.code != 0 {
+		t.Fatalf("--repl-close:\n%v\npane:\n%s", r, b.paneText())
+	}
+	if got := b.run("--", "whoami"); got != otherUser+"\n" {
+		t.Fatalf("after the REPL, whoami said %q", got)
+	}
+}

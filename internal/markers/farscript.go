@@ -17,6 +17,9 @@ type FarJob struct {
 	// (after READ-STDIN) and gives it to the command. EmptyStdin: the
 	// forwarded stdin is empty, and the command reads /dev/null.
 	Stdin, EmptyStdin bool
+	// Terminal: the command's stderr and stdin stay on the terminal, as
+	// a REPL's do (its prompts go to stderr): no loop, no redirection.
+	Terminal bool
 	// EraseRows is how many rows the loader's echo took (with the prompt
 	// before it): the wrapper erases them before the [agent] line.
 	EraseRows int
@@ -97,8 +100,11 @@ func farPOSIXScript(job FarJob, b builtins) string {
 	}
 	redirects := " 2>" + d + "/e." + string(job.ID)
 	redirects += farStdin(&s, job, b.printf)
+	if job.Terminal {
+		redirects = ""
+	}
 	cmd := QuotePOSIX(evalText(job.Command))
-	if job.Kind.procsub() {
+	if job.Kind.procsub() && !job.Terminal {
 		// bash and zsh: the loop is a process substitution, which needs
 		// no fifo nor child sh; bash waits for it with wait $!, zsh by
 		// itself (it waits for those of a current-shell construct).
@@ -110,21 +116,20 @@ func farPOSIXScript(job FarJob, b builtins) string {
 	}
 	fmt.Fprintf(&s, "%s '%s%%s\\n' %s\n", b.printf, farErase(job.EraseRows), QuotePOSIX(DisplayLine(job.Command)))
 	s.WriteString("__ptybridge_opts=$-\n")
-	if !job.Kind.procsub() {
+	loop := !job.Kind.procsub() && !job.Terminal
+	if loop {
 		fmt.Fprintf(&s, "command mkfifo -m 600 %[1]s/e.%[2]s %[1]s/k.%[2]s && command sh -c %[3]s sh %[1]s %[2]s\n",
 			d, job.ID, QuotePOSIX(stderrLoopDash))
 	}
 	fmt.Fprintf(&s, "%s '\\033]%s;S;%%s\\007' %s\n", b.printf, osc, job.ID)
-	if !job.Kind.procsub() {
+	if loop {
 		s.WriteString("{\n")
 	}
 	s.WriteString(run + "\n")
 	s.WriteString("__ptybridge_status=$?\n")
 	fmt.Fprintf(&s, "case $-/$__ptybridge_opts in *e*/*e*) ;; *e*/*) set +e; %s '%s' %s >&2 ;; esac\n",
 		b.printf, frameFormat(job.ID), QuotePOSIX(errexitNote))
-	if job.Kind == FarBash {
-		s.WriteString("wait $! 2>/dev/null\n")
-	} else if !job.Kind.procsub() {
+	if loop {
 		fmt.Fprintf(&s, "read -r __ptybridge_ep <&9\n} 9<>%s/k.%s\n", d, job.ID)
 	}
 	if job.Stdin {
@@ -152,6 +157,9 @@ func farFishScript(job FarJob) string {
 			osc, infoTag, job.ID)
 	}
 	stdin := farStdin(&s, job, "builtin printf")
+	if job.Terminal {
+		stdin = ""
+	}
 	fmt.Fprintf(&s, "set -l __ptybridge_jc interactive\n"+
 		"status is-full-job-control; and set __ptybridge_jc full\n"+
 		"status is-no-job-control; and set __ptybridge_jc none\n"+
@@ -162,8 +170,10 @@ func farFishScript(job FarJob) string {
 		"status job-control full\n", restore)
 	fmt.Fprintf(&s, "builtin printf '%s%%s\\n' %s\n", farErase(job.EraseRows), fishQuote(DisplayLine(job.Command)))
 	// fish announces no job it waited for: the loop is one.
-	fmt.Fprintf(&s, "command mkfifo -m 600 %[1]s/e.%[2]s; and command sh -c %[3]s sh %[1]s %[2]s &\nset -g __ptybridge_ep $last_pid\n",
-		d, job.ID, fishQuote(stderrLoopBody))
+	if !job.Terminal {
+		fmt.Fprintf(&s, "command mkfifo -m 600 %[1]s/e.%[2]s; and command sh -c %[3]s sh %[1]s %[2]s &\nset -g __ptybridge_ep $last_pid\n",
+			d, job.ID, fishQuote(stderrLoopBody))
+	}
 	fmt.Fprintf(&s, "builtin printf '\\033]%s;S;%%s\\007' %s\n", osc, job.ID)
 	fmt.Fprintf(&s, "begin\n"+
 		"    if builtin printf '%%s' %[1]s | command $__fish_bin_dir/fish --no-config --no-execute\n"+
@@ -173,8 +183,10 @@ func farFishScript(job FarJob) string {
 		"    else\n"+
 		"        set -g __ptybridge_status 123\n"+
 		"    end\n"+
-		"end 2>%[4]s\n", text, fishPagerSettings(), stdin, fifo)
-	s.WriteString("wait $__ptybridge_ep\n")
+		"end%[4]s\n", text, fishPagerSettings(), stdin, fishStderr(job, fifo))
+	if !job.Terminal {
+		s.WriteString("wait $__ptybridge_ep\n")
+	}
 	if job.Stdin {
 		s.WriteString("true >" + d + "/i\n")
 	}
@@ -215,8 +227,8 @@ func farStdin(s *strings.Builder, job FarJob, printf string) string {
 //   - __ptybridge_loop ID is the stderr loop of a process substitution,
 //     in bash alone while no stderr comes: a builtin read takes the first
 //     character, dd only what more is there at once;
-//   - __ptybridge_post ID STATUS turns a set -e left on off again, waits
-//     for the loop and prints END.
+//   - __ptybridge_post ID STATUS [w] turns a set -e left on off again,
+//     waits for the loop (w) and prints END.
 //
 // They are defined afresh at each first call, outside the hooks' guard:
 // a shell hooked by another ptysend gets this one's.
@@ -238,7 +250,7 @@ __ptybridge_loop() {
 }
 __ptybridge_post() {
   case $-/$__ptybridge_opts in *e*/*e*) ;; *e*/*) set +e; builtin printf '\033]` + osc + `;R;%s\007%s\n\033]` + osc + `;r;%s\007' "$1" ` + "'" + strings.ReplaceAll(errexitNote, "'", `'\''`) + "'" + ` "$1" >&2 ;; esac
-  wait $! 2>/dev/null
+  [ "$3" = w ] && wait $! 2>/dev/null
   builtin printf '\033]` + osc + `;E;%s;%d\007' "$1" "$2"
   unset __ptybridge_opts
 }
@@ -258,8 +270,22 @@ func farBashScript(job FarJob) string {
 			osc, infoTag, job.ID)
 	}
 	redirects := " 2> >(__ptybridge_loop " + string(job.ID) + ")" + farStdin(&s, job, "builtin printf")
+	if job.Terminal {
+		redirects = ""
+	}
 	fmt.Fprintf(&s, "__ptybridge_pre %s %d %s\n", job.ID, max(job.EraseRows, 1), QuotePOSIX(DisplayLine(job.Command)))
 	fmt.Fprintf(&s, "%s command eval %s%s\n", pagerSettings, QuotePOSIX(evalText(job.Command)), redirects)
-	fmt.Fprintf(&s, "__ptybridge_post %s $?\n}\n", job.ID)
+	wait := " w" // for the stderr loop
+	if job.Terminal {
+		wait = ""
+	}
+	fmt.Fprintf(&s, "__ptybridge_post %s $?%s\n}\n", job.ID, wait)
 	return s.String()
+}
+
+func fishStderr(job FarJob, fifo string) string {
+	if job.Terminal {
+		return ""
+	}
+	return " 2>" + fifo
 }

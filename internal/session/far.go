@@ -50,6 +50,17 @@ const maxFarStdin = 16 << 20
 const stdinIdle = 200 * time.Millisecond
 
 func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int, error) {
+	f, err := openFar(req, rc, t, start)
+	if err != nil {
+		return 0, err
+	}
+	return f.run()
+}
+
+// openFar makes sure the far shell waits at its prompt, and probes it when
+// it has no hooks yet; the human approves the command first under
+// ptybridge --confirm.
+func openFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (*farCall, error) {
 	rec := pane.FarRecordFor(req.Bridge, t.PID)
 	hooked := false
 	if rec != nil && rec.Hooked {
@@ -62,29 +73,35 @@ func sendFar(req Request, rc *relay.Client, t pane.Target, start time.Time) (int
 			// ssh on): probed when the screen shows its prompt.
 			scr, serr := tmux.ScreenOf(rc.PaneID)
 			if serr != nil || pane.CheckFarPrompt(scr, t.Name) != nil {
-				return 0, err.(*pane.FarBusyError).Err
+				return nil, err.(*pane.FarBusyError).Err
 			}
 		case errors.As(err, new(*failure.Error)):
-			return 0, err
+			return nil, err
 		default:
-			return 0, req.Bridge.Closed(false)
+			return nil, req.Bridge.Closed(false)
 		}
 	}
 	f := &farCall{req: req, rc: rc, target: t, start: start, hooked: hooked}
 	if hooked {
 		if req.Bridge.InCopyMode() {
-			return 0, pane.CopyModeError
+			return nil, pane.CopyModeError
 		}
 		if err := req.approve(rc); err != nil {
-			return 0, err
+			return nil, err
 		}
 	} else {
 		var err error
 		if rec, err = f.probe(); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	f.rec = rec
+	return f, nil
+}
+
+// run types the call and waits for it.
+func (f *farCall) run() (int, error) {
+	req, rc, t, rec, hooked := f.req, f.rc, f.target, f.rec, f.hooked
 	signals, stop := limits.NotifyStop()
 	defer stop()
 	stdin, forward, err := readFarStdin(req.Stdin)

@@ -70,6 +70,9 @@ func send(req Request) (int, error) {
 		return 0, repl.BusyError(req.Bridge, rc.PanePID, err)
 	}
 	if target.Far {
+		if err := repl.InTheWay(req.Bridge, rc.PanePID); err != nil {
+			return 0, err
+		}
 		return sendFar(req, rc, target, start)
 	}
 	shellPID, shell := target.PID, target.Shell
