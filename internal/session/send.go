@@ -65,10 +65,17 @@ func send(req Request) (int, error) {
 	if limits.Cancelled(req.Cancel) {
 		return 0, limits.ErrCancelled
 	}
-	shellPID, shell, err := pane.IdleShell(rc.PanePID)
+	target, err := pane.Locate(rc.PanePID)
 	if err != nil {
 		return 0, repl.BusyError(req.Bridge, rc.PanePID, err)
 	}
+	if target.Far {
+		if err := repl.InTheWay(req.Bridge, rc.PanePID); err != nil {
+			return 0, err
+		}
+		return sendFar(req, rc, target, start)
+	}
+	shellPID, shell := target.PID, target.Shell
 	name := proc.Name(shellPID)
 	needHooks, err := pane.AwaitFreePrompt(rc, req.Bridge, shellPID, name)
 	if err != nil {
