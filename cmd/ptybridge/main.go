@@ -6,6 +6,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -23,6 +25,15 @@ command the agent runs and can answer its prompts (sudo passwords, ssh,
 confirmations). Several terminals may run ptybridge at once; closing the
 last one ends the shared shell.
 
+With a COMMAND after --, the shared terminal runs it instead of your shell,
+so the agent works where it takes you: another host, user or container.
+  ptybridge --session web1 -- ssh web1
+  ptybridge --session pg -- sudo -iu postgres
+  ptybridge --session box -- docker exec -it box bash
+When COMMAND ends, the terminal says with which exit status, and the
+session ends as when the last terminal closes. ptysend --sessions lists
+the bridges; the agent picks one with ptysend --session NAME.
+
 With --confirm you approve each command of the agent's before it is typed:
 a small window over your terminal shows it; press y to run it, n or Escape
 to refuse it (the agent is told you refused). It stays on for as long as the
@@ -32,6 +43,7 @@ cannot turn it off.`
 type flags struct {
 	Session string           `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to open (default ptybridge-<user>)."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
+	Command []string         `arg:"" optional:"" passthrough:"" placeholder:"-- COMMAND" help:"Run COMMAND in the shared terminal instead of your shell (ssh HOST, sudo -i, docker exec -it C bash)."`
 	Confirm bool             `help:"Approve each command of the agent's (and each REPL input) before it is typed: y runs it, n or Escape refuses it."`
 
 	cli.RelayFlags `embed:""`
@@ -68,13 +80,17 @@ func run(args []string) int {
 	if err := bridge.ValidateName(name); err != nil {
 		return report(err)
 	}
-	if err := open(name, c.Confirm); err != nil {
+	command := c.Command
+	if len(command) > 0 && command[0] == "--" {
+		command = command[1:]
+	}
+	if err := open(name, command, c.Confirm); err != nil {
 		return report(err)
 	}
 	return 0
 }
 
-func open(name string, confirm bool) error {
+func open(name string, command []string, confirm bool) error {
 	dir := rundir.Path()
 	if err := rundir.Ensure(dir); err != nil {
 		return err
@@ -92,7 +108,13 @@ func open(name string, confirm bool) error {
 		cwd = "/"
 	}
 	br := bridge.Bridge{Name: name, RuntimeDir: dir, Exe: exe}
-	if err := br.Open(width, height, bridge.LoginShell(), cwd); err != nil {
+	if len(command) > 0 && br.Exists() {
+		fmt.Fprintf(os.Stderr, "ptybridge: the bridge %s runs already: joining it (%s is not started again)\n",
+			name, strings.Join(command, " "))
+		command = nil
+	}
+	since := time.Now().UnixNano()
+	if err := br.Open(width, height, bridge.LoginShell(), cwd, command...); err != nil {
 		return err
 	}
 	if confirm {
@@ -100,7 +122,14 @@ func open(name string, confirm bool) error {
 			return err
 		}
 	}
-	return br.Attach()
+	if len(command) == 0 {
+		return br.Attach()
+	}
+	err = br.AttachAndWait()
+	if msg := br.CommandEnded(command, since); msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	return err
 }
 
 func report(err error) int {

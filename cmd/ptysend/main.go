@@ -158,6 +158,14 @@ Agents: ptysend --mcp is an MCP server (stdio) with the tools run, repl_start,
 repl_eval and repl_close; ptysend --skill prints the skill (SKILL.md) that
 says when and how to use the shared terminal.
 
+Where commands run: in whatever shell the shared terminal reaches. After the
+user types "ssh web1", "su - deploy", "sudo -i" or "docker exec -it box bash"
+there, ptysend drives the shell at the far end through the terminal itself
+(bash, zsh, fish or sh; nothing is installed there): same contract, and a note
+on stderr the first time. --sessions lists the user's bridges (one per host,
+opened with "ptybridge --session NAME -- ssh HOST"), with user@host and shell,
+free or busy; pick one with --session NAME.
+
 Examples:
   ptysend -- ls -la
   ptysend -- 'cd /srv && make test'
@@ -182,13 +190,14 @@ type flags struct {
 
 	// Options that go with some of the modes only (modes.go).
 	WaitFree *cli.Duration `placeholder:"DURATION" help:"With -- WORDS, --repl-start or --repl-eval: when the terminal is busy (a program, a half-typed line, copy mode, a busy REPL), wait up to this long for it to be free instead of refusing (exit 75)."`
-	JSON     bool          `name:"json" help:"With --screen, --status, --history or the job modes: print JSON."`
+	JSON     bool          `name:"json" help:"With --screen, --status, --history --sessions or the job modes: print JSON."`
 
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
 	REPLClose replClose `embed:""`
 	MCP       mcpServer `embed:""`
 	Skill     skill     `embed:""`
+	Sessions  sessions  `embed:""`
 	Command   command   `embed:""`
 
 	// The modes that talk to the human (human.go).

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/pane"
+	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/repl"
 	"github.com/ptybridge/ptybridge/internal/session"
 	"github.com/ptybridge/ptybridge/skills"
@@ -50,7 +53,7 @@ type printsJSON interface{ printsJSON() }
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	modes := []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.MCP, &f.Skill, &f.Status, &f.History, &f.Output}
+	modes := []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.MCP, &f.Skill, &f.Status, &f.History, &f.Output, &f.Sessions}
 	return append(append(modes, f.jobModes.modes()...), &f.Command)
 }
 
@@ -74,7 +77,7 @@ func (f *flags) mode() (mode, error) {
 	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, the --job modes, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, the --job modes, or -- WORDS, not several")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
@@ -84,7 +87,7 @@ func (f *flags) mode() (mode, error) {
 		return nil, errors.New("--wait-free goes with -- WORDS, --repl-start or --repl-eval")
 	}
 	if _, ok := chosen[0].(printsJSON); f.JSON && !ok {
-		return nil, errors.New("--json goes with --screen, --status, --history, --jobs, --job-output or --job-screen")
+		return nil, errors.New("--json goes with --screen, --status, --history, --sessions, --jobs, --job-output or --job-screen")
 	}
 	return chosen[0], chosen[0].check()
 }
@@ -219,6 +222,9 @@ func replRequest(c call) repl.Request {
 		Stdout: c.Stdout, Stderr: c.Stderr,
 
 		WaitFree: c.WaitFree,
+		StartFar: func(rc *relay.Client, t pane.Target, id markers.ID, command string) ([]byte, error) {
+			return session.StartFarREPL(c.Bridge, rc, t, id, command, c.Stderr)
+		},
 	}
 }
 

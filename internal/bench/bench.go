@@ -121,6 +121,7 @@ type results struct {
 	comparisons []*comparison
 	replSkipped string // why the REPL eval was not measured, if it was not
 	replErr     error  // how measuring it failed
+	farSkipped  string // why calls over ssh were not measured, if they were not
 	outputBytes int
 	rss         []int64 // ptysend's max RSS for each memory run
 	rssSkipped  string  // why memory was not measured, if it was not
@@ -237,7 +238,16 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 		res.rss = append(res.rss, rss)
 	}
 
-	// 4. A REPL eval against the trivial call, when ptysend has REPLs. A
+	// 4. Calls in a far shell over ssh to localhost, against the bare
+	// reference over the same ssh. The pane is back in its shell after.
+	far, why, err := measureFar(w, cfg, progress)
+	if err != nil {
+		return nil, err
+	}
+	res.comparisons = append(res.comparisons, far...)
+	res.farSkipped = why
+
+	// 5. A REPL eval against the trivial call, when ptysend has REPLs. A
 	// failure here is reported with the figures above, not instead of them.
 	if ok, why := hasREPL(w); !ok {
 		res.replSkipped = why
@@ -324,6 +334,9 @@ func (r *results) report(out io.Writer) {
 	}
 	if r.replSkipped != "" {
 		fmt.Fprintf(out, "\nREPL eval: not measured (%s)\n", r.replSkipped)
+	}
+	if r.farSkipped != "" {
+		fmt.Fprintf(out, "\ncalls over ssh: not measured (%s)\n", r.farSkipped)
 	}
 	if r.rssSkipped != "" {
 		fmt.Fprintf(out, "\npeak memory of ptysend: not measured (%s)\n", r.rssSkipped)

@@ -89,8 +89,8 @@ func (w *world) ptysendExpect(want string, args ...string) (sample, error) {
 		return sample{}, err
 	}
 	if r.code != 0 || r.stdout != want || r.stderr != "" {
-		return sample{}, fmt.Errorf("ptysend %q: want exit 0 and stdout %s, got exit %d, stdout %s, stderr %q",
-			args, brief(want), r.code, brief(r.stdout), r.stderr)
+		return sample{}, fmt.Errorf("ptysend %q: want exit 0 and stdout %s, got exit %d, stdout %s (%s), stderr %q",
+			args, brief(want), r.code, brief(r.stdout), firstDiff(want, r.stdout), r.stderr)
 	}
 	return r.sample, nil
 }
@@ -115,8 +115,13 @@ func (w *world) ptysendCheck(ok func(stdout string) bool, args ...string) (sampl
 // starts to the return of wait-for. (tmux remembers a signal sent before
 // anyone waits, so the order cannot deadlock.)
 func (w *world) bare(command string, round int) (sample, error) {
+	return w.bareSignal(command, "tmux", round)
+}
+
+// bareSignal is bare with the pane's tmux command line given.
+func (w *world) bareSignal(command, tmux string, round int) (sample, error) {
 	ch := fmt.Sprintf("ptybridge-bench-%d-%d", w.panePID, round)
-	send, cancel1 := w.command("tmux", "send-keys", "-t", w.pane, command+"; tmux wait-for -S "+ch, "Enter")
+	send, cancel1 := w.command("tmux", "send-keys", "-t", w.pane, command+"; "+tmux+" wait-for -S "+ch, "Enter")
 	defer cancel1()
 	wait, cancel2 := w.command("tmux", "wait-for", ch)
 	defer cancel2()
@@ -145,4 +150,14 @@ func seqOutput(n int) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// firstDiff shows where got first differs from want.
+func firstDiff(want, got string) string {
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	return fmt.Sprintf("first difference at byte %d: want %q, got %q", i,
+		want[max(0, i-20):min(len(want), i+60)], got[max(0, i-20):min(len(got), i+60)])
 }

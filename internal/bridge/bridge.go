@@ -62,24 +62,29 @@ func (b Bridge) relayCommand() string {
 }
 
 // Open creates the session when it does not exist yet, with its first pane
-// sized width x height, running shell in dir, and makes sure its relay
-// runs. It does not attach.
-func (b Bridge) Open(width, height int, shell, dir string) error {
+// sized width x height, running shell in dir (or command instead, when
+// given: ptybridge -- ssh web1), and makes sure its relay runs. It does
+// not attach.
+func (b Bridge) Open(width, height int, shell, dir string, command ...string) error {
 	t := b.target()
 	// The history-limit of a pane is fixed when the pane is made, so the
 	// session starts on a placeholder and its first real pane is made after
 	// the option is set, on the session only (the human's other sessions
 	// keep theirs). default-shell makes that pane run the shell itself, not
 	// through sh -c, so the pane's process is the human's shell.
-	_, err := tmux.Run("new-session", "-d", "-s", b.Name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", dir, "cat",
+	args := []string{"new-session", "-d", "-s", b.Name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", dir, "cat",
 		";", "set-option", "-t", t, "history-limit", fmt.Sprint(HistoryLimit),
 		";", "set-option", "-t", t, "default-shell", shell,
-		";", "new-window", "-k", "-t", "="+b.Name+":^", "-c", dir,
+		";", "new-window", "-k", "-t", "=" + b.Name + ":^", "-c", dir}
+	args = append(args, commandArgs(command, b.ExitFile())...)
+	_, err := tmux.Run(append(args,
 		";", "set-option", "-p", "-t", t, "remain-on-exit", "on",
+		";", "set-option", "-t", t, "@ptybridge_command", strings.Join(command, " "),
 		";", "set-option", "-t", t, "-F", "@ptybridge_pane", "#{pane_id}",
 		";", "set-option", "-t", t, "@ptybridge_relay", b.SocketPath(),
-		";", "pipe-pane", "-I", "-O", "-t", t, b.relayCommand())
+		";", "pipe-pane", "-I", "-O", "-t", t, b.relayCommand())...)
 	if err == nil {
+		os.Remove(b.ExitFile())
 		os.Remove(b.modePath()) // a new pane is not in copy mode
 		os.Remove(confirmFile(b.SocketPath()))
 		if err := b.watchMode(); err != nil {

@@ -62,6 +62,8 @@ type Status struct {
 	// Confirm: the user approves each command of the agent's
 	// (ptybridge --confirm).
 	Confirm bool `json:"confirm"`
+	// Far: the agent's commands run in a shell behind a carrier (far.go).
+	Far *Far `json:"far,omitempty"`
 }
 
 // Shell is the shell of the pane: the one in the foreground, or the one
@@ -131,7 +133,9 @@ func compose(b bridge.Bridge, a *relay.Answer) *Status {
 		s.Running = a.Running
 	}
 
-	if st, ok := repl.Running(b, a.PanePID); ok {
+	if composeFar(b, a, s) {
+		// The far shell's state is set.
+	} else if st, ok := repl.Running(b, a.PanePID); ok {
 		program := proc.Name(st.PID)
 		if program == "" {
 			program = st.Program
@@ -243,6 +247,7 @@ func (s *Status) print(w io.Writer, asJSON bool) error {
 		}
 		fmt.Fprintf(w, "shell: %s (pid %d), user %s, in %s%s\n", sh.Kind, sh.PID, sh.User, orUnknown(sh.Cwd), hooks)
 	}
+	s.printFar(w)
 	fmt.Fprintf(w, "state: %s\n", s.describe(now))
 	if s.Running != nil {
 		fmt.Fprintf(w, "running: #%d %s: %s, since %s\n", s.Running.ID, s.Running.Who, oneLine(s.Running.Command), since(s.Running.Start, now))

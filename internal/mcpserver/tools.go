@@ -11,6 +11,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/human"
 	"github.com/ptybridge/ptybridge/internal/look"
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/pane"
+	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/repl"
 	"github.com/ptybridge/ptybridge/internal/session"
 )
@@ -222,5 +225,8 @@ func (c call) repl() repl.Request {
 		Timeout: c.Timeout, MaxTime: c.MaxTime,
 		Stdout: c.Stdout, Stderr: c.Stderr,
 		Cancel: c.Cancel,
+		StartFar: func(rc *relay.Client, t pane.Target, id markers.ID, command string) ([]byte, error) {
+			return session.StartFarREPL(c.Bridge, rc, t, id, command, c.Stderr)
+		},
 	}
 }

@@ -55,6 +55,9 @@ type Request struct {
 	// evaluation gets Ctrl-C, and a call still waiting for its turn
 	// types nothing.
 	Cancel <-chan struct{}
+	// StartFar types the far call that runs a REPL in a far shell
+	// (session.StartFarREPL); nil: far REPLs are refused.
+	StartFar FarStarter
 }
 
 // deathGrace is how long ptysend waits for the shell's END marker (which
@@ -86,6 +89,12 @@ func startAttempt(req Request, command string) (int, error) {
 	st, err := newREPLState(req, command)
 	if err != nil {
 		return 0, err
+	}
+	if t, err := pane.Locate(rc.PanePID); err == nil && t.Far {
+		if req.StartFar == nil {
+			return 0, farREPLError(t)
+		}
+		return startFar(req, rc, st, t, start)
 	}
 	shellPID, shell, err := pane.IdleShell(rc.PanePID)
 	if err != nil {
@@ -257,6 +266,10 @@ func (r *replRun) close() (int, error) {
 		{"SIGTERM", func() { syscall.Kill(r.st.PID, syscall.SIGTERM) }},
 		{"SIGKILL", func() { syscall.Kill(r.st.PID, syscall.SIGKILL) }},
 	}
+	if r.st.Far { // no signal reaches the far end but through the terminal
+		means[1].name, means[1].do = "Ctrl-C", func() { r.sendKey("C-c") }
+		means[2].name, means[2].do = `Ctrl-\`, func() { r.sendKey(`C-\`) }
+	}
 	for _, m := range means {
 		m.do()
 		if o := r.waitGone(closeGrace); o.kind == ended || o.kind == died {
@@ -338,7 +351,7 @@ func runningREPL(b bridge.Bridge, panePID int) (*replState, error) {
 	if st.inForeground(panePID) {
 		return st, nil
 	}
-	if proc.TaskState(fmt.Sprintf("/proc/%d/stat", st.PID)) == 'T' {
+	if !st.Far && proc.TaskState(fmt.Sprintf("/proc/%d/stat", st.PID)) == 'T' {
 		return nil, &failure.Error{
 			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", st.Program, st.PID),
@@ -420,6 +433,9 @@ func (r *replRun) checkReady() error {
 // to ~250 ms, on a loaded machine (it waits only when the REPL is not
 // asleep: at once for an eval that follows the last call's prompt).
 func (r *replRun) waitsForInputSoon() bool {
+	if r.st.Far {
+		return r.farQuiet()
+	}
 	for d := time.Millisecond; d <= 128*time.Millisecond; d *= 2 {
 		if proc.WaitsForInput(r.st.PID, r.tty) {
 			return true
@@ -543,5 +559,15 @@ func (r *replRun) waitGone(limit time.Duration) outcome {
 		case <-deadline.C:
 			return outcome{kind: timedOut}
 		}
+	}
+}
+
+// farREPLError refuses a REPL in a far shell: its readiness check reads
+// the REPL's wait channels in /proc, which does not see the far end.
+func farREPLError(t pane.Target) error {
+	return &failure.Error{
+		Msg: fmt.Sprintf("the shared terminal's shell is at the far end of %s: ptysend starts REPLs in a local shell only "+
+			"(it tells a REPL waiting for input from one that is busy through /proc, which does not see the far end)", t.Name),
+		Hint: "run the interpreter's code with ptysend -- instead (e.g. ptysend -- python3 -c '...', or a here-document)",
 	}
 }

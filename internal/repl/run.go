@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -50,9 +51,18 @@ type replRun struct {
 	// cancel is the request's Cancel until it fired: a closed channel
 	// would stop the wait for the prompt after the interrupt too.
 	cancel <-chan struct{}
+	// lastOutput is when the stream last brought bytes (UnixNano): a far
+	// REPL is at its prompt when the stream has been quiet since (far.go).
+	lastOutput atomic.Int64
 }
 
 func newREPLRun(req Request, rc *relay.Client, st *replState, start time.Time) *replRun {
+	return newREPLRunFrom(req, rc, st, start, nil)
+}
+
+// newREPLRunFrom is newREPLRun for a stream of which pre was read already
+// (a far REPL's start read it past the loader's READY).
+func newREPLRunFrom(req Request, rc *relay.Client, st *replState, start time.Time, pre []byte) *replRun {
 	r := &replRun{
 		req: req, rc: rc, st: st, start: start,
 		prompt: regexp.MustCompile(st.Prompt),
@@ -82,6 +92,11 @@ func newREPLRun(req Request, rc *relay.Client, st *replState, start time.Time) *
 		r.ext.Write([]byte(markers.Start(st.ID)))
 		r.watchDeath()
 	}
+	if len(pre) > 0 {
+		r.ext.Write(pre)
+		r.fed += int64(len(pre))
+		r.lastOutput.Store(time.Now().UnixNano())
+	}
 	go r.pump()
 	return r
 }
@@ -95,7 +110,11 @@ func (r *replRun) stop() {
 // watchDeath makes r.death close when the REPL's process exits. (The END
 // marker normally says so too; it does not when the shell dropped the rest
 // of the wrapper, e.g. after the REPL died of SIGINT.)
-func (r *replRun) watchDeath() { r.death = proc.ExitOf(r.st.PID) }
+func (r *replRun) watchDeath() {
+	if !r.st.Far { // a far REPL's death is its END marker alone
+		r.death = proc.ExitOf(r.st.PID)
+	}
+}
 
 // pump feeds the stream to the extractor; r.chunks says that output came
 // and nothing more is buffered, the moment to look at the prompt.
@@ -108,6 +127,7 @@ func (r *replRun) pump() {
 			r.ext.Write(buf[:n])
 			r.fed += int64(n)
 			r.streamMu.Unlock()
+			r.lastOutput.Store(time.Now().UnixNano())
 			if r.ext.Done() {
 				r.done <- streamResult{}
 				return
@@ -241,6 +261,9 @@ func (r *replRun) check(fromTimer bool) (o outcome, ok, again bool) {
 	continuing := start < 0 && !r.promptOnly && r.cont != nil && r.cont.MatchString(line)
 	if start < 0 && !continuing {
 		return o, false, false
+	}
+	if r.st.Far {
+		return r.checkFar(continuing, line, start)
 	}
 	fg, err := proc.ForegroundPID(r.rc.PanePID)
 	if err != nil || fg == r.st.ShellPID {

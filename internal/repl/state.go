@@ -34,6 +34,10 @@ type replState struct {
 	Script string     `json:"script"`
 	// View is the cursor line as the last call left it (replview.go).
 	View *replView `json:"view,omitempty"`
+	// Far: the REPL runs in a far shell (far.go); PID is then the
+	// carrier's (ssh, su...), Carrier its proc.ExecImage.
+	Far     bool   `json:"far,omitempty"`
+	Carrier string `json:"carrier,omitempty"`
 }
 
 // loadREPL reads the state, nil when no REPL was started.
@@ -78,6 +82,9 @@ func clearREPL(b bridge.Bridge, st *replState) {
 // foreground: it has not exited, been suspended or replaced.
 func (st *replState) inForeground(panePID int) bool {
 	fg, err := proc.ForegroundPID(panePID)
+	if st.Far { // the carrier still leads: the REPL's END has not come
+		return err == nil && fg == st.PID && proc.ExecImage(fg) == st.Carrier
+	}
 	return err == nil && fg == st.PID
 }
 

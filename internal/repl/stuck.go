@@ -35,7 +35,7 @@ type stuckLook struct {
 
 // watchingStuck: only after an evaluation's input, and not while an
 // interrupt waits for the prompt.
-func (r *replRun) watchingStuck() bool { return r.watchStuck && !r.promptOnly }
+func (r *replRun) watchingStuck() bool { return r.watchStuck && !r.promptOnly && !r.st.Far }
 
 // newStuckTimer starts the quiet spell of a wait for the prompt.
 func (r *replRun) newStuckTimer() *time.Timer {

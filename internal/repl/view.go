@@ -103,7 +103,7 @@ func (r *replRun) pasteMode() markers.PasteMode {
 }
 
 // replKeys are the keys sent to a REPL, as tmux's send-keys sends them.
-var replKeys = map[string]string{"Enter": "\r", "C-c": "\x03", "C-d": "\x04"}
+var replKeys = map[string]string{"Enter": "\r", "C-c": "\x03", "C-d": "\x04", `C-\`: "\x1c"}
 
 // sendKey presses a key in the REPL through the relay (tmux if the relay
 // cannot: the key must not be lost). Keys typed into the pane's input
