@@ -132,7 +132,7 @@ func TestMCPToolsRunCommandsInTheSharedTerminal(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"history", "notify", "output", "repl_close", "repl_eval", "repl_start", "run", "screen", "status"}; !slices.Equal(names, want) {
+	if want := []string{"history", "job_keys", "job_output", "job_screen", "job_send", "job_start", "job_stop", "job_wait", "jobs", "notify", "output", "repl_close", "repl_eval", "repl_start", "run", "screen", "status"}; !slices.Equal(names, want) {
 		t.Fatalf("tools: got %v, want %v", names, want)
 	}
 
@@ -487,4 +487,38 @@ func TestMCPStatusHistoryAndOutputShowTheUsersSide(t *testing.T) {
 		t.Fatalf("status with less open: want 75 naming less:\n%v", r)
 	}
 	human.typeKeys("q")
+}
+
+func TestMCPJobToolsStartFollowFeedAndStopAJob(t *testing.T) {
+	b := startBridge(t)
+	cs := b.mcpClient(nil)
+	reader := `echo ready; while read -r line; do echo "got: $line"; done`
+	if r := b.callTool(cs, "job_start", map[string]any{"name": "reader", "command": reader}); r.isError || r.ExitCode != 0 {
+		t.Fatalf("job_start:\n%v", r)
+	}
+	if r := b.callTool(cs, "job_wait", map[string]any{"name": "reader", "until": "^ready"}); r.isError || r.ExitCode != 0 {
+		t.Fatalf("job_wait for ready:\n%v", r)
+	}
+	if r := b.callTool(cs, "job_send", map[string]any{"name": "reader", "text": "a $HOME `x`"}); r.isError {
+		t.Fatalf("job_send:\n%v", r)
+	}
+	if r := b.callTool(cs, "job_wait", map[string]any{"name": "reader", "until": "got: a"}); r.isError || r.ExitCode != 0 {
+		t.Fatalf("job_wait for the line it read:\n%v", r)
+	}
+	r := b.callTool(cs, "job_output", map[string]any{"name": "reader"})
+	if r.isError || !strings.Contains(r.Stdout, "got: a $HOME `x`") {
+		t.Fatalf("job_output: want the text as typed, literally:\n%v", r)
+	}
+	if r := b.callTool(cs, "jobs", nil); r.isError || !strings.Contains(r.Stdout, `"reader"`) {
+		t.Fatalf("jobs:\n%v", r)
+	}
+	if r := b.callTool(cs, "job_screen", map[string]any{"name": "reader"}); r.isError || !strings.Contains(r.Stdout, "ready") {
+		t.Fatalf("job_screen:\n%v", r)
+	}
+	if r := b.callTool(cs, "job_stop", map[string]any{"name": "reader"}); r.isError {
+		t.Fatalf("job_stop:\n%v", r)
+	}
+	if r := b.callTool(cs, "job_output", map[string]any{"name": "no-such-job"}); !r.isError {
+		t.Fatalf("an unknown job: want an error result:\n%v", r)
+	}
 }

@@ -26,6 +26,11 @@ import (
 // screen) is annotated &mcp.ToolAnnotations{ReadOnlyHint: true,
 // OpenWorldHint: no}.
 func tools() []tool {
+	return append(modeTools(), jobTools()...)
+}
+
+// modeTools are the tools of the shared shell's modes.
+func modeTools() []tool {
 	return []tool{
 		toolFor("run", "Run a command in the user's shared terminal", runDescription, runsCode(false),
 			func(c call, in runInput) (int, error) {
