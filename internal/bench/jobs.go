@@ -95,10 +95,10 @@ func measureJobs(w *world, cfg config) ([]*comparison, error) {
 func (w *world) startJob(name string, spare bool) (sample, error) {
 	record := filepath.Join(w.dir, "rt", w.name+".spare")
 	deadline := time.Now().Add(hangGuard)
-	if !spare {
-		w.tmux("kill-session", "-t", "="+w.name+"-spare:")
-	}
 	for {
+		if !spare { // again and again: one may be on its way
+			w.tmux("kill-session", "-t", "="+w.name+"-spare:")
+		}
 		tok, err := os.ReadFile(record)
 		ready := err == nil && fileExists(filepath.Join(w.dir, "rt", w.name+".spare-"+string(tok)+".sock"))
 		if ready == spare && (spare || err != nil) {
@@ -107,7 +107,7 @@ func (w *world) startJob(name string, spare bool) (sample, error) {
 		if time.Now().After(deadline) {
 			return sample{}, fmt.Errorf("no spare window came (or went): want one %v", spare)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 	r, err := w.ptysend("--job", name, "--", "sleep 600")
 	if err != nil {

@@ -571,3 +571,17 @@ func TestJobWaitTimesOutAndTheJobRunsOn(t *testing.T) {
 	}
 	expectJobList(t, b, "quiet", "running")
 }
+
+func TestAJobBesideABridgeOpenedOnAProgram(t *testing.T) {
+	needProgram(t, "python3")
+	b := newWorld(t)
+	b.openTerminal("--", "python3", "-q")
+	b.waitReady()
+	// No shell runs in the shared pane: the job gets the login shell
+	// ($SHELL), in the pane's directory.
+	b.run("--job", "beside", "--", `echo "$0 in $PWD"`)
+	expectCode(t, b.send("--job-wait", "beside"), 0)
+	if got := b.run("--job-output", "beside"); got != "bash in "+b.dir+"\n" {
+		t.Fatalf("the job printed %q", got)
+	}
+}

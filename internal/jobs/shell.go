@@ -46,11 +46,28 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 		return sharedShell{}, err
 	}
 	pid, err := shellOf(panePID)
-	if err != nil {
+	var sh sharedShell
+	switch {
+	case err == nil:
+		sh = sharedShell{PID: pid, Name: proc.Name(pid)}
+		sh.Program = shellProgram(pid, sh.Name)
+	case errors.Is(err, errNoShell) && ownedByUs(panePID):
+		// The pane runs no shell of ours (ptybridge -- ssh HOST): the job
+		// gets the user's login shell, with the pane's directory and
+		// environment.
+		pid = panePID
+		sh = sharedShell{PID: pid, Program: "/bin/sh"}
+		if login := environValue(pid, "SHELL"); login != "" {
+			if _, ok := markers.ShellFor(login); ok {
+				if p, err := exec.LookPath(login); err == nil {
+					sh.Program = p
+				}
+			}
+		}
+		sh.Name = filepath.Base(sh.Program)
+	default:
 		return sharedShell{}, err
 	}
-	sh := sharedShell{PID: pid, Name: proc.Name(pid)}
-	sh.Program = shellProgram(pid, sh.Name)
 	if sh.Dir, err = os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err != nil {
 		return sharedShell{}, &failure.Error{
 			Msg:  "cannot read the shared shell's directory: " + err.Error(),
@@ -131,7 +148,7 @@ func shellOf(panePID int) (int, error) {
 	}
 	var foreign string
 	for pid, steps := fg, 0; pid > 1 && steps < 64; steps++ {
-		if _, ok := markers.ShellFor(proc.Name(pid)); ok && ownedByUs(pid) {
+		if _, ok := markers.ShellFor(proc.Name(pid)); ok && ownedByUs(pid) && interactive(proc.Args(pid)) {
 			return pid, nil
 		}
 		if foreign == "" && markers.Unsupported(proc.Name(pid)) {
@@ -153,10 +170,36 @@ func shellOf(panePID int) (int, error) {
 				markers.Supported),
 		}
 	}
-	return 0, &failure.Error{
-		Msg:  "found no shell in the shared terminal to take the job's kind of shell, directory and environment from",
-		Hint: "ask the user to start a shell (bash, zsh, fish or sh) in the ptybridge terminal, then retry",
+	return 0, errNoShell
+}
+
+// interactive reports whether a shell's arguments leave it reading
+// commands from the terminal (no -c, no script): a shell the human works
+// in, not one that runs a script or wraps a program.
+func interactive(args []string) bool {
+	for _, a := range args[min(1, len(args)):] {
+		if a == "-c" || !strings.HasPrefix(a, "-") {
+			return false
+		}
 	}
+	return true
+}
+
+// errNoShell: no shell of ours runs in the pane.
+var errNoShell error = &failure.Error{
+	Msg:  "found no shell in the shared terminal to take the job's kind of shell, directory and environment from",
+	Hint: "ask the user to start a shell (bash, zsh, fish or sh) in the ptybridge terminal, then retry",
+}
+
+// environValue is the value of key in the environment pid started with.
+func environValue(pid int, key string) string {
+	env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
+			return string(v)
+		}
+	}
+	return ""
 }
 
 // ownedByUs reports whether pid runs as our user (not a root shell of

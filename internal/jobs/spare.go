@@ -47,18 +47,11 @@ func spareSocket(b bridge.Bridge, tok string) string { return b.File(".spare-" +
 func spareFifo(b bridge.Bridge, tok string) string   { return b.File(".spare-" + tok + ".fifo") }
 
 // makeSpare makes the bridge's spare window unless one exists. It runs in
-// a keeper, after its job started, off anyone's path.
+// a keeper, after its job started, off anyone's path. The record names
+// the spare from before its window is made, so that no other keeper makes
+// one too; a --job that finds it waits a moment for its keeper, rather
+// than make a window itself (which takes as long).
 func makeSpare(b bridge.Bridge) error {
-	unlock, err := lockName(b.RuntimeDir)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if tok, err := os.ReadFile(spareRecord(b)); err == nil {
-		if _, err := os.Stat(spareFifo(b, string(tok))); err == nil {
-			return nil // one is there, or on its way
-		}
-	}
 	_, sharedPID, err := relay.ReadPaneFile(b.SocketPath())
 	if err != nil || !sessionLeader(sharedPID) {
 		return errors.New("no shared shell to tie a spare window to")
@@ -69,7 +62,7 @@ func makeSpare(b bridge.Bridge) error {
 	}
 	tok := string(id)
 	fifo := spareFifo(b, tok)
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if claimed, err := claimSpare(b, tok); err != nil || !claimed {
 		return err
 	}
 	session := spareSession(b)
@@ -81,18 +74,40 @@ func makeSpare(b bridge.Bridge) error {
 	_, err = tmux.Run("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", "/", b.Exe, "--job-spare", "", "--job-spare-pid", pid,
 		";", "set-option", "-t", "="+session+":", "history-limit", fmt.Sprint(bridge.HistoryLimit),
 		";", "set-option", "-t", "="+session+":", "destroy-unattached", "off")
-	if err != nil && !tmux.IsDuplicateSession(err) {
-		os.Remove(fifo)
-		return err
+	if err == nil || tmux.IsDuplicateSession(err) {
+		k := KeeperArgs{Socket: spareSocket(b, tok), Spare: true, Session: b.Name, RuntimeDir: b.RuntimeDir}
+		_, err = tmux.Run("new-window", "-d", "-a", "-t", target, "-c", "/", b.Exe, "--job-spare", fifo, "--job-spare-pid", pid,
+			";", "pipe-pane", "-I", "-O", "-t", target, keeperCommand(b.Exe, k))
 	}
-	k := KeeperArgs{Socket: spareSocket(b, tok), Spare: true, Session: b.Name, RuntimeDir: b.RuntimeDir}
-	_, err = tmux.Run("new-window", "-d", "-a", "-t", target, "-c", "/", b.Exe, "--job-spare", fifo, "--job-spare-pid", pid,
-		";", "pipe-pane", "-I", "-O", "-t", target, keeperCommand(b.Exe, k))
 	if err != nil {
 		os.Remove(fifo)
-		return err
+		if unlock, lerr := lockStarts(b.RuntimeDir); lerr == nil {
+			if rec, _ := os.ReadFile(spareRecord(b)); string(rec) == tok {
+				os.Remove(spareRecord(b))
+			}
+			unlock()
+		}
 	}
-	return os.WriteFile(spareRecord(b), []byte(tok), 0o600)
+	return err
+}
+
+// claimSpare records that the spare tok is on its way, unless another one
+// is there or on its way (its fifo exists).
+func claimSpare(b bridge.Bridge, tok string) (bool, error) {
+	unlock, err := lockStarts(b.RuntimeDir)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	if rec, err := os.ReadFile(spareRecord(b)); err == nil {
+		if _, err := os.Stat(spareFifo(b, string(rec))); err == nil {
+			return false, nil
+		}
+	}
+	if err := syscall.Mkfifo(spareFifo(b, tok), 0o600); err != nil {
+		return false, err
+	}
+	return true, os.WriteFile(spareRecord(b), []byte(tok), 0o600)
 }
 
 // takeSpare takes the bridge's spare window for the job sp, if there is
@@ -122,8 +137,13 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 		}
 	}
 	defer c.Close()
-	// The supervisor must be waiting for the job on its fifo.
+	// The supervisor must be waiting for the job on its fifo (it starts
+	// with the keeper: it may not be there yet).
 	f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	for deadline := time.Now().Add(time.Second); errors.Is(err, syscall.ENXIO) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+		f, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	}
 	if err != nil {
 		c.request("discard")
 		os.Remove(fifo)

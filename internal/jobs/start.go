@@ -56,7 +56,7 @@ func Start(req StartRequest) (int, error) {
 			Hint: "use a shorter job name, or set PTYBRIDGE_RUNTIME_DIR to a shorter private directory (for the user and the agent alike)",
 		}
 	}
-	unlock, err := lockName(b.RuntimeDir)
+	unlock, err := lockStarts(b.RuntimeDir)
 	if err != nil {
 		return 0, failure.From(err)
 	}
@@ -222,11 +222,11 @@ func keeperCommand(exe string, k KeeperArgs) string {
 	return fmt.Sprintf("exec %s --job-keeper %x --job-keeper-pane '#{pane_id}' --job-keeper-pid '#{pane_pid}'", q(exe), js)
 }
 
-// lockName serializes the calls that start jobs in the runtime
+// lockStarts serializes the calls that start jobs in the runtime
 // directory (of one name or not: starting is quick): an flock of the
 // directory, which the kernel drops when the process ends, however it
 // ends. (The per-call ids' locks are fcntl locks, which flock leaves be.)
-func lockName(dir string) (func(), error) {
+func lockStarts(dir string) (func(), error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
