@@ -121,6 +121,39 @@ When the user opened the terminal with "ptybridge --confirm", they see each
 command and REPL input first and it runs only if they press y; when they
 refuse, ptysend exits 77 and nothing was typed (ask them why).
 
+Long-running jobs (dev servers, watchers, long builds) run each in a window
+of their own in the user's tmux session, beside the shared terminal, where
+the user sees them in the status line, can switch to them, type, stop them:
+  --job NAME -- WORDS
+                     starts WORDS in a new window NAME, in a shell of the
+                     shared shell's kind, directory and environment (as that
+                     shell started: what was exported in it since is not
+                     carried; --env KEY=VALUE, --cwd DIR); returns at once
+                     (exit 0; 125 when a running job has the NAME). NAME:
+                     letters, digits, - and _ (at most 40)
+  --jobs             one line per job: name, running or "exit N", runtime,
+                     the last line it printed (--json: one object per line)
+  --job-output NAME  what it printed so far, as clean text (--raw: bytes;
+                     --stderr: its stderr; --json); kept whole up to 8 MiB,
+                     then the first and last parts. stderr says the offset to
+                     pass next time: --since OFFSET prints only what came
+                     after, in whole lines
+  --job-wait NAME [--until REGEX]
+                     waits for a line (clean text, stdout or stderr) that
+                     matches REGEX (exit 0, the line printed), or for the job
+                     to end (its exit status); --timeout and --max-time apply
+                     (124; the job runs on)
+  --job-stop NAME    Ctrl-C, then Ctrl-\ 3 s later, then SIGKILL to its process
+                     group; closes its window; exits with the job's status
+  --job-send NAME [--no-enter] -- TEXT
+                     types TEXT literally into the job's window, then Enter
+  --job-keys NAME -- KEY...
+                     sends tmux key names (C-c, Up, Enter, q, G)
+  --job-screen NAME  what its window shows now, and the cursor (--json)
+A job that ends by itself, or that the user stops, leaves its window, marked
+finished, until the user closes it; its output can be read until then. Jobs
+end with the session.
+
 Agents: ptysend --mcp is an MCP server (stdio) with the tools run, repl_start,
 repl_eval and repl_close; ptysend --skill prints the skill (SKILL.md) that
 says when and how to use the shared terminal.
@@ -143,7 +176,8 @@ Examples:
   ptysend --history && ptysend --output   # what the user ran last, and what it printed
   ptysend --screen                  # refused with 75? see what the user is doing
   ptysend --notify 'please quit less, I would like to run the tests'
-  ptysend --wait-free 2m -- make test`
+  ptysend --wait-free 2m -- make test
+  ptysend --job web -- npm run dev && ptysend --job-wait web --until 'Local:'`
 
 // flags are ptysend's command line: the options every mode shares, then
 // the modes (modes.go), of which one runs.
@@ -156,7 +190,7 @@ type flags struct {
 
 	// Options that go with some of the modes only (modes.go).
 	WaitFree *cli.Duration `placeholder:"DURATION" help:"With -- WORDS, --repl-start or --repl-eval: when the terminal is busy (a program, a half-typed line, copy mode, a busy REPL), wait up to this long for it to be free instead of refusing (exit 75)."`
-	JSON     bool          `name:"json" help:"With --screen, --status, --history or --sessions: print JSON."`
+	JSON     bool          `name:"json" help:"With --screen, --status, --history, --sessions or the job modes: print JSON."`
 
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`
@@ -175,6 +209,9 @@ type flags struct {
 	Status  statusMode  `embed:""`
 	History historyMode `embed:""`
 	Output  outputMode  `embed:""`
+
+	// The modes of long-running jobs (jobs.go).
+	jobModes `embed:""`
 
 	cli.RelayFlags `embed:""`
 	// ptysend starts itself with these to keep showing the stderr of a

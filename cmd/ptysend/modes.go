@@ -53,20 +53,31 @@ type printsJSON interface{ printsJSON() }
 
 // modes lists every mode; the command, which needs no flag, comes last.
 func (f *flags) modes() []mode {
-	return []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.MCP, &f.Skill, &f.Status, &f.History, &f.Output, &f.Sessions, &f.Command}
+	modes := []mode{&f.REPLStart, &f.REPLEval, &f.REPLClose, &f.Screen, &f.Notify, &f.ConfirmAsk, &f.MCP, &f.Skill, &f.Status, &f.History, &f.Output, &f.Sessions}
+	return append(append(modes, f.jobModes.modes()...), &f.Command)
 }
 
 // mode is the one mode the command line asks for.
 func (f *flags) mode() (mode, error) {
 	var chosen []mode
 	for _, m := range f.modes() {
+		if tw, ok := m.(takesWords); ok && m.chosen() {
+			tw.takeWords(words(f.Command.Words))
+			f.Command.Words = nil
+		}
+	}
+	for _, m := range f.modes() {
 		if m.chosen() {
 			chosen = append(chosen, m)
 		}
 	}
+	f.JobWait.since = f.JobOutput.Since
+	if err := f.jobModes.misplaced(); err != nil {
+		return nil, err
+	}
 	switch {
 	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, or -- WORDS, not several")
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, the --job modes, or -- WORDS, not several")
 	case f.REPLStart.Cmd == "" && (f.REPLStart.Prompt != "" || f.REPLStart.Continuation != ""):
 		return nil, errors.New("--prompt and --continuation go with --repl-start")
 	case len(chosen) == 0:
@@ -76,7 +87,7 @@ func (f *flags) mode() (mode, error) {
 		return nil, errors.New("--wait-free goes with -- WORDS, --repl-start or --repl-eval")
 	}
 	if _, ok := chosen[0].(printsJSON); f.JSON && !ok {
-		return nil, errors.New("--json goes with --screen, --status, --history or --sessions")
+		return nil, errors.New("--json goes with --screen, --status, --history, --sessions, --jobs, --job-output or --job-screen")
 	}
 	return chosen[0], chosen[0].check()
 }

@@ -19,12 +19,13 @@ type config struct {
 	Trivial, Large, REPL int // rounds; each round times both contenders once
 	MCP                  int // rounds of the MCP run against ptysend -- true
 	Look                 int // rounds of each read-only mode against ptysend -- true
+	Jobs                 int // rounds of a job's start and of noticing its line
 	Warmup               int // untimed rounds before each comparison
 	SeqLines             int // the large output: seq 1 SeqLines
 	MemRuns              int // untimed runs of the large output measuring memory
 }
 
-var defaultConfig = config{Trivial: 60, Large: 15, REPL: 30, MCP: 60, Look: 30, Warmup: 3, SeqLines: 300000, MemRuns: 3}
+var defaultConfig = config{Trivial: 60, Large: 15, REPL: 30, MCP: 60, Look: 30, Jobs: 30, Warmup: 3, SeqLines: 300000, MemRuns: 3}
 
 // series is the timings of one contender.
 type series struct {
@@ -167,6 +168,17 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 	if cfg.Look > 0 && hasLook(w) {
 		fmt.Fprintf(progress, "read-only modes: %d rounds each...\n", cfg.Look)
 		cs, err := measureLook(w, cfg)
+		if err != nil {
+			return nil, err
+		}
+		res.comparisons = append(res.comparisons, cs...)
+	}
+
+	// 1d. Jobs: starting one against the trivial call, and noticing a line
+	// it prints against tmux's own wait-for, when this ptysend runs jobs.
+	if cfg.Jobs > 0 && hasJobs(w) {
+		fmt.Fprintf(progress, "jobs: %d rounds each...\n", cfg.Jobs)
+		cs, err := measureJobs(w, cfg)
 		if err != nil {
 			return nil, err
 		}

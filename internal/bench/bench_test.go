@@ -21,7 +21,7 @@ func TestBenchmarkSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(bin)
-	res, err := run(bin, config{Trivial: 1, Large: 1, REPL: 1, MCP: 1, Look: 1, Warmup: 0, SeqLines: 300000, MemRuns: 1}, io.Discard)
+	res, err := run(bin, config{Trivial: 1, Large: 1, REPL: 1, MCP: 1, Look: 1, Jobs: 1, Warmup: 0, SeqLines: 300000, MemRuns: 1}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,8 @@ func TestBenchmarkSmoke(t *testing.T) {
 	res.report(&out)
 	report := out.String()
 	t.Log("\n" + report)
-	for _, want := range []string{"ptysend -- true", "ptysend -- seq 1 300000", "bare: send-keys", "MCP tools/call run", "ptysend --status", "ptysend --history", "ptysend --output=", "ratio of medians", "peak memory of ptysend", "REPL eval", "ptysend --raw -- seq"} {
+	for _, want := range []string{"ptysend -- true", "ptysend -- seq 1 300000", "bare: send-keys", "MCP tools/call run", "ptysend --status", "ptysend --history", "ptysend --output=",
+		"ptysend --job NAME", "ptysend --job-wait NAME", "ratio of medians", "peak memory of ptysend", "REPL eval", "ptysend --raw -- seq"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q", want)
 		}

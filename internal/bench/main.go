@@ -2,8 +2,10 @@
 // one private bridge, and prints medians, p90s and ratios: a trivial call
 // and a large output against the least tmux itself needs (send-keys, then
 // wait-for signalled from the pane), an MCP run, the read-only modes and a
-// REPL eval against the trivial call, and ptysend's peak memory for the
-// large output. Run it with scripts/bench.
+// REPL eval against the trivial call, a job's start against the trivial
+// call and how soon a waiting --job-wait notices a line against tmux's
+// wait-for, and ptysend's peak memory for the large output. Run it with
+// scripts/bench.
 package main
 
 import (
@@ -19,6 +21,7 @@ func main() {
 	flag.IntVar(&cfg.REPL, "repl", cfg.REPL, "timed rounds of the REPL eval")
 	flag.IntVar(&cfg.MCP, "mcp", cfg.MCP, "timed rounds of the MCP run")
 	flag.IntVar(&cfg.Look, "look", cfg.Look, "timed rounds of each read-only mode (--status, --history, --output)")
+	flag.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "timed rounds of a job's start and of noticing a line it prints")
 	flag.IntVar(&cfg.Warmup, "warmup", cfg.Warmup, "untimed rounds before each comparison")
 	flag.IntVar(&cfg.SeqLines, "lines", cfg.SeqLines, "lines of the large output (seq 1 N)")
 	flag.IntVar(&cfg.MemRuns, "mem", cfg.MemRuns, "runs of the large output measuring peak memory")

@@ -132,7 +132,7 @@ func TestMCPToolsRunCommandsInTheSharedTerminal(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"notify", "repl_close", "repl_eval", "repl_start", "run", "screen"}; !slices.Equal(names, want) {
+	if want := []string{"history", "notify", "output", "repl_close", "repl_eval", "repl_start", "run", "screen", "status"}; !slices.Equal(names, want) {
 		t.Fatalf("tools: got %v, want %v", names, want)
 	}
 
@@ -436,6 +436,55 @@ func TestMCPScreenAndNotifyLetTheAgentSeeAndAskTheUser(t *testing.T) {
 	}
 	if r := b.callTool(cs, "notify", map[string]any{"message": " "}); !r.isError {
 		t.Fatalf("an empty message: want an error result:\n%v", r)
+	}
+	human.typeKeys("q")
+}
+
+func TestMCPStatusHistoryAndOutputShowTheUsersSide(t *testing.T) {
+	b := integrated(t)
+	cs := b.mcpClient(nil)
+	b.runTool(cs, "echo from the agent")
+	human := b.terms[0]
+	human.typeKeys("ls /nonexistent-dir\r")
+	b.waitFor("the user's command in the history", func() bool {
+		r := b.callTool(cs, "history", nil)
+		return !r.isError && strings.Contains(r.Stdout, "ls /nonexistent-dir") && !strings.Contains(r.Stdout, `"running":true`)
+	})
+
+	r := b.callTool(cs, "history", map[string]any{"count": 5})
+	var user, agent map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		var c map[string]any
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("history: a line that is no JSON object: %q", line)
+		}
+		switch {
+		case c["who"] == "user" && strings.Contains(fmt.Sprint(c["command"]), "ls /nonexistent-dir"):
+			user = c
+		case c["who"] == "agent" && strings.Contains(fmt.Sprint(c["command"]), "echo from the agent"):
+			agent = c
+		}
+	}
+	if user == nil || agent == nil || fmt.Sprint(user["status"]) != "2" {
+		t.Fatalf("history: want the agent's echo and the user's failing ls (status 2):\n%s", r.Stdout)
+	}
+
+	// output without an id: the user's last command, clean text.
+	if r := b.callTool(cs, "output", nil); r.isError || !strings.Contains(r.Stdout, "No such file or directory") {
+		t.Fatalf("output: want ls's complaint:\n%v", r)
+	}
+	if r := b.callTool(cs, "output", map[string]any{"id": agent["id"]}); r.isError || r.Stdout != "from the agent\n" {
+		t.Fatalf("output of the agent's command:\n%v", r)
+	}
+
+	// status: free (0), then busy (75) while the user runs less.
+	if r := b.callTool(cs, "status", nil); r.isError || r.ExitCode != 0 || !strings.Contains(r.Stdout, `"state"`) {
+		t.Fatalf("status of a free terminal:\n%v", r)
+	}
+	human.typeKeys("less " + b.lessFile() + "\r")
+	b.waitFor("less to run", func() bool { return b.paneCommand() == "less" })
+	if r := b.callTool(cs, "status", nil); r.isError || r.ExitCode != 75 || !strings.Contains(r.Stdout, "less") {
+		t.Fatalf("status with less open: want 75 naming less:\n%v", r)
 	}
 	human.typeKeys("q")
 }

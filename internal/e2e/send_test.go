@@ -360,8 +360,9 @@ func TestPerCommandFilesAreRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		// The relay's socket, and which shell has the hooks: the session's.
-		if ext := filepath.Ext(e.Name()); ext != ".sock" && ext != ".hooked" {
+		// The relay's socket, its record of the pane, and which shell has
+		// the hooks: the session's.
+		if ext := filepath.Ext(e.Name()); ext != ".sock" && ext != ".hooked" && ext != ".pane" {
 			t.Errorf("left behind in the runtime directory: %s", e.Name())
 		}
 	}

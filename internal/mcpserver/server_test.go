@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 			t.Errorf("%s: input and output schemas: %v %v", tool.Name, in, out)
 		case a == nil || a.OpenWorldHint == nil:
 			t.Errorf("%s: annotations %+v", tool.Name, a)
-		case a.ReadOnlyHint != (tool.Name == "screen"):
+		case a.ReadOnlyHint != slices.Contains([]string{"screen", "status", "history", "output"}, tool.Name):
 			t.Errorf("%s: readOnlyHint %v", tool.Name, a.ReadOnlyHint)
 		case !a.ReadOnlyHint && a.DestructiveHint == nil:
 			t.Errorf("%s: a tool that changes something says whether it destroys: %+v", tool.Name, a)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/human"
+	"github.com/ptybridge/ptybridge/internal/look"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/relay"
@@ -64,8 +65,7 @@ func tools() []tool {
 		toolFor("repl_close", "Leave the REPL of the shared terminal", replCloseDescription,
 			&mcp.ToolAnnotations{DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
 			func(c call, _ replCloseInput) (int, error) { return repl.Close(c.repl()) }),
-		toolFor("screen", "See the user's shared terminal", screenDescription,
-			&mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: no},
+		toolFor("screen", "See the user's shared terminal", screenDescription, readOnly(),
 			func(c call, _ screenInput) (int, error) {
 				s, err := human.ReadScreen(c.Bridge)
 				if err != nil {
@@ -88,7 +88,53 @@ func tools() []tool {
 				fmt.Fprintf(c.Stderr, "ptysend: shown to the user in %d terminal(s) of theirs for %v\n", n, human.NoticeTime)
 				return 0, nil
 			}),
+		toolFor("status", "Is the user's shared terminal free?", statusDescription, readOnly(),
+			func(c call, _ statusInput) (int, error) {
+				st, err := look.ReadStatus(c.Bridge, c.MaxTime, c.Stderr)
+				if err != nil {
+					return 0, err
+				}
+				if err := st.Print(c.Stdout, true); err != nil {
+					return 0, err
+				}
+				return st.ExitCode(), nil
+			}),
+		toolFor("history", "What ran in the user's shared terminal", historyDescription, readOnly(),
+			func(c call, in historyInput) (int, error) {
+				n := look.DefaultHistory
+				if in.Count > 0 {
+					n = in.Count
+				}
+				return 0, look.History(c.Bridge, n, c.MaxTime, c.Stdout, c.Stderr, true)
+			}),
+		toolFor("output", "What a command printed in the user's shared terminal", outputDescription, readOnly(),
+			func(c call, in outputInput) (int, error) {
+				return 0, look.Output(c.Bridge, in.ID, in.Raw, c.MaxTime, c.Stdout, c.Stderr)
+			}),
 	}
+}
+
+// readOnly annotates a tool that only looks (a new value each time: the
+// tool's title goes into it).
+func readOnly() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: no}
+}
+
+const statusDescription = `Say whether the user's shared terminal is free for a command, without typing anything: stdout is one JSON object (bridge up or down, the shell's kind, user and directory, the state: idle, busy with a program and since when, a REPL open, copy mode, a half-typed line; whether another agent call holds it; whether the user approves each command). exit_code 0 when free, 75 when busy (retry later, or ask the user), an error result when no bridge runs.`
+
+const historyDescription = `List the last commands run at the prompt of the user's shared terminal, by the user or by the agent, oldest first, as JSON objects one per line in stdout: id, who (user/agent), exit status or running, start time, duration, working directory, the command line. Use it when the user says "I just ran X, look", then output with the id.`
+
+const outputDescription = `Return what one command of the history printed in the user's shared terminal, as clean text in stdout (raw for the terminal's bytes): by id (from history), or without id the user's most recent command, finished or still running. Kept in memory: the last 100 commands, each up to 1 MiB (its first and last parts, with a note of what was left out).`
+
+type statusInput struct{}
+
+type historyInput struct {
+	Count int `json:"count,omitempty" jsonschema:"how many of the last commands to list; default 10"`
+}
+
+type outputInput struct {
+	ID  int  `json:"id,omitempty" jsonschema:"the command's id, as history lists it; without it: the user's most recent command"`
+	Raw bool `json:"raw,omitempty" jsonschema:"the terminal's exact bytes instead of clean text"`
 }
 
 const screenDescription = `Return the user's shared terminal as they see it right now, as text in stdout (an editor, a pager, a full-screen program, a line they are typing), and on stderr where the cursor is. Types nothing; works while the terminal is busy. Use it when run was refused as busy, to see what the user is doing.`

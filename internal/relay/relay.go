@@ -87,6 +87,7 @@ type relay struct {
 // to the pane's input: nothing else may ever be written there.
 func Run(socketPath, paneID string, panePID int, in io.Reader) error {
 	return run(socketPath, paneID, panePID, in, os.Stdout, func(r *relay) {
+		writePaneFile(socketPath, paneID, panePID)
 		go r.closePaneWhenTheHumanExits(paneID, panePID)
 	})
 }

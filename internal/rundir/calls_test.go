@@ -22,6 +22,8 @@ func TestSweepRemovesOnlyTheFilesOfCallsThatAreGone(t *testing.T) {
 		"ptybridge-u.sock", "ptybridge-u.mode", "ptybridge-u.hooked", "ptybridge-u.repl.json",
 		"0123456789abcdef.sock", "0123456789abcdef.query.sock", "0123456789abcdef.mode", "0123456789abcdef.hooked",
 		"0123456789abcdef.repl.json", "0123456789abcdef.repl.json.tmp",
+		"0123456789abcdef.pane", "0123456789abcdef.job-web.sock", "0123456789abcdef.spare",
+		"0123456789abcdef.spare-fedcba9876543210.fifo", "0123456789abcdef.spare-fedcba9876543210.sock",
 		"notes.txt",
 	}
 	for _, f := range files {

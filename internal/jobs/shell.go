@@ -1,0 +1,187 @@
+package jobs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/relay"
+	"github.com/ptybridge/ptybridge/internal/tmux"
+)
+
+// sharedShell is what a job takes from the shell of the shared terminal:
+// its kind (the program), its directory, and its environment.
+//
+// The environment is the one the shell was started with
+// (/proc/PID/environ): the kernel shows nothing else of a process's
+// environment. Variables the human or the agent exported in that shell
+// since (export, set -x), and its functions, aliases and unexported
+// variables, are not carried: pass them with --env, or in the job's
+// command.
+type sharedShell struct {
+	PID     int
+	Program string // the shell's executable
+	Name    string // as the human would call it: bash, zsh, fish, sh
+	Dir     string
+	Env     []string
+}
+
+// findSharedShell finds the shell of the bridge's shared pane without
+// a turn at the pane (a job starts while the pane is busy) and without a
+// tmux process, from the relay's record of the pane; tmux is asked only
+// when there is none.
+func findSharedShell(b bridge.Bridge) (sharedShell, error) {
+	panePID, err := sharedPanePID(b)
+	if err != nil {
+		return sharedShell{}, err
+	}
+	pid, err := shellOf(panePID)
+	if err != nil {
+		return sharedShell{}, err
+	}
+	sh := sharedShell{PID: pid, Name: proc.Name(pid)}
+	sh.Program = shellProgram(pid, sh.Name)
+	if sh.Dir, err = os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err != nil {
+		return sharedShell{}, &failure.Error{
+			Msg:  "cannot read the shared shell's directory: " + err.Error(),
+			Hint: "ptysend needs /proc (Linux) and must run as the same user as ptybridge; or give the job's directory with --cwd",
+		}
+	}
+	env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		key, _, ok := bytes.Cut(kv, []byte("="))
+		switch {
+		case !ok, len(key) == 0:
+		case string(key) == "TMUX", string(key) == "TMUX_PANE", string(key) == "PTYBRIDGE_JOB":
+			// tmux sets its own for the job's window; the supervisor names the job.
+		default:
+			sh.Env = append(sh.Env, string(kv))
+		}
+	}
+	return sh, nil
+}
+
+// sharedPanePID is the process of the shared pane: as the relay recorded
+// it while it is alive and still the process of a terminal session (the
+// pane's), else as tmux tells.
+func sharedPanePID(b bridge.Bridge) (int, error) {
+	if _, pid, err := relay.ReadPaneFile(b.SocketPath()); err == nil && sessionLeader(pid) {
+		return pid, nil
+	}
+	out, err := tmux.Run("display-message", "-p", "-t", b.Target(), "#{session_name}\t#{@ptybridge_pane}")
+	name, pane, _ := strings.Cut(strings.TrimRight(out, "\n"), "\t")
+	if errors.Is(err, tmux.ErrNoTmux) {
+		return 0, &failure.Error{Verbatim: bridge.NoBridgeMessage}
+	}
+	if tmux.IsMissingSession(err) || err == nil && name != b.Name {
+		return 0, b.Missing()
+	}
+	if err != nil {
+		return 0, failure.From(err)
+	}
+	if pane == "" {
+		pane = b.Target()
+	}
+	out, err = tmux.Run("display-message", "-p", "-t", pane, "#{pane_pid}")
+	if err != nil {
+		return 0, failure.From(err)
+	}
+	return strconv.Atoi(strings.TrimSpace(out))
+}
+
+// sessionLeader reports whether pid runs and leads its session, as the
+// process of a tmux pane does.
+func sessionLeader(pid int) bool {
+	f := statFields(pid)
+	return len(f) > 3 && f[3] == strconv.Itoa(pid)
+}
+
+// statFields are the fields of /proc/PID/stat after the command name:
+// state, ppid, pgrp, session...
+func statFields(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := bytes.LastIndexByte(b, ')')
+	if err != nil || i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
+}
+
+// shellOf finds the shell the human works in, in the pane of process
+// panePID: the innermost shell of ours between the terminal's foreground
+// process and the pane's own (a bash started inside fish; the shell of
+// an editor that runs in the foreground).
+func shellOf(panePID int) (int, error) {
+	fg, err := proc.ForegroundPID(panePID)
+	if err != nil {
+		return 0, &failure.Error{
+			Msg:  "cannot inspect the shared terminal's processes: " + err.Error(),
+			Hint: "ptysend needs /proc (Linux) and must run as the same user as ptybridge",
+		}
+	}
+	var foreign string
+	for pid, steps := fg, 0; pid > 1 && steps < 64; steps++ {
+		if _, ok := markers.ShellFor(proc.Name(pid)); ok && ownedByUs(pid) {
+			return pid, nil
+		}
+		if foreign == "" && markers.Unsupported(proc.Name(pid)) {
+			foreign = proc.Name(pid)
+		}
+		if pid == panePID {
+			break
+		}
+		f := statFields(pid)
+		if len(f) < 2 {
+			break
+		}
+		pid, _ = strconv.Atoi(f[1])
+	}
+	if foreign != "" {
+		return 0, &failure.Error{
+			Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot start jobs in", foreign),
+			Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal, then retry",
+				markers.Supported),
+		}
+	}
+	return 0, &failure.Error{
+		Msg:  "found no shell in the shared terminal to take the job's kind of shell, directory and environment from",
+		Hint: "ask the user to start a shell (bash, zsh, fish or sh) in the ptybridge terminal, then retry",
+	}
+}
+
+// ownedByUs reports whether pid runs as our user (not a root shell of
+// sudo -i: a job runs as the user of the tmux server).
+func ownedByUs(pid int) bool {
+	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
+}
+
+// shellProgram is the executable to run the job's shell with: the one
+// the shared shell runs, else its name on PATH.
+func shellProgram(pid int, name string) string {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	exe = strings.TrimSuffix(exe, " (deleted)")
+	if err == nil && filepath.Base(exe) != "busybox" {
+		if _, err := os.Stat(exe); err == nil {
+			return exe
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}

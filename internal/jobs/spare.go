@@ -1,0 +1,203 @@
+package jobs
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/relay"
+	"github.com/ptybridge/ptybridge/internal/tmux"
+)
+
+// A spare window, made ahead of time, is what lets --job return fast.
+//
+// Making a window is the slow part of starting a job: tmux forks the
+// pane's process, then (Debian's tmux is built with libutempter) forks
+// utempter's helper and waits for it to write utmp, 10 to 30 ms in all
+// on a busy machine, and the supervisor and keeper, two fresh processes,
+// start after that. So once a job runs, its keeper makes a spare in the
+// background: a window of a hidden session of its own, <bridge>-spare,
+// whose supervisor waits for a job's description on a fifo and whose
+// keeper already listens. The next --job takes it: the keeper renames its
+// socket to the job's and moves the window into the bridge session (one
+// tmux command, no process made), ptysend hands the supervisor the job
+// through the fifo, and the job starts at once. Without a spare (the
+// first job, a spare still on its way) --job makes the window itself.
+//
+// The hidden session ends with the shared shell: its windows' processes
+// (an anchor window that keeps it, and the spare) exit when the shell's
+// process does, as a job's would not (jobs end with the bridge session).
+
+// spareSession is the hidden session of the bridge's spare window.
+func spareSession(b bridge.Bridge) string { return b.Name + "-spare" }
+
+// spareRecord names the spare's token: its keeper listens on
+// spareSocket(token) and its supervisor reads spareFifo(token).
+func spareRecord(b bridge.Bridge) string             { return b.File(".spare") }
+func spareSocket(b bridge.Bridge, tok string) string { return b.File(".spare-" + tok + ".sock") }
+func spareFifo(b bridge.Bridge, tok string) string   { return b.File(".spare-" + tok + ".fifo") }
+
+// makeSpare makes the bridge's spare window unless one exists. It runs in
+// a keeper, after its job started, off anyone's path.
+func makeSpare(b bridge.Bridge) error {
+	unlock, err := lockName(b.RuntimeDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if tok, err := os.ReadFile(spareRecord(b)); err == nil {
+		if _, err := os.Stat(spareFifo(b, string(tok))); err == nil {
+			return nil // one is there, or on its way
+		}
+	}
+	_, sharedPID, err := relay.ReadPaneFile(b.SocketPath())
+	if err != nil || !sessionLeader(sharedPID) {
+		return errors.New("no shared shell to tie a spare window to")
+	}
+	var r [8]byte
+	rand.Read(r[:])
+	tok := hex.EncodeToString(r[:])
+	fifo := spareFifo(b, tok)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		return err
+	}
+	session := spareSession(b)
+	target := "=" + session + ":{end}"
+	pid := fmt.Sprint(sharedPID)
+	// The session, with history-limit set before its windows are made
+	// (a pane's is fixed when it is made) and an anchor window that keeps
+	// it while no spare is there; nothing when it exists already.
+	_, err = tmux.Run("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", "/", b.Exe, "--job-spare", "", "--job-spare-pid", pid,
+		";", "set-option", "-t", "="+session+":", "history-limit", fmt.Sprint(bridge.HistoryLimit),
+		";", "set-option", "-t", "="+session+":", "destroy-unattached", "off")
+	if err != nil && !tmux.IsDuplicateSession(err) {
+		os.Remove(fifo)
+		return err
+	}
+	k := KeeperArgs{Socket: spareSocket(b, tok), Spare: true, Session: b.Name, RuntimeDir: b.RuntimeDir}
+	_, err = tmux.Run("new-window", "-d", "-a", "-t", target, "-c", "/", b.Exe, "--job-spare", fifo, "--job-spare-pid", pid,
+		";", "pipe-pane", "-I", "-O", "-t", target, keeperCommand(b.Exe, k))
+	if err != nil {
+		os.Remove(fifo)
+		return err
+	}
+	return os.WriteFile(spareRecord(b), []byte(tok), 0o600)
+}
+
+// takeSpare takes the bridge's spare window for the job sp, if there is
+// one: its keeper takes the job's name, ID and socket and moves the
+// window into the bridge session, and its supervisor gets the job. It
+// returns ok false, having changed nothing the slow way needs, when there
+// is no spare. Call it with the start lock held.
+func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, err error) {
+	rec, err := os.ReadFile(spareRecord(b))
+	if err != nil {
+		return "", false, nil
+	}
+	tok := string(rec)
+	os.Remove(spareRecord(b)) // ours now, whatever comes of it
+	fifo := spareFifo(b, tok)
+	// Its keeper was started moments ago, or long ago; one that went
+	// away removed the fifo.
+	var c *client
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
+		if conn, err := relay.DialSocket(spareSocket(b, tok)); err == nil {
+			c = &client{conn: conn, r: bufio.NewReaderSize(conn, 64*1024)}
+			break
+		}
+		if _, err := os.Stat(fifo); err != nil || time.Now().After(deadline) {
+			os.Remove(fifo)
+			return "", false, nil
+		}
+	}
+	defer c.Close()
+	// The supervisor must be waiting for the job on its fifo.
+	f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		c.request("discard")
+		os.Remove(fifo)
+		return "", false, nil
+	}
+	defer f.Close()
+	act := activation{ID: string(sp.ID), Name: sp.Name, Command: shorten(sp.Command, 200), Socket: socket}
+	js, _ := json.Marshal(act)
+	if err := c.request("activate %x", js); err != nil {
+		return "", false, nil
+	}
+	answer, err := c.line()
+	pane, ok = strings.CutPrefix(answer, "ok ")
+	if err != nil || !ok {
+		return "", false, nil
+	}
+	// From here on the window is the job's: failures are the job's.
+	js, _ = json.Marshal(sp)
+	if _, err := f.Write(js); err != nil {
+		return pane, true, fmt.Errorf("handing the job to its window: %w", err)
+	}
+	f.Close()
+	os.Remove(fifo)
+	if err := c.request("started"); err != nil {
+		return pane, true, err
+	}
+	answer, err = c.line()
+	if err != nil {
+		return pane, true, err
+	}
+	if answer != "running" && !strings.HasPrefix(answer, "ended ") {
+		return pane, true, errors.New(answer)
+	}
+	return pane, true, nil
+}
+
+// activation is what a spare's keeper is told when its window becomes a
+// job's.
+type activation struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Command string `json:"command"`
+	Socket  string `json:"socket"`
+}
+
+// RunSpare is the process of a spare window (and, with no fifo, of the
+// hidden session's anchor window): it waits for a job's description on
+// fifo, then supervises the job (RunSupervisor), or exits when the
+// shared shell's process does.
+func RunSpare(fifo string, sharedPID int) int {
+	var exited <-chan struct{}
+	if sharedPID > 0 {
+		if exited = proc.ExitOf(sharedPID); exited == nil {
+			return 0 // gone already
+		}
+	}
+	got := make(chan spec, 1)
+	if fifo != "" {
+		go func() {
+			f, err := os.Open(fifo) // waits for ptysend --job
+			if err != nil {
+				return
+			}
+			b, err := io.ReadAll(f)
+			f.Close()
+			var sp spec
+			if err == nil && json.Unmarshal(b, &sp) == nil && sp.ID.Valid() {
+				got <- sp
+			}
+		}()
+	}
+	select {
+	case <-exited:
+		return 0
+	case sp := <-got:
+		return supervise(sp, os.Stdin, os.Stdout)
+	}
+}

@@ -1,0 +1,257 @@
+package jobs
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/rundir"
+	"github.com/ptybridge/ptybridge/internal/tmux"
+)
+
+// StartRequest is ptysend --job NAME [--cwd DIR] [--env KEY=VALUE]... -- WORDS.
+type StartRequest struct {
+	Bridge  bridge.Bridge
+	Name    string
+	Command string
+	// Dir is --cwd: relative to the shared shell's directory. Env are the
+	// --env settings, KEY=VALUE, over the shared shell's environment.
+	Dir    string
+	Env    []string
+	Stderr io.Writer
+}
+
+// Start starts the job in a new window of the bridge session and returns
+// as soon as it runs (its supervisor printed START and the keeper
+// listens). Costs one tmux process (scripts/bench).
+func Start(req StartRequest) (int, error) {
+	b := req.Bridge
+	if err := ValidName(req.Name); err != nil {
+		return 0, err
+	}
+	for _, kv := range req.Env {
+		if key, _, ok := strings.Cut(kv, "="); !ok || key == "" || strings.ContainsAny(key, "\x00") {
+			return 0, &failure.Error{Msg: fmt.Sprintf("invalid --env %q", kv), Hint: "give --env KEY=VALUE, e.g. --env PORT=8080"}
+		}
+	}
+	if err := rundir.Ensure(b.RuntimeDir); err != nil {
+		return 0, failure.From(err)
+	}
+	sock := SocketPath(b, req.Name)
+	if len(sock) > maxSocketPath {
+		return 0, &failure.Error{
+			Msg:  fmt.Sprintf("the job's socket path would be too long for a unix socket (%d bytes): %s", len(sock), sock),
+			Hint: "use a shorter job name, or set PTYBRIDGE_RUNTIME_DIR to a shorter private directory (for the user and the agent alike)",
+		}
+	}
+	unlock, err := lockName(b.RuntimeDir)
+	if err != nil {
+		return 0, failure.From(err)
+	}
+	defer unlock()
+	if err := makeRoom(b, req.Name); err != nil {
+		return 0, err
+	}
+	sh, err := findSharedShell(b)
+	if err != nil {
+		return 0, err
+	}
+	dir := sh.Dir
+	if req.Dir != "" {
+		dir = req.Dir
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(sh.Dir, dir)
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return 0, &failure.Error{
+				Msg:  fmt.Sprintf("--cwd %s: no such directory", dir),
+				Hint: "give an existing directory; a relative one is taken from the shared shell's directory, " + sh.Dir,
+			}
+		}
+	}
+
+	id, err := markers.NewID()
+	if err != nil {
+		return 0, failure.From(err)
+	}
+	rundir.Claim(b.RuntimeDir, string(id))
+	sp := spec{ID: id, Name: req.Name, Shell: sh.Program, Command: req.Command, Dir: dir, Env: append(sh.Env, req.Env...)}
+	pane, took, err := takeSpare(b, sp, sock)
+	if took && err != nil {
+		tmux.Run("kill-pane", "-t", pane)
+		return 0, &failure.Error{
+			Msg:  fmt.Sprintf("the job %s could not start: %v", req.Name, err),
+			Hint: "retry; if it happens again, ask the user to restart ptybridge",
+		}
+	}
+	if !took {
+		if err := startInNewWindow(b, sp, sock); err != nil {
+			return 0, err
+		}
+	}
+	fmt.Fprintf(req.Stderr, "ptysend: job %s runs in window %q of the shared terminal (%s -c, in %s); "+
+		"it has the shared shell's environment as that shell started, and --env: not what was exported in it since\n",
+		req.Name, req.Name, sh.Name, dir)
+	return 0, nil
+}
+
+// startInNewWindow starts the job in a window it makes (no spare is
+// ready): the supervisor reads the job from a private file, and the
+// keeper says on a fifo when the job runs.
+func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
+	specPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".job.json")
+	readyPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".ready")
+	defer os.Remove(specPath)
+	defer os.Remove(readyPath)
+	js, err := json.Marshal(sp)
+	if err == nil {
+		err = os.WriteFile(specPath, js, 0o600)
+	}
+	if err == nil {
+		err = syscall.Mkfifo(readyPath, 0o600)
+	}
+	if err != nil {
+		return failure.From(err)
+	}
+	// Our end is open for writing too, so that it never reads an end of
+	// file before the keeper has written.
+	ready, err := os.OpenFile(readyPath, os.O_RDWR, 0)
+	if err != nil {
+		return failure.From(err)
+	}
+	defer ready.Close()
+
+	pane, err := openWindow(b, sp.Name, sp.Dir, specPath, KeeperArgs{Socket: sock, Name: sp.Name, ID: sp.ID,
+		Ready: readyPath, Command: shorten(sp.Command, 200), Session: b.Name, RuntimeDir: b.RuntimeDir})
+	if err != nil {
+		return err
+	}
+	ready.SetReadDeadline(time.Now().Add(readyLimit))
+	line, err := bufio.NewReader(ready).ReadString('\n')
+	if err != nil || line != "ok\n" {
+		tmux.Run("kill-pane", "-t", pane)
+		what := strings.TrimPrefix(strings.TrimSpace(line), "error ")
+		if err != nil {
+			what = fmt.Sprintf("it did not start within %v", readyLimit)
+		}
+		return &failure.Error{
+			Msg:  fmt.Sprintf("the job %s could not start: %s", sp.Name, what),
+			Hint: "retry; if it happens again, ask the user to restart ptybridge",
+		}
+	}
+	return nil
+}
+
+// makeRoom refuses a name taken by a running job, and closes the window of
+// an ended job that had it (the new job takes its name).
+func makeRoom(b bridge.Bridge, name string) error {
+	c, err := dial(b, name)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	info, err := c.Info()
+	if err != nil {
+		return nil
+	}
+	if info.Running {
+		return &failure.Error{
+			Msg:  fmt.Sprintf("a job named %s is running already", name),
+			Hint: fmt.Sprintf("choose another name, or stop it first: ptysend --job-stop %s", name),
+		}
+	}
+	if err := c.CloseWindow(); err != nil {
+		return &failure.Error{
+			Msg:  fmt.Sprintf("closing the window of the ended job %s, to reuse its name: %v", name, err),
+			Hint: "choose another name",
+		}
+	}
+	return nil
+}
+
+// openWindow makes the job's window, behind the human's current one, in
+// one tmux call: the window running the supervisor, remain-on-exit with a
+// line that says the job finished, and the keeper on pipe-pane. It
+// returns the window's pane id.
+func openWindow(b bridge.Bridge, name, dir, specPath string, k KeeperArgs) (string, error) {
+	// The window goes after the last one; while our call runs nothing else
+	// happens in tmux, so "{end}" is ours for the rest of it.
+	target := "=" + b.Name + ":{end}"
+	ended := endedFormat(name)
+	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", name, "-c", strings.ReplaceAll(dir, "#", "##"),
+		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath,
+		";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
+		";", "set-option", "-p", "-t", target, "remain-on-exit-format", ended,
+		";", "set-option", "-w", "-t", target, "@ptybridge_job", name,
+		";", "pipe-pane", "-I", "-O", "-t", target, keeperCommand(b.Exe, k))
+	if errors.Is(err, tmux.ErrNoTmux) {
+		return "", &failure.Error{Verbatim: bridge.NoBridgeMessage}
+	}
+	if tmux.IsMissingSession(err) {
+		return "", b.Missing()
+	}
+	if err != nil {
+		return "", failure.From(err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// endedFormat is what a job's window shows once the job ended.
+func endedFormat(name string) string {
+	return fmt.Sprintf("Job %s has ended (exit status #{pane_dead_status}): prefix & closes this window", name)
+}
+
+// keeperCommand is what pipe-pane runs, with -O (the window's output to
+// its stdin) and -I (its stdout to the window's input).
+func keeperCommand(exe string, k KeeperArgs) string {
+	js, _ := json.Marshal(k)
+	// tmux expands formats in the command, so a literal '#' is doubled.
+	q := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
+	return fmt.Sprintf("exec %s --job-keeper %x --job-keeper-pane '#{pane_id}' --job-keeper-pid '#{pane_pid}'", q(exe), js)
+}
+
+// lockName serializes the calls that start jobs in the runtime
+// directory (of one name or not: starting is quick): an flock of the
+// directory, which the kernel drops when the process ends, however it
+// ends. (The per-call ids' locks are fcntl locks, which flock leaves be.)
+func lockName(dir string) (func(), error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		unix.Close(fd)
+		return nil, os.NewSyscallError("flock", err)
+	}
+	return func() { unix.Close(fd) }, nil
+}
+
+// shorten cuts s to at most n bytes, on a character boundary, with "…".
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,211 @@
+package jobs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
+)
+
+// spec is what ptysend --job hands the supervisor, in a private file that
+// the supervisor removes as soon as it has read it: the job's command
+// line can be long, its environment longer than a tmux command may be.
+type spec struct {
+	ID    markers.ID `json:"id"`
+	Name  string     `json:"name"`
+	Shell string     `json:"shell"` // the shell's program: bash, zsh, fish, dash...
+	// Command is shell code for that shell, as the agent wrote it.
+	Command string   `json:"command"`
+	Dir     string   `json:"dir"`
+	Env     []string `json:"env"`
+}
+
+// The supervisor is the process of the job's window. It starts the job's
+// shell with "-c COMMAND" as a process group of its own in the terminal's
+// foreground, where the keys typed in the window (the human's Ctrl-C, the
+// keeper's) reach the job and never the supervisor; it stays in the
+// background, and so it always learns the job's exit status, however the
+// job ends, and prints it in the END marker:
+//
+//	START marker, the job's output (stderr in frames), END marker
+//
+// It exits only once the keeper has read the END marker (the keeper says
+// so with SIGUSR2), because tmux may lose what the process of a pane
+// wrote last: when it learns of the exit before it has read all of the
+// pane's terminal, it closes the terminal with those bytes still on
+// their way, END among them.
+//
+// The window then shows tmux's remain-on-exit line: finished, and with
+// what status. The supervisor's own exit status is the job's, for tmux.
+// On SIGUSR1 (the keeper's last phase of --job-stop) it kills the job's
+// process group.
+
+// RunSupervisor runs the job described in the spec file at path, on the
+// process's terminal, and returns the job's exit status.
+func RunSupervisor(path string) int {
+	b, err := os.ReadFile(path)
+	os.Remove(path)
+	var sp spec
+	if err == nil {
+		err = json.Unmarshal(b, &sp)
+	}
+	if err != nil || !sp.ID.Valid() {
+		fmt.Fprintf(os.Stdout, "ptysend: the job could not start: reading its description: %v\n", err)
+		return 125
+	}
+	return supervise(sp, os.Stdin, os.Stdout)
+}
+
+func supervise(sp spec, tty *os.File, out *os.File) int {
+	ack := make(chan os.Signal, 1)
+	signal.Notify(ack, syscall.SIGUSR2)
+	// START comes first: everything the job prints lies after it.
+	out.WriteString(markers.Start(sp.ID))
+	status := runJob(sp, tty, out)
+	// Take the terminal back, so that the END marker cannot stop on
+	// SIGTTOU (stty tostop) and the window's last state is ours.
+	signal.Ignore(syscall.SIGTTOU)
+	unix.IoctlSetPointerInt(int(tty.Fd()), unix.TIOCSPGRP, syscall.Getpgrp())
+	out.WriteString(markers.End(sp.ID, status))
+	select {
+	case <-ack:
+	case <-time.After(endAckLimit):
+	}
+	return status
+}
+
+// endAckLimit bounds the wait for the keeper to read the END marker.
+const endAckLimit = 20 * time.Second
+
+// runJob runs the job and returns its exit status as a shell reports it
+// (128+N for a signal).
+func runJob(sp spec, tty, out *os.File) int {
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(out, "ptysend: the job could not start: %v\r\n", err)
+		return 125
+	}
+	cmd := exec.Command(sp.Shell, "-c", sp.Command)
+	cmd.Args[0] = filepath.Base(sp.Shell)
+	cmd.Dir, cmd.Env = sp.Dir, jobEnv(sp)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0}
+	kill := make(chan os.Signal, 1)
+	signal.Notify(kill, syscall.SIGUSR1)
+	if err := cmd.Start(); err != nil {
+		errR.Close()
+		errW.Close()
+		fmt.Fprintf(out, "ptysend: the job could not start: %v\r\n", err)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return 127
+		}
+		return 126
+	}
+	errW.Close()
+	copied := make(chan struct{})
+	go func() {
+		copyFramed(out, tty, errR, sp.ID)
+		close(copied)
+	}()
+	exited := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-kill:
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			case <-exited:
+				return
+			}
+		}
+	}()
+	cmd.Wait()
+	close(exited)
+	// The job's stderr shows before the END marker; a process of the job's
+	// left in the background may hold the pipe open: not for long.
+	select {
+	case <-copied:
+	case <-time.After(200 * time.Millisecond):
+	}
+	errR.Close()
+	return statusOf(cmd.ProcessState)
+}
+
+// statusOf is a process's exit status as a shell reports it.
+func statusOf(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// copyFramed writes what the job writes on stderr to the terminal, each
+// piece in a frame, in one write (a tty never splits one write() with the
+// job's own). The terminal turns "\n" into "\r\n"; when the job's program
+// has turned that off (a full-screen program, a raw terminal), the
+// supervisor does it, as ptysend does for commands, or the human would
+// see a staircase. The keeper turns them back.
+func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
+	buf := make([]byte, maxPiece)
+	var frame []byte
+	for {
+		n, err := errR.Read(buf)
+		if n > 0 {
+			piece := buf[:n]
+			if !translatesNewlines(tty) {
+				piece = bytes.ReplaceAll(piece, []byte("\n"), []byte("\r\n"))
+			}
+			for len(piece) > 0 { // at most maxPiece a frame
+				k := min(len(piece), maxPiece)
+				frame = markers.AppendStderrFrame(frame[:0], id, piece[:k])
+				out.Write(frame)
+				piece = piece[k:]
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// translatesNewlines reports whether the terminal turns "\n" into "\r\n".
+func translatesNewlines(tty *os.File) bool {
+	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	return err != nil || t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0
+}
+
+// jobEnv is the job's environment: the shared shell's, then the job's own
+// settings, with the variables tmux sets for the job's window (TMUX,
+// TMUX_PANE) and PTYBRIDGE_JOB naming the job.
+func jobEnv(sp spec) []string {
+	env := append([]string(nil), sp.Env...)
+	for _, key := range []string{"TMUX", "TMUX_PANE"} {
+		if v, ok := os.LookupEnv(key); ok {
+			env = setEnv(env, key, v)
+		}
+	}
+	return setEnv(env, "PTYBRIDGE_JOB", sp.Name)
+}
+
+// setEnv sets key=value in env, replacing an earlier setting.
+func setEnv(env []string, key, value string) []string {
+	prefix := key + "="
+	out := env[:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, prefix) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, prefix+value)
+}

@@ -1,0 +1,215 @@
+package jobs
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/limits"
+)
+
+// WaitRequest is ptysend --job-wait NAME [--until REGEX] [--since OFFSET].
+type WaitRequest struct {
+	Bridge bridge.Bridge
+	Name   string
+	Until  string // "" waits for the job's end
+	// Since is --since: only the job's output after that offset counts
+	// (and its stderr from now on); negative: all it printed.
+	Since            int64
+	Timeout, MaxTime time.Duration
+	Out, Notes       io.Writer
+}
+
+// Wait blocks until a line of the job's output (stdout or stderr, as
+// clean text, the line being written included) matches Until, or the job
+// ends. The keeper pushes each new piece of output to us the moment it
+// reads it: nothing polls. Exit 0 on a match, printing the line; the
+// job's status when it ended; 124 when --timeout or --max-time fired (the
+// job runs on).
+func Wait(req WaitRequest) (int, error) {
+	start := time.Now()
+	var re *regexp.Regexp
+	if req.Until != "" {
+		var err error
+		if re, err = regexp.Compile(req.Until); err != nil {
+			return 0, &failure.Error{
+				Msg:  fmt.Sprintf("--until %q is not a regular expression: %v", req.Until, err),
+				Hint: "give a Go (RE2) regular expression, e.g. --until 'Listening on|Serving HTTP'",
+			}
+		}
+	}
+	c, err := open(req.Bridge, req.Name)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	outSince, errSince := int64(0), int64(0)
+	if req.Since >= 0 {
+		outSince, errSince = req.Since, -1
+	}
+	if err := c.Follow(outSince, errSince); err != nil {
+		return 0, keeperFailed(req.Name, err)
+	}
+	events := make(chan event, 16)
+	failed := make(chan error, 1)
+	go func() {
+		for {
+			ev, err := c.Next()
+			if err != nil {
+				failed <- err
+				return
+			}
+			events <- ev
+			if ev.Stream == "end" || ev.Stream == "gone" {
+				return
+			}
+		}
+	}()
+
+	m := map[string]*lineMatcher{"out": newLineMatcher(re), "err": newLineMatcher(re)}
+	noOutput := limits.NewTimer(req.Timeout)
+	overall := limits.NewTimer(limits.Remaining(start, req.MaxTime))
+	for {
+		select {
+		case ev := <-events:
+			switch ev.Stream {
+			case "out", "err":
+				noOutput.Reset(req.Timeout)
+				if line, next, ok := m[ev.Stream].feed(ev.Offset, ev.Data); ok {
+					return req.matched(ev.Stream, line, next)
+				}
+			case "end":
+				if re != nil {
+					fmt.Fprintf(req.Notes, "ptysend: job %s ended with exit status %d before --until %q matched a line\n", req.Name, ev.Status, req.Until)
+				} else {
+					fmt.Fprintf(req.Notes, "ptysend: job %s ended with exit status %d\n", req.Name, ev.Status)
+				}
+				if ev.Status < 0 {
+					return 0, &failure.Error{
+						Msg:  fmt.Sprintf("job %s ended, and its exit status was lost (its window's process was killed)", req.Name),
+						Hint: "ptysend --job-output " + req.Name + " shows what it printed",
+					}
+				}
+				return ev.Status, nil
+			case "gone":
+				return 0, keeperFailed(req.Name, errKeeperGone)
+			}
+		case err := <-failed:
+			return 0, keeperFailed(req.Name, err)
+		case <-noOutput.C():
+			return failure.ExitTimeout, &failure.Error{
+				Code: failure.ExitTimeout,
+				Msg:  fmt.Sprintf("job %s printed nothing for %v (--timeout) %s; it still runs", req.Name, req.Timeout, req.waitedFor()),
+				Hint: "wait longer with a larger --timeout (0: no limit), or look at its output with ptysend --job-output " + req.Name,
+			}
+		case <-overall.C():
+			return failure.ExitTimeout, &failure.Error{
+				Code: failure.ExitTimeout,
+				Msg:  fmt.Sprintf("waited %v (--max-time) %s; job %s still runs", req.MaxTime, req.waitedFor(), req.Name),
+				Hint: "wait longer with a larger --max-time (0: no limit), or look at its output with ptysend --job-output " + req.Name,
+			}
+		}
+	}
+}
+
+func (req WaitRequest) waitedFor() string {
+	if req.Until == "" {
+		return "while waiting for it to end"
+	}
+	return fmt.Sprintf("while waiting for a line matching %q", req.Until)
+}
+
+// matched prints the matching line and where to go on from.
+func (req WaitRequest) matched(stream, line string, next int64) (int, error) {
+	fmt.Fprintln(req.Out, line)
+	if stream == "out" {
+		fmt.Fprintf(req.Notes, "ptysend: matched on the job's output; next offset %d (--job-output %s --since %d prints what comes after)\n",
+			next, req.Name, next)
+	} else {
+		fmt.Fprintf(req.Notes, "ptysend: matched on the job's stderr; next stderr offset %d (--job-output %s --stderr --since %d prints what comes after)\n",
+			next, req.Name, next)
+	}
+	return 0, nil
+}
+
+// lineMatcher cleans one stream of a job's output and matches each line,
+// as it ends, against a regular expression, and the line being written
+// after each piece (a prompt has no newline). The k-th line of the clean
+// text ends at the k-th "\n" of the stream, so a line's end is known as an
+// offset of the stream.
+type lineMatcher struct {
+	re    *regexp.Regexp
+	clean *cleantext.Writer
+	lines lineSink
+	pos   int64 // the offset of the stream where the line being written starts
+	// pendingRaw counts the bytes of the line being written fed so far.
+	pendingRaw int
+}
+
+type lineSink struct {
+	cur  []byte
+	done []string // lines ended by the last write
+}
+
+func (s *lineSink) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			s.cur = append(s.cur, p...)
+			break
+		}
+		s.done = append(s.done, string(append(s.cur, p[:i]...)))
+		s.cur = s.cur[:0]
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func newLineMatcher(re *regexp.Regexp) *lineMatcher {
+	m := &lineMatcher{re: re, pos: -1}
+	m.clean = cleantext.NewWriter(&m.lines)
+	return m
+}
+
+// feed takes the piece of the stream at offset, and returns the first line
+// that matches and the offset after it (of its start, for the line being
+// written, which comes again whole).
+func (m *lineMatcher) feed(offset int64, data []byte) (string, int64, bool) {
+	if m.re == nil {
+		return "", 0, false
+	}
+	if m.pos < 0 || offset != m.pos+int64(m.pendingRaw) {
+		// The first piece, or one after output was dropped: start afresh.
+		m.clean = cleantext.NewWriter(&m.lines)
+		m.lines = lineSink{}
+		m.pos, m.pendingRaw = offset, 0
+	}
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			m.clean.Write(data)
+			m.pendingRaw += len(data)
+			break
+		}
+		m.clean.Write(data[:i+1])
+		m.pos += int64(m.pendingRaw + i + 1)
+		m.pendingRaw = 0
+		data = data[i+1:]
+		for _, line := range m.lines.done {
+			if m.re.MatchString(line) {
+				return line, m.pos, true
+			}
+		}
+		m.lines.done = m.lines.done[:0]
+	}
+	if p := m.clean.Pending(); p != "" && m.re.MatchString(p) {
+		return p, m.pos, true
+	}
+	return "", 0, false
+}
