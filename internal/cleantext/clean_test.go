@@ -257,6 +257,30 @@ func TestCleanTakePending(t *testing.T) {
 	}
 }
 
+// TakePendingIf takes nothing when the pending line is not what it looks
+// for: the output, and the line after it, stay whole.
+func TestCleanTakePendingIf(t *testing.T) {
+	var out bytes.Buffer
+	c := NewWriter(&out)
+	c.Write([]byte("1\n2\n12"))
+	var seen string
+	if q, ok := c.TakePendingIf(func(p string) bool { seen = p; return p == "Password: " }); ok || q != "" {
+		t.Fatalf("TakePendingIf took %q from a line that is no question", q)
+	}
+	if seen != "12" {
+		t.Fatalf("TakePendingIf looked at %q, want the pending line %q", seen, "12")
+	}
+	c.Write([]byte("34\n5\nPassword: "))
+	if q, ok := c.TakePendingIf(func(p string) bool { return p == "Password: " }); !ok || q != "Password: " {
+		t.Fatalf("TakePendingIf = %q, %v; want the question taken", q, ok)
+	}
+	c.Write([]byte("\n6\n"))
+	c.Close()
+	if want := "1\n2\n1234\n5\n6\n"; out.String() != want {
+		t.Fatalf("output %q, want %q", out.String(), want)
+	}
+}
+
 func TestCleanHugeLine(t *testing.T) {
 	huge := strings.Repeat("0123456789", 400_000) // 4 MB, no newline inside
 	cases := []cleanCase{

@@ -99,6 +99,34 @@ func (c *Writer) Close() error {
 func (c *Writer) TakePending() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.takePending()
+}
+
+// Pending returns, cleaned, the partial line shown so far (a character
+// cut off at its end left out), and leaves it in the output.
+func (c *Writer) Pending() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.line.appendText(nil))
+}
+
+// TakePendingIf is TakePending when is holds for the partial line shown
+// so far, cleaned (a character cut off at its end left out); otherwise it
+// changes nothing and returns false. The look and the take are one step:
+// output that another goroutine writes meanwhile cannot come between them.
+//
+// ptysend takes the line only once it is the question the terminal shows:
+// a look that found a question where there is none must not take output.
+func (c *Writer) TakePendingIf(is func(pending string) bool) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !is(string(c.line.appendText(nil))) {
+		return "", false
+	}
+	return c.takePending(), true
+}
+
+func (c *Writer) takePending() string {
 	c.putPartialRune()
 	question := string(c.line.appendText(nil))
 	c.line.reset()

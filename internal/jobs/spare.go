@@ -2,8 +2,6 @@ package jobs
 
 import (
 	"bufio"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/proc"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/tmux"
@@ -64,9 +63,11 @@ func makeSpare(b bridge.Bridge) error {
 	if err != nil || !sessionLeader(sharedPID) {
 		return errors.New("no shared shell to tie a spare window to")
 	}
-	var r [8]byte
-	rand.Read(r[:])
-	tok := hex.EncodeToString(r[:])
+	id, err := markers.NewID()
+	if err != nil {
+		return err
+	}
+	tok := string(id)
 	fifo := spareFifo(b, tok)
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		return err

@@ -2,7 +2,9 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -64,9 +66,10 @@ func WaitsForInput(pid int, tty *os.File) bool {
 			return false // running, in disk I/O, stopped or gone
 		}
 		switch {
-		case wchan == "0" && readTrimmed(dir+"syscall") != "":
-			return false // not hidden: it runs again by now
 		case wchan == "0":
+			if _, hid := syscallOf(dir); !hid {
+				return false // not hidden: it runs again by now, or is gone
+			}
 			hidden = true
 		case hasAnyPrefix(wchan, ttyReadWaits):
 			reading = reading || readsTerminal(pid, dir)
@@ -80,12 +83,14 @@ func WaitsForInput(pid int, tty *os.File) bool {
 // readsTerminal reports whether the task sleeping in wait_woken is in a
 // read() of a terminal: the same wait channel serves a write() to a
 // terminal whose output is full (a command printing fast) and a read of a
-// TCP socket, which are no question to the human. When /proc does not
-// show the system call, the wait channel is trusted; a task that runs
-// again by now ("running") waits for nothing.
+// TCP socket, which are no question to the human. When /proc hides the
+// system call from us, the wait channel is trusted; a task that runs
+// again by now ("running") waits for nothing, nor does one that is gone:
+// a command blocked in its last write() to a full terminal can finish it,
+// exit and be reaped between the read of its wait channel and this one.
 func readsTerminal(pid int, taskDir string) bool {
-	syscall := readTrimmed(taskDir + "syscall")
-	if syscall == "" {
+	syscall, hidden := syscallOf(taskDir)
+	if hidden {
 		return true
 	}
 	fields := strings.Fields(syscall)
@@ -103,6 +108,19 @@ func readsTerminal(pid int, taskDir string) bool {
 		return err != nil || isTerminalPath(target)
 	}
 	return false
+}
+
+// syscallOf is the system call of the task at taskDir as /proc shows it
+// ("running" for one that runs), or "" when it cannot be read. hidden
+// says that the kernel hides it from us (a process we may not trace: a
+// set-uid program, or Yama's ptrace scope); a task that is gone hides
+// nothing.
+func syscallOf(taskDir string) (syscall string, hidden bool) {
+	b, err := os.ReadFile(taskDir + "syscall")
+	if err != nil {
+		return "", errors.Is(err, fs.ErrPermission)
+	}
+	return strings.TrimSpace(string(b)), false
 }
 
 // isTerminalPath: a pseudo-terminal, or /dev/tty, which names the

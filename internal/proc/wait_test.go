@@ -127,3 +127,19 @@ func childNamed(pid int, name string) int {
 	}
 	return 0
 }
+
+// A command blocked in its last write() to a full terminal sleeps in
+// wait_woken, as a read of the terminal does; it can finish that write,
+// exit and be reaped between the look at its wait channel and the read
+// of its system call. A task that is gone reads no terminal: its system
+// call is not hidden, as a set-uid program's is, only unreadable.
+func TestATaskGoneBeforeItsSystemCallIsReadReadsNoTerminal(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid // reaped by Run
+	if readsTerminal(pid, fmt.Sprintf("/proc/%d/task/%d/", pid, pid)) {
+		t.Fatal("readsTerminal = true for a task that is gone")
+	}
+}

@@ -1,6 +1,12 @@
 package session
 
-import "time"
+import (
+	"strings"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/pane"
+)
 
 // A command that waits for the human is noticed by looks at /proc (the
 // foreground program sleeps reading the terminal): the first soon after
@@ -38,3 +44,34 @@ func (l *lookTimer) later() {
 }
 
 func (l *lookTimer) stop() { l.t.Stop() }
+
+// questions is what a look reads of the pane: whether its foreground
+// program sleeps until the human answers the terminal (/proc only), and
+// the question the terminal shows on its cursor line (one tmux call).
+type questions interface {
+	waitsForHuman() bool
+	asks() string
+}
+
+// paneQuestions are the questions of the shared pane.
+type paneQuestions struct {
+	pid int    // the pane's process
+	id  string // the pane
+}
+
+func (p paneQuestions) waitsForHuman() bool { return pane.WaitsForHuman(p.pid) }
+func (p paneQuestions) asks() string        { return pane.WhatTheTerminalAsks(p.id) }
+
+// isQuestion reports whether the line the command's output shows last is
+// the question the terminal asks (its cursor line, asks): the pending
+// line of stdout, or, when that is empty, the unfinished last line of
+// stderr. The cursor line of a question wider than the terminal is its
+// last row only: the end of the line.
+func isQuestion(stdoutLine, stderrLine, asks string) bool {
+	line := strings.TrimSpace(stdoutLine)
+	if line == "" {
+		line = strings.TrimSpace(cleantext.String(stderrLine))
+	}
+	asks = strings.TrimSpace(asks)
+	return asks != "" && line != "" && strings.HasSuffix(line, asks)
+}

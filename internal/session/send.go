@@ -87,7 +87,8 @@ func send(req Request) (int, error) {
 	if err := req.approve(rc); err != nil {
 		return 0, err
 	}
-	c := &call{req: req, rc: rc, shell: shell, shellPID: shellPID, shellName: name, start: start, clean: clean}
+	c := &call{req: req, rc: rc, shell: shell, shellPID: shellPID, shellName: name, start: start, clean: clean,
+		questions: paneQuestions{pid: rc.PanePID, id: rc.PaneID}}
 	c.shellDir, _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", shellPID))
 	if needHooks {
 		c.hooks = markers.Integration(name, req.Bridge.RuntimeDir)
@@ -132,9 +133,16 @@ type call struct {
 	// line break. started is closed once the START marker was seen.
 	arrived chan bool
 	started chan struct{}
-	// asked is set once the human was said to have a question to answer,
-	// until a line break ends that wait.
-	asked bool
+	// questions is what a look at the pane reads. asked is set once the
+	// human was said to have a question to answer, until a line break
+	// ends that wait; question is what the terminal's cursor line showed
+	// (captures: how often it was read), and taken says that the question
+	// was taken out of stdout.
+	questions questions
+	asked     bool
+	question  string
+	captures  int
+	taken     bool
 	// clean is the clean-text writer of stdout (nil with --raw): the
 	// question a command waits on, and the echo of the answer, are taken
 	// out of it into the note.
@@ -255,7 +263,7 @@ func (c *call) wait() (int, error) {
 			noOutput.Reset(c.req.Timeout)
 			look.afterOutput()
 			if lineBreak {
-				c.asked = false // a line ends a question: Enter, or the program's answer
+				c.answered() // a line ends a question: Enter, or the program's answer
 			}
 		case r := <-done:
 			return c.finish(ext, r)
@@ -381,6 +389,17 @@ func (c *call) finish(ext *markers.Extractor, r streamResult) (int, error) {
 // waitsForHuman reports whether the command sleeps until the human
 // answers the terminal (only /proc is read), and says so on stderr, once
 // per question: what the terminal asks and who answers it.
+//
+// The pane's stream lags behind the shell, far behind while a large
+// output passes through tmux: the shell can be back at its prompt (a line
+// editor waiting for keys) long before the stream shows END. The
+// wrapper's token in the stderr fifo says that the command is over, and
+// the shell waits for ptysend to have seen it before it goes on, so a
+// look counts only if the token had still not come once the look (and
+// the capture of the question) was done: then the shell was still inside
+// the wrapper while it was looked at. Asked before the look, a look that
+// came later could find the shell at its next prompt, and its cursor line
+// read as a question.
 func (c *call) waitsForHuman() bool {
 	select {
 	case <-c.started:
@@ -390,27 +409,69 @@ func (c *call) waitsForHuman() bool {
 	if c.errs.commandOver() {
 		return false // the shell at its next prompt, before the stream shows END
 	}
-	if !pane.WaitsForHuman(c.rc.PanePID) {
+	waits := c.questions.waitsForHuman()
+	asks := c.question
+	if waits && asks == "" && c.captures < maxCaptures {
+		c.captures++
+		asks = c.questions.asks()
+	}
+	if !waits || c.errs.commandOver() {
 		return false
 	}
+	c.question = asks
 	if !c.asked {
 		c.asked = true
-		asks := pane.WhatTheTerminalAsks(c.rc.PaneID)
-		if c.clean != nil {
-			// The question and the echo of the human's answer are the
-			// terminal's conversation with the human, not output.
-			if q := strings.TrimSpace(c.clean.TakePending()); asks == "" {
-				asks = q
-			}
-		}
-		if asks == "" {
-			asks = "(input)"
-		}
 		fmt.Fprintf(c.req.Stderr, "ptysend: the terminal asks: %q\n"+
 			"ptysend: the user must answer it in the ptybridge terminal: ask them to; "+
-			"--timeout is paused while it waits (--max-time still applies)\n", asks)
+			"--timeout is paused while it waits (--max-time still applies)\n", c.noteQuestion())
 	}
+	c.takeQuestion()
 	return true
+}
+
+// maxCaptures bounds the tmux calls that read one question: the screen
+// can lag behind the wait (the question still on its way to the
+// terminal, the stderr copy's or the command's own), and a wait can show
+// no question at all (a read with no prompt).
+const maxCaptures = 3
+
+// noteQuestion is what the note names as the question: the terminal's
+// cursor line; when that showed nothing yet, the line the command's
+// output shows last (stdout's pending line in clean text, else stderr's).
+func (c *call) noteQuestion() string {
+	if c.question != "" {
+		return c.question
+	}
+	if c.clean != nil {
+		if p := strings.TrimSpace(c.clean.Pending()); p != "" {
+			return p
+		}
+	}
+	if l := strings.TrimSpace(cleantext.String(c.errs.lastLine())); l != "" {
+		return l
+	}
+	return "(input)"
+}
+
+// answered ends the question: a line break came.
+func (c *call) answered() {
+	c.asked, c.question, c.captures, c.taken = false, "", 0, false
+}
+
+// takeQuestion takes the question out of the clean text of stdout, with
+// the echo of the human's answer that follows it: they are the terminal's
+// conversation with the human, not output. It takes the pending line only
+// once it is the question the terminal shows, so a note that was wrong
+// never takes output; the stream may bring the question after the note
+// (it lags), and a later look takes it then.
+func (c *call) takeQuestion() {
+	if c.clean == nil || c.taken {
+		return
+	}
+	stderrLine := c.errs.lastLine()
+	_, c.taken = c.clean.TakePendingIf(func(pending string) bool {
+		return isQuestion(pending, stderrLine, c.question)
+	})
 }
 
 // interrupt runs the two-phase kill: Ctrl-C, and Ctrl-\ if the command is

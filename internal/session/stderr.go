@@ -36,6 +36,8 @@ type stderrCopy struct {
 	buf      []byte      // one read of the fifo: by run, then by stop
 	arrived  chan<- bool // true when a piece holds a line break
 	over     atomic.Bool // the wrapper's token came: the command is over
+	lastMu   sync.Mutex
+	last     []byte // the end of the command's stderr after its last '\n' (see lastLine)
 	stopped  chan struct{}
 	stopOnce sync.Once
 }
@@ -102,9 +104,38 @@ func (s *stderrCopy) commandOver() bool { return s.over.Load() }
 // Write passes a piece of the command's stderr on (the StderrStream calls
 // it): the agent gets it exact, the terminal framed.
 func (s *stderrCopy) Write(p []byte) (int, error) {
+	s.keepLast(p)
 	s.agent.Write(p)
 	s.screen.show(p)
 	return len(p), nil
+}
+
+// maxLastLine bounds what lastLine keeps of a line: a question is short,
+// and it is matched by its end.
+const maxLastLine = 512
+
+// keepLast keeps the unfinished last line of the stderr so far, at most
+// maxLastLine bytes of its end.
+func (s *stderrCopy) keepLast(p []byte) {
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+		s.last, p = s.last[:0], p[i+1:]
+	}
+	p = p[max(0, len(p)-maxLastLine):]
+	if drop := len(s.last) + len(p) - maxLastLine; drop > 0 {
+		s.last = append(s.last[:0], s.last[drop:]...)
+	}
+	s.last = append(s.last, p...)
+}
+
+// lastLine is the command's stderr after its last line break (its end,
+// when long): a question asked on stderr ("Continue? [y/N] "), as the
+// terminal shows it at the cursor while the command waits for the answer.
+func (s *stderrCopy) lastLine() string {
+	s.lastMu.Lock()
+	defer s.lastMu.Unlock()
+	return string(s.last)
 }
 
 // framedTerminal writes pieces of a call's stderr to the pane's terminal,
