@@ -190,7 +190,7 @@ type flags struct {
 
 	// Options that go with some of the modes only (modes.go).
 	WaitFree *cli.Duration `placeholder:"DURATION" help:"With -- WORDS, --repl-start or --repl-eval: when the terminal is busy (a program, a half-typed line, copy mode, a busy REPL), wait up to this long for it to be free instead of refusing (exit 75)."`
-	JSON     bool          `name:"json" help:"With --screen, --status, --history --sessions or the job modes: print JSON."`
+	JSON     bool          `name:"json" help:"With --screen, --status, --history, --sessions or the job modes: print JSON."`
 
 	REPLStart replStart `embed:""`
 	REPLEval  replEval  `embed:""`

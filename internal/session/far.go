@@ -37,6 +37,10 @@ import (
 // milliseconds, a program that is no shell never does.
 const probeWait = 1200 * time.Millisecond
 
+// screenSettle is how long a far shell without hooks gets to show its
+// prompt on the screen before the call is refused.
+const screenSettle = 500 * time.Millisecond
+
 // readyWait bounds the wait for the loader's READY: its line was typed
 // into a shell that answered the probe, but may lack mktemp or base64.
 const readyWait = 5 * time.Second
@@ -181,12 +185,23 @@ type farCall struct {
 // probe checks the screen of a far shell without hooks and asks it what
 // it is. It records what it learnt.
 func (f *farCall) probe() (*pane.FarRecord, error) {
-	scr, err := tmux.ScreenOf(f.rc.PaneID)
-	if err != nil {
-		return nil, failure.From(err)
-	}
-	if err := pane.CheckFarPrompt(scr, f.target.Name); err != nil {
-		return nil, err
+	// The far shell may draw its prompt a moment after the last call
+	// ended (a REPL that just exited): the screen gets settleLimit.
+	var scr tmux.Screen
+	deadline := time.Now().Add(screenSettle)
+	for {
+		var err error
+		if scr, err = tmux.ScreenOf(f.rc.PaneID); err != nil {
+			return nil, failure.From(err)
+		}
+		err = pane.CheckFarPrompt(scr, f.target.Name)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, err
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if proc.TypedAhead(f.rc.PanePID) {
 		return nil, pane.HalfTypedError
@@ -202,7 +217,7 @@ func (f *farCall) probe() (*pane.FarRecord, error) {
 		return nil, failure.From(err)
 	}
 	var seen []byte
-	deadline := time.Now().Add(probeWait)
+	deadline = time.Now().Add(probeWait)
 	buf := make([]byte, 4096)
 	for {
 		f.rc.SetReadDeadline(deadline)
