@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/human"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
@@ -98,17 +99,12 @@ func Keys(b bridge.Bridge, name string, keys []string) (int, error) {
 	return 0, nil
 }
 
-// Screen is what a job's window shows: its rows (a full-screen program's
-// alternate screen when it is on), the cursor, counted from 1, the size.
+// Screen is what a job's window shows, as --screen shows the shared pane
+// (its rows, the cursor counted from 1, the size, the modes), and whether
+// the job still runs.
 type Screen struct {
-	Rows            []string `json:"rows"`
-	CursorRow       int      `json:"cursor_row"`
-	CursorCol       int      `json:"cursor_col"`
-	Width           int      `json:"width"`
-	Height          int      `json:"height"`
-	AlternateScreen bool     `json:"alternate_screen"`
-	CopyMode        bool     `json:"copy_mode"`
-	Running         bool     `json:"running"`
+	human.Screen
+	Running bool `json:"running"`
 }
 
 // ReadScreen reads the job's window with one tmux call.
@@ -139,8 +135,8 @@ func ReadScreen(b bridge.Bridge, name string) (Screen, error) {
 			return Screen{}, fmt.Errorf("unexpected answer from tmux: %q", head)
 		}
 	}
-	s := Screen{CursorCol: n[0] + 1, CursorRow: n[1] + 1, Width: n[2], Height: n[3],
-		AlternateScreen: f[4] == "1", CopyMode: f[5] == "1", Running: info.Running}
+	s := Screen{Screen: human.Screen{CursorCol: n[0] + 1, CursorRow: n[1] + 1, Width: n[2], Height: n[3],
+		AlternateScreen: f[4] == "1", CopyMode: f[5] == "1"}, Running: info.Running}
 	s.Rows = strings.Split(strings.TrimSuffix(rows, "\n"), "\n")
 	for len(s.Rows) < s.Height {
 		s.Rows = append(s.Rows, "")
@@ -148,31 +144,9 @@ func ReadScreen(b bridge.Bridge, name string) (Screen, error) {
 	return s, nil
 }
 
-// Text is the screen for reading: its rows, one a line, without the
-// blank rows below both the last text and the cursor.
-func (s Screen) Text() string {
-	last := s.CursorRow
-	for i, r := range s.Rows {
-		if strings.TrimSpace(r) != "" {
-			last = max(last, i+1)
-		}
-	}
-	last = min(last, len(s.Rows))
-	if last == 0 {
-		return ""
-	}
-	return strings.Join(s.Rows[:last], "\n") + "\n"
-}
-
 // CursorLine says where the cursor is, and what kind of screen it is on.
 func (s Screen) CursorLine() string {
-	line := fmt.Sprintf("cursor at row %d, column %d (of %d x %d)", s.CursorRow, s.CursorCol, s.Width, s.Height)
-	if s.AlternateScreen {
-		line += "; a full-screen program's screen (alternate screen)"
-	}
-	if s.CopyMode {
-		line += "; the user is scrolling back (copy mode)"
-	}
+	line := s.Screen.CursorLine()
 	if !s.Running {
 		line += "; the job has ended"
 	}
