@@ -457,17 +457,7 @@ func nudgeReaper(pid int) {
 }
 
 func (k *keeper) acceptLoop(ln *relay.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		if !relay.SameUser(c) {
-			c.Close()
-			continue
-		}
-		go k.serve(c)
-	}
+	relay.AcceptFromUs(ln, func(c *os.File) { go k.serve(c) })
 }
 
 // serve answers one client's requests until it hangs up.

@@ -88,17 +88,7 @@ func listenQueries(path string) (*unixListener, error) {
 }
 
 func (r *relay) queryLoop(ln *unixListener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		if !sameUser(c) {
-			c.Close()
-			continue
-		}
-		go r.answer(c)
-	}
+	AcceptFromUs(ln, func(c conn) { go r.answer(c) })
 }
 
 // answer serves one query.

@@ -163,7 +163,25 @@ func listenRelay(path string) (*unixListener, error) {
 	return ln, nil
 }
 
-func (r *relay) acceptLoop(ln *unixListener) {
+func (r *relay) acceptLoop(ln *unixListener) { AcceptFromUs(ln, r.enqueue) }
+
+// enqueue puts a new client in the queue for the pane, telling it what
+// it waits behind if it must wait.
+func (r *relay) enqueue(c conn) {
+	r.mu.Lock()
+	r.dropHungUp()
+	r.queue = append(r.queue, c)
+	r.promote()
+	if r.current != c {
+		r.tellQueued(c, len(r.queue))
+	}
+	r.mu.Unlock()
+	go r.watch(c)
+}
+
+// AcceptFromUs accepts connections until ln is closed, and hands each
+// one from a process of our own user to handle; others are hung up on.
+func AcceptFromUs(ln *Listener, handle func(c *os.File)) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -173,15 +191,7 @@ func (r *relay) acceptLoop(ln *unixListener) {
 			c.Close()
 			continue
 		}
-		r.mu.Lock()
-		r.dropHungUp()
-		r.queue = append(r.queue, c)
-		r.promote()
-		if r.current != c {
-			r.tellQueued(c, len(r.queue))
-		}
-		r.mu.Unlock()
-		go r.watch(c)
+		handle(c)
 	}
 }
 

@@ -14,6 +14,3 @@ func Listen(path string) (*Listener, error) { return listenUnix(path) }
 
 // DialSocket connects to the unix socket at path.
 func DialSocket(path string) (*os.File, error) { return dialUnix(path) }
-
-// SameUser reports whether the peer of c runs as this process's user.
-func SameUser(c *os.File) bool { return sameUser(c) }
