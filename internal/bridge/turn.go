@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/internal/tmux"
@@ -130,4 +131,19 @@ func (b Bridge) Closed(running bool) error {
 		Msg:  what,
 		Hint: "ask the user to restart ptybridge in a terminal, then rerun the command (the shell's state, such as cd and variables, is gone)",
 	}
+}
+
+// TurnUnlessCancelled is Turn for a call that can be cancelled while it
+// waits (MCP): once its turn comes, a cancelled call gives it back at
+// once, having typed nothing.
+func (b Bridge) TurnUnlessCancelled(maxTime time.Duration, stderr io.Writer, start time.Time, cancel <-chan struct{}) (*relay.Client, error) {
+	rc, err := b.Turn(maxTime, stderr, start)
+	if err != nil {
+		return nil, err
+	}
+	if limits.Cancelled(cancel) {
+		rc.Close()
+		return nil, limits.ErrCancelled
+	}
+	return rc, nil
 }

@@ -75,14 +75,11 @@ func Start(req Request, command string) (int, error) {
 
 func startAttempt(req Request, command string) (int, error) {
 	start := time.Now()
-	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
+	rc, err := req.Bridge.TurnUnlessCancelled(req.MaxTime, req.Stderr, start, req.Cancel)
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
-	if limits.Cancelled(req.Cancel) {
-		return 0, limits.ErrCancelled
-	}
 	if err := refuseSecondREPL(req.Bridge, rc.PanePID); err != nil {
 		return 0, err
 	}
@@ -166,14 +163,11 @@ func Eval(req Request, expr string) (int, error) {
 
 func evalAttempt(req Request, expr string) (int, error) {
 	start := time.Now()
-	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
+	rc, err := req.Bridge.TurnUnlessCancelled(req.MaxTime, req.Stderr, start, req.Cancel)
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
-	if limits.Cancelled(req.Cancel) {
-		return 0, limits.ErrCancelled
-	}
 	st, err := runningREPL(req.Bridge, rc.PanePID)
 	if err != nil {
 		return 0, err

@@ -57,14 +57,11 @@ func send(req Request) (int, error) {
 		defer clean.Close()
 		req.Stdout = clean
 	}
-	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
+	rc, err := req.Bridge.TurnUnlessCancelled(req.MaxTime, req.Stderr, start, req.Cancel)
 	if err != nil {
 		return 0, err
 	}
 	defer rc.Close()
-	if limits.Cancelled(req.Cancel) {
-		return 0, limits.ErrCancelled
-	}
 	target, err := pane.Locate(rc.PanePID)
 	if err != nil {
 		return 0, repl.BusyError(req.Bridge, rc.PanePID, err)
