@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridgetest"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // measureFar times calls in a far shell, over ssh to localhost, against
@@ -117,7 +117,7 @@ func (w *world) farShell() (int, error) {
 func (w *world) settleFar(pid int) error {
 	deadline := time.Now().Add(hangGuard)
 	for {
-		fg, err := proc.ForegroundPID(pid)
+		fg, err := platform.ForegroundPID(pid)
 		if err == nil && fg == pid {
 			return nil
 		}

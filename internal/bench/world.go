@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridgetest"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // hangGuard bounds every wait so that a broken build fails with a message
@@ -114,7 +114,7 @@ func (w *world) command(name string, args ...string) (*exec.Cmd, context.CancelF
 func (w *world) settle() error {
 	deadline := time.Now().Add(hangGuard)
 	for {
-		fg, err := proc.ForegroundPID(w.panePID)
+		fg, err := platform.ForegroundPID(w.panePID)
 		if err == nil && fg == w.panePID {
 			return nil
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
@@ -57,7 +57,7 @@ func (b Bridge) ExitFile() string { return b.File(".exit") }
 // ClosePane closes the pane (and with it the session, when it was its
 // last) once its process has ended.
 func (b Bridge) ClosePane(pane string, panePID int) {
-	if exited := proc.ExitOf(panePID); exited != nil {
+	if exited := platform.ExitOf(panePID); exited != nil {
 		select {
 		case <-exited:
 		case <-time.After(2 * time.Second):

@@ -18,7 +18,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
@@ -257,7 +257,7 @@ func (k *keeper) tellReady(msg string) {
 // an answer from tmux (which then is not blocked), tells that no END
 // will come.
 func (k *keeper) watchSupervisor() {
-	exited := proc.ExitOf(k.PanePID)
+	exited := platform.ExitOf(k.PanePID)
 	if exited == nil {
 		return
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
@@ -49,7 +49,7 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 	var sh sharedShell
 	switch {
 	case err == nil:
-		sh = sharedShell{PID: pid, Name: proc.Name(pid)}
+		sh = sharedShell{PID: pid, Name: platform.Name(pid)}
 		sh.Program = shellProgram(pid, sh.Name)
 	case errors.Is(err, errNoShell) && ownedByUs(panePID):
 		// The pane runs no shell of ours (ptybridge -- ssh HOST): the job
@@ -139,7 +139,7 @@ func statFields(pid int) []string {
 // process and the pane's own (a bash started inside fish; the shell of
 // an editor that runs in the foreground).
 func shellOf(panePID int) (int, error) {
-	fg, err := proc.ForegroundPID(panePID)
+	fg, err := platform.ForegroundPID(panePID)
 	if err != nil {
 		return 0, &failure.Error{
 			Msg:  "cannot inspect the shared terminal's processes: " + err.Error(),
@@ -148,11 +148,11 @@ func shellOf(panePID int) (int, error) {
 	}
 	var foreign string
 	for pid, steps := fg, 0; pid > 1 && steps < 64; steps++ {
-		if _, ok := markers.ShellFor(proc.Name(pid)); ok && ownedByUs(pid) && interactive(proc.Args(pid)) {
+		if _, ok := markers.ShellFor(platform.Name(pid)); ok && ownedByUs(pid) && interactive(platform.Args(pid)) {
 			return pid, nil
 		}
-		if foreign == "" && markers.Unsupported(proc.Name(pid)) {
-			foreign = proc.Name(pid)
+		if foreign == "" && markers.Unsupported(platform.Name(pid)) {
+			foreign = platform.Name(pid)
 		}
 		if pid == panePID {
 			break

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
@@ -196,7 +196,7 @@ type activation struct {
 func RunSpare(fifo string, sharedPID int) int {
 	var exited <-chan struct{}
 	if sharedPID > 0 {
-		if exited = proc.ExitOf(sharedPID); exited == nil {
+		if exited = platform.ExitOf(sharedPID); exited == nil {
 			return 0 // gone already
 		}
 	}

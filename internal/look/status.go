@@ -22,7 +22,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/repl"
 )
@@ -110,23 +110,23 @@ func compose(b bridge.Bridge, a *relay.Answer) *Status {
 	s := &Status{Bridge: "up", Session: b.Name, AgentCall: a.Call, CopyMode: b.InCopyMode(),
 		Confirm: bridge.ConfirmRequired(b.SocketPath())}
 	snap := a.Snapshot()
-	fg, err := proc.ForegroundPID(a.PanePID)
+	fg, err := platform.ForegroundPID(a.PanePID)
 	if err != nil {
 		s.State, s.Hint = StateBusy, "the shell of the shared terminal is gone: ask the user to restart ptybridge"
 		return s
 	}
-	fgArgs := proc.Args(fg)
+	fgArgs := platform.Args(fg)
 	fgName := nameOf(fg, fgArgs)
 	shellPID := a.PanePID
 	switch {
 	case pane.IsDrivableShell(fgName, fgArgs):
 		shellPID = fg
-	case snap.PID > 0 && proc.SameTerminal(snap.PID, a.PanePID):
+	case snap.PID > 0 && platform.SameTerminal(snap.PID, a.PanePID):
 		shellPID = snap.PID // the innermost shell with hooks runs the program
 	}
 	shellName := fgName
 	if shellPID != fg {
-		shellName = proc.Name(shellPID)
+		shellName = platform.Name(shellPID)
 	}
 	s.Shell = shellOf(shellPID, shellName, snap, a)
 	if a.Running != nil && (a.Running.ShellPID == shellPID || a.Running.ShellPID == 0) {
@@ -136,7 +136,7 @@ func compose(b bridge.Bridge, a *relay.Answer) *Status {
 	if composeFar(b, a, s) {
 		// The far shell's state is set.
 	} else if st, ok := repl.Running(b, a.PanePID); ok {
-		program := proc.Name(st.PID)
+		program := platform.Name(st.PID)
 		if program == "" {
 			program = st.Program
 		}
@@ -160,7 +160,7 @@ func compose(b bridge.Bridge, a *relay.Answer) *Status {
 		// The shell itself runs a command (a loop of builtins, a read).
 		s.State = StateBusy
 		s.Hint = "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry"
-	} else if snap.PID == shellPID && snap.State == markers.StateTyped || proc.TypedAhead(shellPID) {
+	} else if snap.PID == shellPID && snap.State == markers.StateTyped || platform.TypedAhead(shellPID) {
 		s.HalfTyped = true
 		s.State, s.Hint = StateTyped, pane.HalfTypedError.Hint
 	} else {
@@ -177,23 +177,23 @@ func compose(b bridge.Bridge, a *relay.Answer) *Status {
 	return s
 }
 
-// nameOf is what proc.Name says of pid, from its command line read already.
+// nameOf is what platform.Name says of pid, from its command line read already.
 func nameOf(pid int, args []string) string {
 	if len(args) > 0 && args[0] != "" {
 		return strings.TrimPrefix(filepath.Base(args[0]), "-")
 	}
-	return proc.Comm(pid)
+	return platform.Comm(pid)
 }
 
 func shellOf(pid int, name string, snap markers.Snapshot, a *relay.Answer) *Shell {
 	// The hooks have spoken in it: its events are the relay's last, or
 	// the command it runs is the history's.
 	hooks := snap.PID == pid || a.Running != nil && a.Running.ShellPID == pid
-	sh := &Shell{Kind: name, PID: pid, Cwd: proc.Cwd(pid), Hooks: hooks}
+	sh := &Shell{Kind: name, PID: pid, Cwd: platform.Cwd(pid), Hooks: hooks}
 	if sh.Cwd == "" && sh.Hooks {
 		sh.Cwd = a.ShellDir
 	}
-	if uid, err := proc.Owner(pid); err == nil {
+	if uid, err := platform.Owner(pid); err == nil {
 		sh.User = strconv.Itoa(uid)
 		if u, err := user.LookupId(sh.User); err == nil {
 			sh.User = u.Username
@@ -203,7 +203,7 @@ func shellOf(pid int, name string, snap markers.Snapshot, a *relay.Answer) *Shel
 }
 
 func startOf(pid int) time.Time {
-	t, _ := proc.StartTime(pid)
+	t, _ := platform.StartTime(pid)
 	return t
 }
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
@@ -43,17 +43,17 @@ func Locate(panePID int) (Target, error) {
 func LocateNow(panePID int) (Target, error) { return locateNow(panePID) }
 
 func locateNow(panePID int) (Target, error) {
-	fg, err := proc.ForegroundPID(panePID)
+	fg, err := platform.ForegroundPID(panePID)
 	if err != nil {
 		return Target{}, &failure.Error{
 			Msg:  "cannot inspect the shared terminal's processes: " + err.Error(),
 			Hint: "ptysend needs /proc (Linux) and must run as the same user as ptybridge",
 		}
 	}
-	name := proc.Name(fg)
-	args := proc.Args(fg)
+	name := platform.Name(fg)
+	args := platform.Args(fg)
 	if sh, ok := markers.ShellFor(name); ok && interactive(args) {
-		if proc.Ours(fg) {
+		if platform.Ours(fg) {
 			return Target{PID: fg, Shell: sh, Name: name}, nil
 		}
 		return Target{Far: true, PID: fg, Name: foreignVia(fg, name)}, nil
@@ -90,20 +90,20 @@ func shortCommand(args []string) string {
 func carriedProgram(pid int) (string, []string) {
 	cur := pid
 	for range 8 {
-		kids := proc.Children(cur)
+		kids := platform.Children(cur)
 		if len(kids) != 1 {
 			return "", nil
 		}
 		child := kids[0]
-		args := proc.Args(child)
-		if _, ok := markers.ShellFor(proc.Name(child)); ok && interactive(args) {
-			if fg, err := proc.ForegroundPID(child); err == nil && fg > 0 && fg != child {
-				return proc.Name(fg), proc.Args(fg)
+		args := platform.Args(child)
+		if _, ok := markers.ShellFor(platform.Name(child)); ok && interactive(args) {
+			if fg, err := platform.ForegroundPID(child); err == nil && fg > 0 && fg != child {
+				return platform.Name(fg), platform.Args(fg)
 			}
 			return "", nil
 		}
 		if ClassifyCarrier(args) == NotCarrier {
-			return proc.Name(child), args
+			return platform.Name(child), args
 		}
 		cur = child
 	}
@@ -194,8 +194,8 @@ func NoAnswerError(carrier string, line string) error {
 // terminal was reached: its parent carrier (su, sudo, unshare), else the
 // shell itself.
 func foreignVia(pid int, name string) string {
-	if parent := proc.Parent(pid); parent > 0 && ClassifyCarrier(proc.Args(parent)) != NotCarrier {
-		return proc.Name(parent)
+	if parent := platform.Parent(pid); parent > 0 && ClassifyCarrier(platform.Args(parent)) != NotCarrier {
+		return platform.Name(parent)
 	}
 	return name + " of another user or namespace"
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
@@ -20,7 +20,7 @@ import (
 // It lives in the runtime directory (<session>.far.json) and holds for
 // one carrier process only.
 type FarRecord struct {
-	Carrier     string          `json:"carrier"` // proc.ExecImage of the carrier
+	Carrier     string          `json:"carrier"` // platform.ExecImage of the carrier
 	CarrierName string          `json:"carrier_name"`
 	Kind        markers.FarKind `json:"kind"`
 	Hooked      bool            `json:"hooked"`
@@ -67,7 +67,7 @@ func SaveFar(b bridge.Bridge, r *FarRecord) error {
 // the record is about that very process; nil otherwise.
 func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 	r := LoadFar(b)
-	if r == nil || r.Carrier == "" || r.Carrier != proc.ExecImage(carrier) {
+	if r == nil || r.Carrier == "" || r.Carrier != platform.ExecImage(carrier) {
 		return nil
 	}
 	return r
@@ -123,7 +123,7 @@ func AwaitFarPrompt(rc *relay.Client, r *FarRecord, panePID int) error {
 	case markers.StateTyped:
 		return HalfTypedError
 	}
-	if proc.TypedAhead(panePID) {
+	if platform.TypedAhead(panePID) {
 		return HalfTypedError
 	}
 	return nil

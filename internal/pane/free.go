@@ -9,7 +9,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
@@ -24,7 +24,7 @@ const settleLimit = 500 * time.Millisecond
 // never spoke): then only /proc vouches for it, and this call installs it.
 func AwaitFreePrompt(rc *relay.Client, b bridge.Bridge, shellPID int, shellName string) (needHooks bool, err error) {
 	needHooks, err = shellSaysItIsFree(rc, b, shellPID, shellName)
-	if err == nil && proc.TypedAhead(shellPID) {
+	if err == nil && platform.TypedAhead(shellPID) {
 		return false, HalfTypedError
 	}
 	return needHooks, err
@@ -64,7 +64,7 @@ func shellSaysItIsFree(rc *relay.Client, b bridge.Bridge, shellPID int, shellNam
 		// hooks, if it sleeps in its line editor. The program the hooks
 		// were installed in sleeping there runs a line editor of the
 		// user's command instead (fish's read, bash's read -e).
-		if proc.AtLineEditor(shellPID) && !hookedExec(b, shellPID) {
+		if platform.AtLineEditor(shellPID) && !hookedExec(b, shellPID) {
 			return true, nil
 		}
 		return false, &failure.Error{
@@ -80,7 +80,7 @@ func shellSaysItIsFree(rc *relay.Client, b bridge.Bridge, shellPID int, shellNam
 
 // RecordHooked notes that the hooks are installed in the shell pid runs.
 func RecordHooked(b bridge.Bridge, pid int) {
-	if img := proc.ExecImage(pid); img != "" {
+	if img := platform.ExecImage(pid); img != "" {
 		os.WriteFile(b.File(".hooked"), []byte(img), 0o600)
 	}
 }
@@ -89,7 +89,7 @@ func RecordHooked(b bridge.Bridge, pid int) {
 // installed in. Unknown means no, as before the record existed.
 func hookedExec(b bridge.Bridge, pid int) bool {
 	rec, err := os.ReadFile(b.File(".hooked"))
-	img := proc.ExecImage(pid)
+	img := platform.ExecImage(pid)
 	return err == nil && img != "" && string(rec) == img
 }
 

@@ -3,7 +3,7 @@ package pane
 import (
 	"strings"
 
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
@@ -12,16 +12,16 @@ import (
 // full-screen program waiting for a key): it is waiting for the human,
 // not hung, so the no-output timeout must not kill it.
 func WaitsForHuman(panePID int) bool {
-	fg, err := proc.ForegroundPID(panePID)
+	fg, err := platform.ForegroundPID(panePID)
 	if err != nil || fg <= 0 {
 		return false
 	}
-	tty := proc.OpenTTY(proc.TTYOf(panePID))
+	tty := platform.OpenTTY(platform.TTYOf(panePID))
 	if tty == nil {
 		return false
 	}
 	defer tty.Close()
-	return proc.WaitsForInput(fg, tty)
+	return platform.WaitsForInput(fg, tty)
 }
 
 // WhatTheTerminalAsks is the text of the cursor line: the question the

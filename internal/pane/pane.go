@@ -7,7 +7,7 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // IdleShell finds the shell waiting at its prompt in the pane: the
@@ -30,22 +30,22 @@ func IdleShell(panePID int) (int, markers.Shell, error) {
 }
 
 func idleShellNow(panePID int) (int, markers.Shell, error) {
-	fg, err := proc.ForegroundPID(panePID)
+	fg, err := platform.ForegroundPID(panePID)
 	if err != nil {
 		return 0, 0, &failure.Error{
 			Msg:  "cannot inspect the shared terminal's processes: " + err.Error(),
 			Hint: "ptysend needs /proc (Linux) and must run as the same user as ptybridge",
 		}
 	}
-	name := proc.Name(fg)
+	name := platform.Name(fg)
 	sh, ok := markers.ShellFor(name)
-	if ok && interactive(proc.Args(fg)) {
+	if ok && interactive(platform.Args(fg)) {
 		return fg, sh, nil
 	}
 	if foreign, ok := unsupportedShell(fg); ok {
 		return 0, 0, unsupportedShellError(foreign)
 	}
-	return 0, 0, busyError(name, proc.Args(fg))
+	return 0, 0, busyError(name, platform.Args(fg))
 }
 
 // unsupportedShell names the shell we cannot drive that runs as pid, if
@@ -53,7 +53,7 @@ func idleShellNow(panePID int) (int, markers.Shell, error) {
 // interpreter, python3, but the kernel names the process after the script
 // (comm), so both names are checked.
 func unsupportedShell(pid int) (string, bool) {
-	for _, name := range []string{proc.Name(pid), proc.Comm(pid)} {
+	for _, name := range []string{platform.Name(pid), platform.Comm(pid)} {
 		if markers.Unsupported(name) {
 			return name, true
 		}

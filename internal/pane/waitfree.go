@@ -8,7 +8,7 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // --wait-free: instead of refusing because of what the human is doing
@@ -91,7 +91,7 @@ func (w *FreeWaiter) wait(refusal error) {
 	var inTheWay *programInTheWay
 	var ended <-chan struct{}
 	if errors.As(refusal, &inTheWay) {
-		ended = proc.ExitOf(inTheWay.pid)
+		ended = platform.ExitOf(inTheWay.pid)
 	}
 	scrolling := failure.From(refusal) == CopyModeError
 	for {
@@ -108,7 +108,7 @@ func (w *FreeWaiter) wait(refusal error) {
 				return
 			}
 		case ended != nil:
-			if fg, err := proc.ForegroundPID(inTheWay.panePID); err != nil || fg != inTheWay.pid {
+			if fg, err := platform.ForegroundPID(inTheWay.panePID); err != nil || fg != inTheWay.pid {
 				return
 			}
 		default:
@@ -133,7 +133,7 @@ func ProgramInTheWay(err error, panePID int) error {
 	if failure.From(err).Code != failure.ExitBusy {
 		return err
 	}
-	fg, ferr := proc.ForegroundPID(panePID)
+	fg, ferr := platform.ForegroundPID(panePID)
 	if ferr != nil || fg <= 0 || fg == panePID {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // Queries (ptysend --status, --history, --output) read what the relay
@@ -198,10 +198,10 @@ func Query(socketPath, request string) (*Answer, []byte, error) {
 // behind ssh reports is no local process of ours).
 func paneDir(panePID int) func(pid int) string {
 	return func(pid int) string {
-		if pid <= 0 || !proc.SameTerminal(pid, panePID) {
+		if pid <= 0 || !platform.SameTerminal(pid, panePID) {
 			return ""
 		}
-		return proc.Cwd(pid)
+		return platform.Cwd(pid)
 	}
 }
 

@@ -23,7 +23,7 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
@@ -308,7 +308,7 @@ func (r *relay) forward(b []byte) {
 // shell ends while no call holds the pane, the human ended it: the pane is
 // closed, as it would be without remain-on-exit, and the terminal with it.
 func (r *relay) closePaneWhenTheHumanExits(paneID string, panePID int) {
-	exited := proc.ExitOf(panePID)
+	exited := platform.ExitOf(panePID)
 	if exited == nil {
 		return
 	}

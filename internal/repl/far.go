@@ -8,7 +8,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/human"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
@@ -32,8 +32,8 @@ type FarStarter func(rc *relay.Client, t pane.Target, id markers.ID, command str
 const farQuiet = 150 * time.Millisecond
 
 func startFar(req Request, rc *relay.Client, st *replState, t pane.Target, start time.Time) (int, error) {
-	st.Far, st.Carrier = true, proc.ExecImage(t.PID)
-	st.ShellPID, st.TTY = -1, proc.TTYOf(rc.PanePID)
+	st.Far, st.Carrier = true, platform.ExecImage(t.PID)
+	st.ShellPID, st.TTY = -1, platform.TTYOf(rc.PanePID)
 	if bridge.ConfirmRequired(rc.SocketPath()) {
 		q := human.Question{Action: "start this REPL in the shared terminal", Text: st.Command}
 		if err := human.Ask(req.Bridge, q, req.Bridge.Exe, req.MaxTime); err != nil {
@@ -58,7 +58,7 @@ func (r *replRun) checkFar(continuing bool, line string, start int) (o outcome, 
 	}
 	pid := r.st.PID
 	if pid == 0 {
-		fg, err := proc.ForegroundPID(r.rc.PanePID)
+		fg, err := platform.ForegroundPID(r.rc.PanePID)
 		if err != nil {
 			return o, false, false
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
@@ -36,7 +36,7 @@ import (
 // the REPL's output is read as the human sees it (lineScreen), and the
 // REPL is done with an input when two things hold: the cursor line
 // matches its prompt, and the REPL sleeps waiting for terminal input
-// (proc.WaitsForInput). Either alone can be fooled; both together only by a
+// (platform.WaitsForInput). Either alone can be fooled; both together only by a
 // program that prints a prompt and then really waits for input.
 
 // Request is one --repl-start, --repl-eval or --repl-close call.
@@ -97,7 +97,7 @@ func startAttempt(req Request, command string) (int, error) {
 	if err != nil {
 		return 0, pane.ProgramInTheWay(err, rc.PanePID)
 	}
-	st.ShellPID, st.TTY = shellPID, proc.TTYOf(shellPID)
+	st.ShellPID, st.TTY = shellPID, platform.TTYOf(shellPID)
 	// The REPL's stderr stays on the terminal (the wrapper would send it to
 	// a file): python prints its prompts and tracebacks there.
 	job := markers.Job{ID: st.ID, Command: command, StderrPath: "/dev/tty"}
@@ -138,7 +138,7 @@ func (r *replRun) awaitStart() (int, error) {
 	case timedOut, signalled:
 		// Keep the state: the REPL may just be slow, or its prompt unknown;
 		// either way --repl-close can end it.
-		if fg, err := proc.ForegroundPID(r.rc.PanePID); err == nil && fg != r.st.ShellPID {
+		if fg, err := platform.ForegroundPID(r.rc.PanePID); err == nil && fg != r.st.ShellPID {
 			r.st.PID = fg
 			saveREPL(r.req.Bridge, r.st)
 		}
@@ -345,7 +345,7 @@ func runningREPL(b bridge.Bridge, panePID int) (*replState, error) {
 	if st.inForeground(panePID) {
 		return st, nil
 	}
-	if !st.Far && proc.TaskState(fmt.Sprintf("/proc/%d/stat", st.PID)) == 'T' {
+	if !st.Far && platform.TaskState(fmt.Sprintf("/proc/%d/stat", st.PID)) == 'T' {
 		return nil, &failure.Error{
 			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", st.Program, st.PID),
@@ -431,7 +431,7 @@ func (r *replRun) waitsForInputSoon() bool {
 		return r.farQuiet()
 	}
 	for d := time.Millisecond; d <= 128*time.Millisecond; d *= 2 {
-		if proc.WaitsForInput(r.st.PID, r.tty) {
+		if platform.WaitsForInput(r.st.PID, r.tty) {
 			return true
 		}
 		time.Sleep(d)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
@@ -66,7 +66,7 @@ func newREPLRunFrom(req Request, rc *relay.Client, st *replState, start time.Tim
 	r := &replRun{
 		req: req, rc: rc, st: st, start: start,
 		prompt: regexp.MustCompile(st.Prompt),
-		tty:    proc.OpenTTY(st.TTY),
+		tty:    platform.OpenTTY(st.TTY),
 		out:    &replOutput{w: req.Stdout},
 		chunks: make(chan struct{}, 1),
 		done:   make(chan streamResult, 1),
@@ -112,7 +112,7 @@ func (r *replRun) stop() {
 // of the wrapper, e.g. after the REPL died of SIGINT.)
 func (r *replRun) watchDeath() {
 	if !r.st.Far { // a far REPL's death is its END marker alone
-		r.death = proc.ExitOf(r.st.PID)
+		r.death = platform.ExitOf(r.st.PID)
 	}
 }
 
@@ -265,13 +265,13 @@ func (r *replRun) check(fromTimer bool) (o outcome, ok, again bool) {
 	if r.st.Far {
 		return r.checkFar(continuing, line, start)
 	}
-	fg, err := proc.ForegroundPID(r.rc.PanePID)
+	fg, err := platform.ForegroundPID(r.rc.PanePID)
 	if err != nil || fg == r.st.ShellPID {
 		return o, false, false // not started yet, or exited: END will come
 	}
-	written, previous := proc.BytesWritten(fg), r.written
+	written, previous := platform.BytesWritten(fg), r.written
 	r.written = written
-	if !proc.WaitsForInput(fg, r.tty) || fromTimer && written != previous {
+	if !platform.WaitsForInput(fg, r.tty) || fromTimer && written != previous {
 		return o, false, true
 	}
 	if continuing {

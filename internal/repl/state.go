@@ -11,7 +11,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // replState is the REPL running in the shared pane, kept between ptysend
@@ -35,7 +35,7 @@ type replState struct {
 	// View is the cursor line as the last call left it (replview.go).
 	View *replView `json:"view,omitempty"`
 	// Far: the REPL runs in a far shell (far.go); PID is then the
-	// carrier's (ssh, su...), Carrier its proc.ExecImage.
+	// carrier's (ssh, su...), Carrier its platform.ExecImage.
 	Far     bool   `json:"far,omitempty"`
 	Carrier string `json:"carrier,omitempty"`
 }
@@ -81,9 +81,9 @@ func clearREPL(b bridge.Bridge, st *replState) {
 // inForeground reports whether the REPL still leads the terminal's
 // foreground: it has not exited, been suspended or replaced.
 func (st *replState) inForeground(panePID int) bool {
-	fg, err := proc.ForegroundPID(panePID)
+	fg, err := platform.ForegroundPID(panePID)
 	if st.Far { // the carrier still leads: the REPL's END has not come
-		return err == nil && fg == st.PID && proc.ExecImage(fg) == st.Carrier
+		return err == nil && fg == st.PID && platform.ExecImage(fg) == st.Carrier
 	}
 	return err == nil && fg == st.PID
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/failure"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // After an evaluation's input, a REPL may wait for more input on a line
@@ -21,7 +21,7 @@ import (
 // quietly, the look comes back once per stuckQuiet, reading only /proc.
 // A REPL that waits in an event loop (node) is never taken for stuck: it
 // waits there alike while it awaits a timer or a promise
-// (proc.WaitsOnlyForInput); its evaluation runs into the timeout as before.
+// (platform.WaitsOnlyForInput); its evaluation runs into the timeout as before.
 const (
 	stuckQuiet   = time.Second
 	stuckConfirm = 50 * time.Millisecond
@@ -64,13 +64,13 @@ func (r *replRun) lookStuck(t *time.Timer) (outcome, bool) {
 	line, _ := r.screen.cursorLine()
 	start, _ := promptIn(r.prompt, line)
 	atAPrompt := start >= 0 || r.cont != nil && r.cont.MatchString(line)
-	fg, err := proc.ForegroundPID(r.rc.PanePID)
-	if atAPrompt || err != nil || fg == r.st.ShellPID || !proc.WaitsOnlyForInput(fg, r.tty) {
+	fg, err := platform.ForegroundPID(r.rc.PanePID)
+	if atAPrompt || err != nil || fg == r.st.ShellPID || !platform.WaitsOnlyForInput(fg, r.tty) {
 		r.stuckLook = stuckLook{}
 		t.Reset(stuckQuiet)
 		return outcome{}, false
 	}
-	written := proc.BytesWritten(fg)
+	written := platform.BytesWritten(fg)
 	if r.stuckLook.seen && r.stuckLook.written == written {
 		return outcome{kind: stuck, pid: fg, line: line}, true
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
@@ -129,8 +129,8 @@ func (f *farCall) run() (int, error) {
 	}
 	job := markers.FarJob{ID: id, Command: req.Command, Kind: rec.Kind, First: !hooked, Stdin: forward, EmptyStdin: empty,
 		EraseRows: rows}
-	f.carrierExit = proc.ExitOf(t.PID)
-	f.bridgeCommand = proc.Parent(t.PID) == rc.PanePID && bridge.IsCommandRunner(proc.Args(rc.PanePID))
+	f.carrierExit = platform.ExitOf(t.PID)
+	f.bridgeCommand = platform.Parent(t.PID) == rc.PanePID && bridge.IsCommandRunner(platform.Args(rc.PanePID))
 	f.signals = signals
 	if err := rc.Type(loader + "\r"); err != nil {
 		return 0, failure.From(err)
@@ -203,7 +203,7 @@ func (f *farCall) probe() (*pane.FarRecord, error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if proc.TypedAhead(f.rc.PanePID) {
+	if platform.TypedAhead(f.rc.PanePID) {
 		return nil, pane.HalfTypedError
 	}
 	if f.req.Bridge.InCopyMode() {
@@ -229,7 +229,7 @@ func (f *farCall) probe() (*pane.FarRecord, error) {
 				return nil, pane.NoAnswerError(f.target.Name, scr.Line)
 			}
 			f.settle()
-			rec := &pane.FarRecord{Carrier: proc.ExecImage(f.target.PID), CarrierName: f.target.Name, Kind: kind,
+			rec := &pane.FarRecord{Carrier: platform.ExecImage(f.target.PID), CarrierName: f.target.Name, Kind: kind,
 				PromptCol: scr.Col, Width: scr.Width}
 			pane.SaveFar(f.req.Bridge, rec)
 			return rec, nil

@@ -19,7 +19,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
-	"github.com/ptybridge/ptybridge/internal/proc"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/repl"
 	"github.com/ptybridge/ptybridge/internal/tmux"
@@ -73,7 +73,7 @@ func send(req Request) (int, error) {
 		return sendFar(req, rc, target, start)
 	}
 	shellPID, shell := target.PID, target.Shell
-	name := proc.Name(shellPID)
+	name := platform.Name(shellPID)
 	needHooks, err := pane.AwaitFreePrompt(rc, req.Bridge, shellPID, name)
 	if err != nil {
 		if _, ok := err.(*failure.Error); !ok {
@@ -95,7 +95,7 @@ func send(req Request) (int, error) {
 		return 0, failure.From(err)
 	}
 	// Watch the shell before typing: a command can end it at once.
-	c.shellExit = proc.ExitOf(shellPID)
+	c.shellExit = platform.ExitOf(shellPID)
 	rc.Job(c.id, req.Command) // for the relay's history
 	if err := pane.TypeSourceLine(c.rc, c.req.Bridge, c.shell, c.script); err != nil {
 		return 0, failure.From(err)
@@ -159,7 +159,7 @@ func (c *call) prepare() error {
 	c.id = id
 	c.script, c.errPath, c.ackPath = c.path(".sh"), c.path(".err"), c.path(".ack")
 	c.arrived, c.started = make(chan bool, 1), make(chan struct{})
-	c.errs, err = openStderrCopy(id, c.errPath, c.ackPath, proc.TTYOf(c.shellPID), c.req.Bridge.Exe, c.req.Stderr, c.arrived)
+	c.errs, err = openStderrCopy(id, c.errPath, c.ackPath, platform.TTYOf(c.shellPID), c.req.Bridge.Exe, c.req.Stderr, c.arrived)
 	if err != nil {
 		return fmt.Errorf("creating the stderr pipe: %w", err)
 	}
@@ -508,7 +508,7 @@ func (c *call) waitStopped(done <-chan streamResult) (bool, *streamResult) {
 		case r := <-done:
 			return true, &r
 		case <-tick.C:
-			if fg, err := proc.ForegroundPID(c.rc.PanePID); err == nil && fg == c.shellPID {
+			if fg, err := platform.ForegroundPID(c.rc.PanePID); err == nil && fg == c.shellPID {
 				return true, nil
 			}
 		case <-deadline:

@@ -1,4 +1,4 @@
-package proc
+package platform
 
 import "golang.org/x/sys/unix"
 
