@@ -446,12 +446,12 @@ func (k *keeper) answerStarted(w io.Writer) error {
 func nudgeReaper(pid int) {
 	for range 500 { // 10 s at most
 		time.Sleep(20 * time.Millisecond)
-		f := statFields(pid)
-		if len(f) < 2 || f[0] != "Z" {
+		p, err := platform.ReadProc(pid)
+		if err != nil || p.State != 'Z' {
 			return
 		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil && ppid > 1 {
-			syscall.Kill(ppid, syscall.SIGCHLD)
+		if p.PPID > 1 {
+			syscall.Kill(p.PPID, syscall.SIGCHLD)
 		}
 	}
 }

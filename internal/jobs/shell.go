@@ -119,19 +119,8 @@ func sharedPanePID(b bridge.Bridge) (int, error) {
 // sessionLeader reports whether pid runs and leads its session, as the
 // process of a tmux pane does.
 func sessionLeader(pid int) bool {
-	f := statFields(pid)
-	return len(f) > 3 && f[3] == strconv.Itoa(pid)
-}
-
-// statFields are the fields of /proc/PID/stat after the command name:
-// state, ppid, pgrp, session...
-func statFields(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	i := bytes.LastIndexByte(b, ')')
-	if err != nil || i < 0 {
-		return nil
-	}
-	return strings.Fields(string(b[i+1:]))
+	p, err := platform.ReadProc(pid)
+	return err == nil && p.SID == pid
 }
 
 // shellOf finds the shell the human works in, in the pane of process
@@ -157,11 +146,7 @@ func shellOf(panePID int) (int, error) {
 		if pid == panePID {
 			break
 		}
-		f := statFields(pid)
-		if len(f) < 2 {
-			break
-		}
-		pid, _ = strconv.Atoi(f[1])
+		pid = platform.Parent(pid)
 	}
 	if foreign != "" {
 		return 0, &failure.Error{

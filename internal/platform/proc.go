@@ -1,7 +1,6 @@
 package platform
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,35 +9,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// ForegroundPID is the foreground process group of the pane's terminal
-// (tpgid, field 8 of /proc/PID/stat of the pane's process). It equals a
-// shell's pid while that shell waits at its prompt.
-func ForegroundPID(panePID int) (int, error) {
-	fields, err := statFields(panePID)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.Atoi(fields[5])
-}
-
-// statFields are the fields of /proc/PID/stat from the state on (field
-// 3): the command name before them may hold spaces and parentheses.
-func statFields(pid int) ([]string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil, err
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return nil, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 6 {
-		return nil, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	return fields, nil
-}
 
 // Args is the command line of pid.
 func Args(pid int) []string {
@@ -76,23 +46,6 @@ func TypedAhead(shellPID int) bool {
 	return err == nil && n > 0
 }
 
-// ExecImage tells one exec of process pid from another: its pid and the
-// addresses of its code and stack, which the kernel places anew, at
-// random, for each program it execs. "" when /proc does not show them.
-func ExecImage(pid int) string {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	i := bytes.LastIndexByte(stat, ')')
-	if err != nil || i < 0 {
-		return ""
-	}
-	// Fields 26 to 28 of stat: startcode, endcode, startstack.
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 26 || fields[23] == "0" {
-		return ""
-	}
-	return fmt.Sprintf("%d %s", pid, strings.Join(fields[23:26], " "))
-}
-
 // AtLineEditor reports whether the shell waits for keys in its line
 // editor: asleep in poll or select with the terminal in non-canonical
 // mode. A loop of builtins runs; a builtin read sleeps in a cooked read.
@@ -103,7 +56,7 @@ func AtLineEditor(shellPID int) bool {
 	}
 	defer tty.Close()
 	wchan := readTrimmed(fmt.Sprintf("/proc/%d/wchan", shellPID))
-	return TaskState(fmt.Sprintf("/proc/%d/stat", shellPID)) == 'S' &&
+	return taskState(fmt.Sprintf("/proc/%d/", shellPID)) == 'S' &&
 		hasAnyPrefix(wchan, pollWaits) && lineEditorMode(tty)
 }
 

@@ -9,14 +9,6 @@ import (
 	"time"
 )
 
-// SameTerminal reports whether process pid has the controlling terminal
-// of process other (field 7 of stat, tty_nr), and one at all.
-func SameTerminal(pid, other int) bool {
-	a, err1 := statFields(pid)
-	b, err2 := statFields(other)
-	return err1 == nil && err2 == nil && a[4] == b[4] && a[4] != "0"
-}
-
 // clockTicks is the kernel's USER_HZ, the unit of stat's times: 100 on
 // every Linux architecture Go supports.
 const clockTicks = 100
@@ -26,14 +18,7 @@ const clockTicks = 100
 // /proc/stat gives is rounded to the second).
 func StartTime(pid int) (time.Time, error) {
 	now := time.Now()
-	f, err := statFields(pid)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if len(f) < 20 {
-		return time.Time{}, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	ticks, err := strconv.ParseInt(f[19], 10, 64) // field 22, starttime
+	p, err := ReadProc(pid)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -46,7 +31,7 @@ func StartTime(pid int) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	ago := time.Duration(secs*float64(time.Second)) - time.Duration(ticks)*time.Second/clockTicks
+	ago := time.Duration(secs*float64(time.Second)) - time.Duration(p.StartTicks)*time.Second/clockTicks
 	return now.Add(-ago), nil
 }
 

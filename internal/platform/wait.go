@@ -1,7 +1,6 @@
 package platform
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -61,7 +60,7 @@ func WaitsForInput(pid int, tty *os.File) bool {
 	reading, polling, hidden := false, false, false
 	for _, task := range tasks {
 		dir := fmt.Sprintf("/proc/%d/task/%s/", pid, task.Name())
-		state, wchan := TaskState(dir+"stat"), readTrimmed(dir+"wchan")
+		state, wchan := taskState(dir), readTrimmed(dir+"wchan")
 		if state != 'S' {
 			return false // running, in disk I/O, stopped or gone
 		}
@@ -155,7 +154,7 @@ func WaitsOnlyForInput(pid int, tty *os.File) bool {
 	waiting := false
 	for _, task := range tasks {
 		dir := fmt.Sprintf("/proc/%d/task/%s/", pid, task.Name())
-		state, wchan := TaskState(dir+"stat"), readTrimmed(dir+"wchan")
+		state, wchan := taskState(dir), readTrimmed(dir+"wchan")
 		if state != 'S' {
 			return false
 		}
@@ -181,18 +180,14 @@ func readsFile(pid int, path, file string) bool {
 	return err == nil && link == file
 }
 
-// TaskState is the state letter of /proc/.../stat, 0 when unreadable.
-func TaskState(path string) byte {
-	b, err := os.ReadFile(path)
+// taskState is the state letter of the task (or process) at taskDir in
+// /proc, 0 when unreadable.
+func taskState(taskDir string) byte {
+	p, err := readStat(taskDir + "stat")
 	if err != nil {
 		return 0
 	}
-	// The command name may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return 0
-	}
-	return b[i+2]
+	return p.State
 }
 
 func readTrimmed(path string) string {
@@ -268,14 +263,11 @@ func TTYOf(pid int) string {
 // terminal, or "". The kernel encodes the device number in tty_nr; the
 // path is checked against it.
 func controllingPTY(pid int) string {
-	fields, err := statFields(pid)
-	if err != nil {
+	p, err := ReadProc(pid)
+	if err != nil || p.TTY <= 0 {
 		return ""
 	}
-	nr, err := strconv.ParseUint(fields[4], 10, 32)
-	if err != nil || nr == 0 {
-		return ""
-	}
+	nr := uint64(p.TTY)
 	major := (nr >> 8) & 0xfff
 	minor := (nr & 0xff) | ((nr >> 12) & 0xfff00)
 	const ptsMajor = 136 // UNIX98 pseudo-terminals: 136 to 143

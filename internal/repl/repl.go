@@ -345,7 +345,7 @@ func runningREPL(b bridge.Bridge, panePID int) (*replState, error) {
 	if st.inForeground(panePID) {
 		return st, nil
 	}
-	if !st.Far && platform.TaskState(fmt.Sprintf("/proc/%d/stat", st.PID)) == 'T' {
+	if !st.Far && platform.Stopped(st.PID) {
 		return nil, &failure.Error{
 			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", st.Program, st.PID),
