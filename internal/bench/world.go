@@ -77,7 +77,7 @@ func newWorld(bin string) (w *world, err error) {
 			w.pane = fields[1]
 			w.panePID, _ = strconv.Atoi(fields[2])
 			// Until it execs the shell, the pane's process is a tmux.
-			if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", w.panePID)); strings.TrimSpace(string(comm)) == "bash" {
+			if platform.Comm(w.panePID) == "bash" {
 				break
 			}
 		}

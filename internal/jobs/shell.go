@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
@@ -51,7 +49,7 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 	case err == nil:
 		sh = sharedShell{PID: pid, Name: platform.Name(pid)}
 		sh.Program = shellProgram(pid, sh.Name)
-	case errors.Is(err, errNoShell) && ownedByUs(panePID):
+	case errors.Is(err, errNoShell) && platform.OwnedByUs(panePID):
 		// The pane runs no shell of ours (ptybridge -- ssh HOST): the job
 		// gets the user's login shell, with the pane's directory and
 		// environment.
@@ -68,21 +66,20 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 	default:
 		return sharedShell{}, err
 	}
-	if sh.Dir, err = os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err != nil {
+	if sh.Dir, err = platform.Cwd(pid); err != nil {
 		return sharedShell{}, &failure.Error{
 			Msg:  "cannot read the shared shell's directory: " + err.Error(),
 			Hint: "ptysend needs /proc (Linux) and must run as the same user as ptybridge; or give the job's directory with --cwd",
 		}
 	}
-	env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-	for _, kv := range bytes.Split(env, []byte{0}) {
-		key, _, ok := bytes.Cut(kv, []byte("="))
+	for _, kv := range platform.Environ(pid) {
+		key, _, ok := strings.Cut(kv, "=")
 		switch {
-		case !ok, len(key) == 0:
-		case string(key) == "TMUX", string(key) == "TMUX_PANE", string(key) == "PTYBRIDGE_JOB":
+		case !ok, key == "":
+		case key == "TMUX", key == "TMUX_PANE", key == "PTYBRIDGE_JOB":
 			// tmux sets its own for the job's window; the supervisor names the job.
 		default:
-			sh.Env = append(sh.Env, string(kv))
+			sh.Env = append(sh.Env, kv)
 		}
 	}
 	return sh, nil
@@ -137,7 +134,7 @@ func shellOf(panePID int) (int, error) {
 	}
 	var foreign string
 	for pid, steps := fg, 0; pid > 1 && steps < 64; steps++ {
-		if _, ok := markers.ShellFor(platform.Name(pid)); ok && ownedByUs(pid) && interactive(platform.Args(pid)) {
+		if _, ok := markers.ShellFor(platform.Name(pid)); ok && platform.OwnedByUs(pid) && interactive(platform.Args(pid)) {
 			return pid, nil
 		}
 		if foreign == "" && markers.Unsupported(platform.Name(pid)) {
@@ -178,31 +175,18 @@ var errNoShell error = &failure.Error{
 
 // environValue is the value of key in the environment pid started with.
 func environValue(pid int, key string) string {
-	env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-	for _, kv := range bytes.Split(env, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte(key+"=")); ok {
-			return string(v)
+	for _, kv := range platform.Environ(pid) {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
 		}
 	}
 	return ""
 }
 
-// ownedByUs reports whether pid runs as our user (not a root shell of
-// sudo -i: a job runs as the user of the tmux server).
-func ownedByUs(pid int) bool {
-	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
-	if err != nil {
-		return false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Geteuid()
-}
-
 // shellProgram is the executable to run the job's shell with: the one
 // the shared shell runs, else its name on PATH.
 func shellProgram(pid int, name string) string {
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-	exe = strings.TrimSuffix(exe, " (deleted)")
+	exe, err := platform.Executable(pid)
 	if err == nil && filepath.Base(exe) != "busybox" {
 		if _, err := os.Stat(exe); err == nil {
 			return exe

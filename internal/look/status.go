@@ -189,11 +189,12 @@ func shellOf(pid int, name string, snap markers.Snapshot, a *relay.Answer) *Shel
 	// The hooks have spoken in it: its events are the relay's last, or
 	// the command it runs is the history's.
 	hooks := snap.PID == pid || a.Running != nil && a.Running.ShellPID == pid
-	sh := &Shell{Kind: name, PID: pid, Cwd: platform.Cwd(pid), Hooks: hooks}
+	cwd, _ := platform.Cwd(pid)
+	sh := &Shell{Kind: name, PID: pid, Cwd: cwd, Hooks: hooks}
 	if sh.Cwd == "" && sh.Hooks {
 		sh.Cwd = a.ShellDir
 	}
-	if uid, err := platform.Owner(pid); err == nil {
+	if uid, err := platform.ProcessOwner(pid); err == nil {
 		sh.User = strconv.Itoa(uid)
 		if u, err := user.LookupId(sh.User); err == nil {
 			sh.User = u.Username

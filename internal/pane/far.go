@@ -53,7 +53,7 @@ func locateNow(panePID int) (Target, error) {
 	name := platform.Name(fg)
 	args := platform.Args(fg)
 	if sh, ok := markers.ShellFor(name); ok && interactive(args) {
-		if platform.Ours(fg) {
+		if platform.SharesOurUserAndNamespaces(fg) {
 			return Target{PID: fg, Shell: sh, Name: name}, nil
 		}
 		return Target{Far: true, PID: fg, Name: foreignVia(fg, name)}, nil

@@ -5,16 +5,58 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
-// Whether ptysend can drive a shell the fast way depends on whether the
-// shell is ours: it must be able to read the private runtime directory
-// (same user), see the same files there (same mount namespace) and be
-// watched through /proc (same pid namespace). A shell of another user or
-// namespace is driven through the terminal stream instead (far mode).
+// Which processes are "ours" has more than one answer, for different
+// questions; each has its own name, and they must not be merged:
+//
+//   - OwnedByUs (ProcessOwner): the process's owner is our effective user.
+//     The owner is the kernel's: the user it runs as, or root when the
+//     process is not dumpable (a set-uid program). A job runs as the
+//     user of the tmux server, so it takes no root shell's settings.
+//   - SharesOurUserAndNamespaces: a shell that ptysend can drive the fast
+//     way. It must be able to read the private runtime directory (same
+//     effective user), see the same files there (same mount namespace)
+//     and be watched through /proc (same pid namespace). A shell of
+//     another user or namespace is driven through the terminal stream
+//     instead (far mode).
+//
+// FileOwner is a file's owner, for the runtime directory's own check.
 
-// UID is the effective user id of pid, or -1 when /proc does not say.
-func UID(pid int) int {
+// ProcessOwner is the user id that owns process pid.
+func ProcessOwner(pid int) (int, error) {
+	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	if err != nil {
+		return 0, err
+	}
+	uid, ok := FileOwner(fi)
+	if !ok {
+		return 0, fmt.Errorf("no owner of process %d", pid)
+	}
+	return uid, nil
+}
+
+// OwnedByUs reports whether process pid is owned by our effective user
+// (see ProcessOwner).
+func OwnedByUs(pid int) bool {
+	uid, err := ProcessOwner(pid)
+	return err == nil && uid == os.Geteuid()
+}
+
+// FileOwner is the user id that owns the file fi describes; false when
+// the file system does not say.
+func FileOwner(fi os.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
+
+// effectiveUID is the effective user id of pid, or -1 when /proc does
+// not say.
+func effectiveUID(pid int) int {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return -1
@@ -32,10 +74,11 @@ func UID(pid int) int {
 	return -1
 }
 
-// Ours reports whether pid runs as our effective user, in our mount and
-// pid namespaces, with a working directory we can read.
-func Ours(pid int) bool {
-	if UID(pid) != os.Geteuid() {
+// SharesOurUserAndNamespaces reports whether pid runs as our effective
+// user, in our mount and pid namespaces, with a working directory we can
+// read.
+func SharesOurUserAndNamespaces(pid int) bool {
+	if effectiveUID(pid) != os.Geteuid() {
 		return false
 	}
 	for _, ns := range []string{"mnt", "pid"} {

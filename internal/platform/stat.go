@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -35,21 +34,21 @@ func StartTime(pid int) (time.Time, error) {
 	return now.Add(-ago), nil
 }
 
-// Owner is the user id that process pid runs as.
-func Owner(pid int) (int, error) {
-	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
-	if err != nil {
-		return 0, err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, fmt.Errorf("no owner of process %d", pid)
-	}
-	return int(st.Uid), nil
+// Cwd is the working directory of process pid.
+func Cwd(pid int) (string, error) {
+	return os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
 }
 
-// Cwd is the working directory of process pid, "" when unknown.
-func Cwd(pid int) string {
-	dir, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
-	return dir
+// Executable is the program file that process pid runs, as it was named
+// when the process started it (it may since have been replaced).
+func Executable(pid int) (string, error) {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	return strings.TrimSuffix(exe, " (deleted)"), err
+}
+
+// Environ is the environment process pid started with, "KEY=value"
+// each: the kernel shows nothing of the changes it made since.
+func Environ(pid int) []string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	return strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 })
 }

@@ -18,11 +18,14 @@ func TestStartTimeOfThisProcess(t *testing.T) {
 	if age := time.Since(start); age < -50*time.Millisecond || age > 10*time.Minute {
 		t.Fatalf("started %v ago?", age)
 	}
-	if uid, err := Owner(os.Getpid()); err != nil || uid != os.Geteuid() {
+	if uid, err := ProcessOwner(os.Getpid()); err != nil || uid != os.Geteuid() || !OwnedByUs(os.Getpid()) {
 		t.Fatalf("owner: %d, %v", uid, err)
 	}
-	if wd, _ := os.Getwd(); Cwd(os.Getpid()) != wd {
-		t.Fatalf("cwd: %q, want %q", Cwd(os.Getpid()), wd)
+	if !SharesOurUserAndNamespaces(os.Getpid()) {
+		t.Fatal("we do not share our own user and namespaces")
+	}
+	if wd, _ := os.Getwd(); must(Cwd(os.Getpid())) != wd {
+		t.Fatalf("cwd: %q, want %q", must(Cwd(os.Getpid())), wd)
 	}
 	if SameTerminal(os.Getpid(), 1<<30) {
 		t.Fatal("no process has pid 2^30")
@@ -60,4 +63,11 @@ func TestReadStatOfAStrangeCommandName(t *testing.T) {
 	if p != want {
 		t.Fatalf("readStat = %+v, want %+v", p, want)
 	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -201,7 +201,8 @@ func paneDir(panePID int) func(pid int) string {
 		if pid <= 0 || !platform.SameTerminal(pid, panePID) {
 			return ""
 		}
-		return platform.Cwd(pid)
+		dir, _ := platform.Cwd(pid)
+		return dir
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // UserName is $USER, or the name of the current user from the OS.
@@ -81,9 +82,8 @@ func checkPrivateDir(dir string) error {
 	if !fi.IsDir() {
 		return &UnsafeDirError{dir, "it is not a directory"}
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if ok && int(st.Uid) != os.Geteuid() {
-		return &UnsafeDirError{dir, fmt.Sprintf("it is owned by uid %d, not by you (uid %d)", st.Uid, os.Geteuid())}
+	if uid, ok := platform.FileOwner(fi); ok && uid != os.Geteuid() {
+		return &UnsafeDirError{dir, fmt.Sprintf("it is owned by uid %d, not by you (uid %d)", uid, os.Geteuid())}
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return &UnsafeDirError{dir, fmt.Sprintf("it has mode %04o, so other users can reach it", perm)}

@@ -86,7 +86,7 @@ func send(req Request) (int, error) {
 	}
 	c := &call{req: req, rc: rc, shell: shell, shellPID: shellPID, shellName: name, start: start, clean: clean,
 		questions: paneQuestions{pid: rc.PanePID, id: rc.PaneID}}
-	c.shellDir, _ = os.Readlink(fmt.Sprintf("/proc/%d/cwd", shellPID))
+	c.shellDir, _ = platform.Cwd(shellPID)
 	if needHooks {
 		c.hooks = markers.Integration(name, req.Bridge.RuntimeDir)
 	}
