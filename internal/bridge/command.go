@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -57,7 +58,9 @@ func (b Bridge) ExitFile() string { return b.File(".exit") }
 // ClosePane closes the pane (and with it the session, when it was its
 // last) once its process has ended.
 func (b Bridge) ClosePane(pane string, panePID int) {
-	if exited := platform.ExitOf(panePID); exited != nil {
+	watch, stopWatching := context.WithCancel(context.Background())
+	defer stopWatching()
+	if exited := platform.WatchExit(watch, panePID); exited != nil {
 		select {
 		case <-exited:
 		case <-time.After(2 * time.Second):

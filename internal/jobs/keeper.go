@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bufio"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -257,11 +258,9 @@ func (k *keeper) tellReady(msg string) {
 // an answer from tmux (which then is not blocked), tells that no END
 // will come.
 func (k *keeper) watchSupervisor() {
-	exited := platform.ExitOf(k.PanePID)
-	if exited == nil {
+	if !exits(k.PanePID) {
 		return
 	}
-	<-exited
 	go nudgeReaper(k.PanePID)
 	for {
 		if k.endedWithin(200*time.Millisecond) || !k.quietFor(time.Second) {
@@ -286,6 +285,18 @@ func (k *keeper) watchSupervisor() {
 		k.mu.Unlock()
 		return
 	}
+}
+
+// exits waits until process pid exits; false when it cannot be watched.
+func exits(pid int) bool {
+	ctx, stopWatching := context.WithCancel(context.Background())
+	defer stopWatching()
+	exited := platform.WatchExit(ctx, pid)
+	if exited == nil {
+		return false
+	}
+	<-exited
+	return true
 }
 
 // endedWithin waits up to d for the job's end.

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,7 +197,9 @@ type activation struct {
 func RunSpare(fifo string, sharedPID int) int {
 	var exited <-chan struct{}
 	if sharedPID > 0 {
-		if exited = platform.ExitOf(sharedPID); exited == nil {
+		ctx, stopWatching := context.WithCancel(context.Background())
+		defer stopWatching()
+		if exited = platform.WatchExit(ctx, sharedPID); exited == nil {
 			return 0 // gone already
 		}
 	}

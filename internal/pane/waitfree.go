@@ -1,6 +1,7 @@
 package pane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -91,7 +92,9 @@ func (w *FreeWaiter) wait(refusal error) {
 	var inTheWay *programInTheWay
 	var ended <-chan struct{}
 	if errors.As(refusal, &inTheWay) {
-		ended = platform.ExitOf(inTheWay.pid)
+		watch, stopWatching := context.WithCancel(context.Background())
+		defer stopWatching()
+		ended = platform.WatchExit(watch, inTheWay.pid)
 	}
 	scrolling := failure.From(refusal) == CopyModeError
 	for {

@@ -9,6 +9,7 @@ package relay
 
 import (
 	"bufio"
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -308,7 +309,9 @@ func (r *relay) forward(b []byte) {
 // shell ends while no call holds the pane, the human ended it: the pane is
 // closed, as it would be without remain-on-exit, and the terminal with it.
 func (r *relay) closePaneWhenTheHumanExits(paneID string, panePID int) {
-	exited := platform.ExitOf(panePID)
+	ctx, stopWatching := context.WithCancel(context.Background())
+	defer stopWatching()
+	exited := platform.WatchExit(ctx, panePID)
 	if exited == nil {
 		return
 	}

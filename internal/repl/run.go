@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -47,7 +48,8 @@ type replRun struct {
 	chunks     chan struct{}
 	done       chan streamResult
 	death      <-chan struct{}
-	written    int64 // the REPL's written bytes at the last look (see check)
+	stopDeath  context.CancelFunc // ends the watch of death, if any
+	written    int64              // the REPL's written bytes at the last look (see check)
 	// cancel is the request's Cancel until it fired: a closed channel
 	// would stop the wait for the prompt after the interrupt too.
 	cancel <-chan struct{}
@@ -105,6 +107,9 @@ func (r *replRun) stop() {
 	if r.tty != nil {
 		r.tty.Close()
 	}
+	if r.stopDeath != nil {
+		r.stopDeath()
+	}
 }
 
 // watchDeath makes r.death close when the REPL's process exits. (The END
@@ -112,7 +117,9 @@ func (r *replRun) stop() {
 // of the wrapper, e.g. after the REPL died of SIGINT.)
 func (r *replRun) watchDeath() {
 	if !r.st.Far { // a far REPL's death is its END marker alone
-		r.death = platform.ExitOf(r.st.PID)
+		var ctx context.Context
+		ctx, r.stopDeath = context.WithCancel(context.Background())
+		r.death = platform.WatchExit(ctx, r.st.PID)
 	}
 }
 

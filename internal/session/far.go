@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -129,7 +130,9 @@ func (f *farCall) run() (int, error) {
 	}
 	job := markers.FarJob{ID: id, Command: req.Command, Kind: rec.Kind, First: !hooked, Stdin: forward, EmptyStdin: empty,
 		EraseRows: rows}
-	f.carrierExit = platform.ExitOf(t.PID)
+	watch, stopWatching := context.WithCancel(context.Background())
+	defer stopWatching()
+	f.carrierExit = platform.WatchExit(watch, t.PID)
 	f.bridgeCommand = platform.Parent(t.PID) == rc.PanePID && bridge.IsCommandRunner(platform.Args(rc.PanePID))
 	f.signals = signals
 	if err := rc.Type(loader + "\r"); err != nil {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -95,7 +96,9 @@ func send(req Request) (int, error) {
 		return 0, failure.From(err)
 	}
 	// Watch the shell before typing: a command can end it at once.
-	c.shellExit = platform.ExitOf(shellPID)
+	watch, stopWatching := context.WithCancel(context.Background())
+	defer stopWatching()
+	c.shellExit = platform.WatchExit(watch, shellPID)
 	rc.Job(c.id, req.Command) // for the relay's history
 	if err := pane.TypeSourceLine(c.rc, c.req.Bridge, c.shell, c.script); err != nil {
 		return 0, failure.From(err)
