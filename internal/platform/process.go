@@ -1,6 +1,11 @@
 package platform
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
 
 // Proc is what the kernel says of one process at one moment, as far as
 // ptybridge asks: read whole by ReadProc, so that every question about a
@@ -62,4 +67,35 @@ func ExecImage(pid int) string {
 		return ""
 	}
 	return fmt.Sprintf("%d %s", pid, p.Image)
+}
+
+// Name is the program name of pid, as a human would call it.
+func Name(pid int) string {
+	if args := Args(pid); len(args) > 0 && args[0] != "" {
+		return strings.TrimPrefix(filepath.Base(args[0]), "-")
+	}
+	return Comm(pid)
+}
+
+// Which processes are "ours" has more than one answer, for different
+// questions; each has its own name, and they must not be merged:
+//
+//   - OwnedByUs (ProcessOwner): the process's owner is our effective user.
+//     The owner is the kernel's: the user it runs as, or root when the
+//     process is not dumpable (a set-uid program). A job runs as the
+//     user of the tmux server, so it takes no root shell's settings.
+//   - SharesOurUserAndNamespaces: a shell that ptysend can drive the fast
+//     way. It must be able to read the private runtime directory (same
+//     effective user), see the same files there (same mount namespace)
+//     and be watched through /proc (same pid namespace). A shell of
+//     another user or namespace is driven through the terminal stream
+//     instead (far mode).
+//
+// FileOwner is a file's owner, for the runtime directory's own check.
+
+// OwnedByUs reports whether process pid is owned by our effective user
+// (see ProcessOwner).
+func OwnedByUs(pid int) bool {
+	uid, err := ProcessOwner(pid)
+	return err == nil && uid == os.Geteuid()
 }

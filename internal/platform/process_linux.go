@@ -1,0 +1,230 @@
+package platform
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ReadProc reads /proc/PID/stat.
+func ReadProc(pid int) (Proc, error) {
+	return readStat(fmt.Sprintf("/proc/%d/stat", pid))
+}
+
+// readStat parses a stat file of /proc: a process's, or one of its
+// threads' (/proc/PID/task/TID/stat).
+func readStat(path string) (Proc, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Proc{}, err
+	}
+	// The command name, in parentheses after the pid, may itself hold
+	// spaces and parentheses: the fields after it start at the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	j := bytes.IndexByte(b, '(')
+	if i < 0 || j < 0 || j > i {
+		return Proc{}, fmt.Errorf("unexpected %s", path)
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3, the state
+	if len(f) < 20 || len(f[0]) != 1 {
+		return Proc{}, fmt.Errorf("unexpected %s", path)
+	}
+	var s statParser
+	p := Proc{
+		PID:        s.num(string(bytes.TrimSpace(b[:j]))),
+		State:      f[0][0],
+		PPID:       s.num(f[1]),
+		PGID:       s.num(f[2]),
+		SID:        s.num(f[3]),
+		TTY:        s.num(f[4]),
+		TPGID:      s.num(f[5]),
+		StartTicks: s.num64(f[19]),
+	}
+	// startcode, endcode and startstack (fields 26 to 28), which the
+	// kernel shows as 0 to whoever may not trace the process.
+	if len(f) >= 26 && f[23] != "0" {
+		p.Image = strings.Join(f[23:26], " ")
+	}
+	if s.err != nil {
+		return Proc{}, fmt.Errorf("unexpected %s: %w", path, s.err)
+	}
+	return p, nil
+}
+
+// statParser parses the numbers of a stat file, keeping the first error.
+type statParser struct{ err error }
+
+func (s *statParser) num(field string) int { return int(s.num64(field)) }
+
+func (s *statParser) num64(field string) int64 {
+	n, err := strconv.ParseInt(field, 10, 64)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return n
+}
+
+// Args is the command line of pid.
+func Args(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+}
+
+// Comm is the kernel's name of pid: the file it executed.
+func Comm(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return strings.TrimSpace(string(b))
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of stat's times: 100 on
+// every Linux architecture Go supports.
+const clockTicks = 100
+
+// StartTime is when process pid started, to the kernel's tick: its
+// start in ticks since boot, against the uptime now (the boot time that
+// /proc/stat gives is rounded to the second).
+func StartTime(pid int) (time.Time, error) {
+	now := time.Now()
+	p, err := ReadProc(pid)
+	if err != nil {
+		return time.Time{}, err
+	}
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return time.Time{}, err
+	}
+	up, _, _ := strings.Cut(string(b), " ")
+	secs, err := strconv.ParseFloat(up, 64)
+	if err != nil {
+		return time.Time{}, err
+	}
+	ago := time.Duration(secs*float64(time.Second)) - time.Duration(p.StartTicks)*time.Second/clockTicks
+	return now.Add(-ago), nil
+}
+
+// Cwd is the working directory of process pid.
+func Cwd(pid int) (string, error) {
+	return os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+}
+
+// Executable is the program file that process pid runs, as it was named
+// when the process started it (it may since have been replaced).
+func Executable(pid int) (string, error) {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	return strings.TrimSuffix(exe, " (deleted)"), err
+}
+
+// Environ is the environment process pid started with, "KEY=value"
+// each: the kernel shows nothing of the changes it made since.
+func Environ(pid int) []string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	return strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 })
+}
+
+// Children are the child processes of pid, as far as /proc shows them
+// (every thread's list), in no particular order.
+func Children(pid int) []int {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil
+	}
+	var kids []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, n)
+			}
+		}
+	}
+	return kids
+}
+
+// BytesWritten is the number of bytes process pid has written (wchar in
+// /proc/PID/io), or -1 when unknown.
+func BytesWritten(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}
+
+// ProcessOwner is the user id that owns process pid.
+func ProcessOwner(pid int) (int, error) {
+	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	if err != nil {
+		return 0, err
+	}
+	uid, ok := FileOwner(fi)
+	if !ok {
+		return 0, fmt.Errorf("no owner of process %d", pid)
+	}
+	return uid, nil
+}
+
+// FileOwner is the user id that owns the file fi describes; false when
+// the file system does not say.
+func FileOwner(fi os.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
+
+// effectiveUID is the effective user id of pid, or -1 when /proc does
+// not say.
+func effectiveUID(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 2 {
+				if n, err := strconv.Atoi(f[1]); err == nil {
+					return n
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// SharesOurUserAndNamespaces reports whether pid runs as our effective
+// user, in our mount and pid namespaces, with a working directory we can
+// read.
+func SharesOurUserAndNamespaces(pid int) bool {
+	if effectiveUID(pid) != os.Geteuid() {
+		return false
+	}
+	for _, ns := range []string{"mnt", "pid"} {
+		mine, err1 := os.Readlink("/proc/self/ns/" + ns)
+		theirs, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", pid, ns))
+		if err1 != nil || err2 != nil || mine != theirs {
+			return false
+		}
+	}
+	_, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+	return err == nil
+}
