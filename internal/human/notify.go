@@ -2,17 +2,15 @@ package human
 
 import (
 	"cmp"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
@@ -120,7 +118,7 @@ func ringBell(tty string) {
 	if !strings.HasPrefix(tty, "/dev/") {
 		return
 	}
-	f, err := os.OpenFile(tty, os.O_WRONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+	f, err := platform.OpenTTYToWriteNoWait(tty)
 	if err != nil {
 		return
 	}

@@ -14,9 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // spec is what ptysend --job hands the supervisor, in a private file that
@@ -77,7 +76,7 @@ func supervise(sp spec, tty *os.File, out *os.File) int {
 	// Take the terminal back, so that the END marker cannot stop on
 	// SIGTTOU (stty tostop) and the window's last state is ours.
 	signal.Ignore(syscall.SIGTTOU)
-	unix.IoctlSetPointerInt(int(tty.Fd()), unix.TIOCSPGRP, syscall.Getpgrp())
+	platform.SetForegroundGroup(tty, syscall.Getpgrp())
 	out.WriteString(markers.End(sp.ID, status))
 	select {
 	case <-ack:
@@ -163,7 +162,7 @@ func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
 		n, err := errR.Read(buf)
 		if n > 0 {
 			piece := buf[:n]
-			if !translatesNewlines(tty) {
+			if !platform.TranslatesNewlines(tty) {
 				piece = bytes.ReplaceAll(piece, []byte("\n"), []byte("\r\n"))
 			}
 			for len(piece) > 0 { // at most maxPiece a frame
@@ -177,12 +176,6 @@ func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
 			return
 		}
 	}
-}
-
-// translatesNewlines reports whether the terminal turns "\n" into "\r\n".
-func translatesNewlines(tty *os.File) bool {
-	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
-	return err != nil || t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0
 }
 
 // jobEnv is the job's environment: the shared shell's, then the job's own

@@ -8,48 +8,39 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TypedAhead reports keys the human typed that the shell has not read yet:
-// they wait in the terminal's input queue, typed during the previous
-// command, and appear on the line only once the shell reads them.
-func TypedAhead(shellPID int) bool {
-	tty := OpenTTY(TTYOf(shellPID))
-	if tty == nil {
-		return false
-	}
-	defer tty.Close()
-	n, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCINQ)
-	return err == nil && n > 0
-}
-
 // isTerminalPath: a pseudo-terminal, or /dev/tty, which names the
 // controlling terminal of whoever opens it.
 func isTerminalPath(p string) bool {
 	return strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty")
 }
 
-// lineEditorMode reports whether the terminal is in non-canonical mode,
-// as line editors (readline, libedit, node's) set it while they read.
-func lineEditorMode(tty *os.File) bool {
-	t := termios(tty)
-	return t != nil && t.Lflag&unix.ICANON == 0
-}
-
-// passwordMode reports whether the terminal reads lines without echoing
-// them, as getpass, sudo and su set it while they ask for a password.
-func passwordMode(tty *os.File) bool {
-	t := termios(tty)
-	return t != nil && t.Lflag&unix.ICANON != 0 && t.Lflag&unix.ECHO == 0
-}
-
-func termios(tty *os.File) *unix.Termios {
+// readTermMode reads the mode of the terminal tty; false when tty is
+// nil or no terminal.
+func readTermMode(tty *os.File) (termMode, bool) {
 	if tty == nil {
-		return nil
+		return termMode{}, false
 	}
 	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 	if err != nil {
-		return nil
+		return termMode{}, false
 	}
-	return t
+	return termMode{
+		canonical:          t.Lflag&unix.ICANON != 0,
+		echo:               t.Lflag&unix.ECHO != 0,
+		translatesNewlines: t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0,
+	}, true
+}
+
+// queuedInput is the number of bytes in the input queue of the terminal
+// tty: typed, and not read yet.
+func queuedInput(tty *os.File) (int, error) {
+	return unix.IoctlGetInt(int(tty.Fd()), unix.TIOCINQ)
+}
+
+// SetForegroundGroup makes process group pgid the foreground one of the
+// terminal tty, which must be our controlling terminal.
+func SetForegroundGroup(tty *os.File, pgid int) error {
+	return unix.IoctlSetPointerInt(int(tty.Fd()), unix.TIOCSPGRP, pgid)
 }
 
 // OpenTTY opens the pane's terminal to read its mode: never as our
@@ -60,6 +51,19 @@ func OpenTTY(path string) *os.File {
 		return nil
 	}
 	return f
+}
+
+// OpenTTYToWrite opens the terminal at path to write to it, never as our
+// controlling terminal. Its writes wait while the terminal does not take
+// output (the human pressed Ctrl-S).
+func OpenTTYToWrite(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY, 0)
+}
+
+// OpenTTYToWriteNoWait is OpenTTYToWrite for a write that must never
+// wait: one that cannot be made at once fails.
+func OpenTTYToWriteNoWait(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
 }
 
 // TTYOf is the terminal of process pid: its controlling terminal (tty_nr

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // stderrCopy passes the command's stderr on while the command runs: the
@@ -153,7 +154,7 @@ type framedTerminal struct {
 func openFramedTerminal(id markers.ID, path string) framedTerminal {
 	t := framedTerminal{id: id, path: path}
 	if path != "" {
-		t.tty, _ = os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY, 0)
+		t.tty, _ = platform.OpenTTYToWrite(path)
 	}
 	return t
 }
@@ -169,7 +170,7 @@ func (t *framedTerminal) show(p []byte) {
 	for t.tty != nil && len(p) > 0 {
 		piece := p[:min(len(p), markers.MaxStderrPiece)]
 		p = p[len(piece):]
-		if !translatesNewlines(t.tty) {
+		if !platform.TranslatesNewlines(t.tty) {
 			piece = crlf(piece)
 		}
 		t.frame = markers.AppendStderrFrame(t.frame[:0], t.id, piece)
@@ -184,11 +185,6 @@ func (t *framedTerminal) close() {
 		t.tty.Close()
 		t.tty = nil
 	}
-}
-
-func translatesNewlines(tty *os.File) bool {
-	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
-	return err != nil || t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0
 }
 
 // crlf is b with each "\n" preceded by "\r".

@@ -1,0 +1,45 @@
+package platform
+
+import "os"
+
+// termMode is what a terminal's settings say, as far as ptybridge asks.
+type termMode struct {
+	canonical          bool // it reads whole lines: no line editor reads it now
+	echo               bool // it shows what is typed
+	translatesNewlines bool // its output turns "\n" into "\r\n"
+}
+
+// lineEditorMode reports whether the terminal is in non-canonical mode,
+// as line editors (readline, libedit, node's) set it while they read.
+func lineEditorMode(tty *os.File) bool {
+	m, ok := readTermMode(tty)
+	return ok && !m.canonical
+}
+
+// passwordMode reports whether the terminal reads lines without echoing
+// them, as getpass, sudo and su set it while they ask for a password.
+func passwordMode(tty *os.File) bool {
+	m, ok := readTermMode(tty)
+	return ok && m.canonical && !m.echo
+}
+
+// TranslatesNewlines reports whether the terminal tty turns "\n" into
+// "\r\n" in its output; true when it does not say, as terminals do by
+// default.
+func TranslatesNewlines(tty *os.File) bool {
+	m, ok := readTermMode(tty)
+	return !ok || m.translatesNewlines
+}
+
+// TypedAhead reports keys the human typed that the shell has not read yet:
+// they wait in the terminal's input queue, typed during the previous
+// command, and appear on the line only once the shell reads them.
+func TypedAhead(shellPID int) bool {
+	tty := OpenTTY(TTYOf(shellPID))
+	if tty == nil {
+		return false
+	}
+	defer tty.Close()
+	n, err := queuedInput(tty)
+	return err == nil && n > 0
+}
