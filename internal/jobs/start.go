@@ -12,11 +12,10 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
@@ -226,23 +225,7 @@ func keeperCommand(exe string, k KeeperArgs) string {
 // directory (of one name or not: starting is quick): an flock of the
 // directory, which the kernel drops when the process ends, however it
 // ends. (The per-call ids' locks are fcntl locks, which flock leaves be.)
-func lockStarts(dir string) (func(), error) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
-	}
-	for {
-		err = unix.Flock(fd, unix.LOCK_EX)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		unix.Close(fd)
-		return nil, os.NewSyscallError("flock", err)
-	}
-	return func() { unix.Close(fd) }, nil
-}
+func lockStarts(dir string) (func(), error) { return platform.LockDir(dir) }
 
 // shorten cuts s to at most n bytes, on a character boundary, with "…".
 func shorten(s string, n int) string {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // Per-call files are named after the call's id (16 hex digits): <id>.sh,
@@ -23,22 +23,20 @@ import (
 // whose id nobody holds belongs to a call that is gone. No file is made
 // for the lock, and a call takes it with two system calls.
 
-// claimed holds the descriptor whose lock claims our ids, open until the
-// process exits (a raw descriptor: an *os.File could be closed by the
-// garbage collector, which would drop the lock).
-var claimed = -1
+// claimed holds the locks that claim our ids, open until the process
+// exits.
+var claimed *platform.ByteLocks
 
 // Claim marks id as a live call's, for as long as this process runs.
 func Claim(dir, id string) error {
-	if claimed < 0 {
-		fd, err := openDir(dir)
+	if claimed == nil {
+		locks, err := platform.OpenByteLocks(dir)
 		if err != nil {
 			return err
 		}
-		claimed = fd
+		claimed = locks
 	}
-	lk := idLock(id, unix.F_RDLCK)
-	return os.NewSyscallError("fcntl", unix.FcntlFlock(uintptr(claimed), unix.F_OFD_SETLK, &lk))
+	return claimed.Share(idByte(id))
 }
 
 // SweepLeftovers removes the per-call files of calls that are gone, but
@@ -49,10 +47,10 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 	if err != nil {
 		return
 	}
-	fd := -1
+	var locks *platform.ByteLocks
 	defer func() {
-		if fd >= 0 {
-			unix.Close(fd)
+		if locks != nil {
+			locks.Close()
 		}
 	}()
 	live := map[string]bool{}
@@ -62,14 +60,14 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 		if !ok {
 			continue
 		}
-		if fd < 0 {
-			if fd, err = openDir(dir); err != nil {
+		if locks == nil {
+			if locks, err = platform.OpenByteLocks(dir); err != nil {
 				return
 			}
 		}
 		held, seen := live[id]
 		if !seen {
-			held = isClaimed(fd, id)
+			held = locks.Held(idByte(id)) // when in doubt, it is not a leftover
 			live[id] = held
 		}
 		if !held && !keep(name) {
@@ -96,25 +94,8 @@ func callID(name string) (string, bool) {
 	return id, true
 }
 
-// isClaimed reports whether a live process holds id's lock.
-func isClaimed(fd int, id string) bool {
-	lk := idLock(id, unix.F_WRLCK)
-	if err := unix.FcntlFlock(uintptr(fd), unix.F_OFD_GETLK, &lk); err != nil {
-		return true // when in doubt, it is not a leftover
-	}
-	return lk.Type != unix.F_UNLCK
-}
-
-// idLock is the lock of one byte of the directory that stands for id.
-func idLock(id string, typ int16) unix.Flock_t {
+// idByte is the byte of the directory whose lock stands for id.
+func idByte(id string) int64 {
 	n, _ := strconv.ParseUint(id, 16, 64)
-	return unix.Flock_t{Type: typ, Whence: 0, Start: int64(n >> 1), Len: 1}
-}
-
-func openDir(dir string) (int, error) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, &os.PathError{Op: "open", Path: dir, Err: err}
-	}
-	return fd, nil
+	return int64(n >> 1)
 }

@@ -1,0 +1,79 @@
+package platform
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// ByteLocks is a directory opened to lock single bytes of it: open file
+// description locks, which belong to this open of the directory (not to
+// the process, as classic fcntl locks do) and which the kernel drops when
+// it is closed, or when the process ends, however it ends. No file is
+// made for them.
+//
+// It holds a raw descriptor: an *os.File could be closed by the garbage
+// collector, which would drop the locks.
+type ByteLocks struct{ fd int }
+
+// OpenByteLocks opens dir to lock its bytes.
+func OpenByteLocks(dir string) (*ByteLocks, error) {
+	fd, err := openDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &ByteLocks{fd: fd}, nil
+}
+
+// Share takes a shared lock of byte n, or fails at once when a process
+// holds an exclusive one.
+func (l *ByteLocks) Share(n int64) error {
+	lk := byteLock(n, unix.F_RDLCK)
+	return os.NewSyscallError("fcntl", unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_SETLK, &lk))
+}
+
+// Held reports whether a lock of byte n is held through another open of
+// the directory (this process's own included). When in doubt, it is.
+func (l *ByteLocks) Held(n int64) bool {
+	lk := byteLock(n, unix.F_WRLCK)
+	if err := unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_GETLK, &lk); err != nil {
+		return true
+	}
+	return lk.Type != unix.F_UNLCK
+}
+
+// Close drops the locks taken through l.
+func (l *ByteLocks) Close() { unix.Close(l.fd) }
+
+func byteLock(n int64, typ int16) unix.Flock_t {
+	return unix.Flock_t{Type: typ, Whence: 0, Start: n, Len: 1}
+}
+
+// LockDir waits for the exclusive lock of directory dir (flock), until
+// release is called or the process ends, however it ends. It is
+// independent of the ByteLocks of the same directory.
+func LockDir(dir string) (release func(), err error) {
+	fd, err := openDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = unix.Flock(fd, unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		unix.Close(fd)
+		return nil, os.NewSyscallError("flock", err)
+	}
+	return func() { unix.Close(fd) }, nil
+}
+
+func openDir(dir string) (int, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return fd, nil
+}
