@@ -90,6 +90,8 @@ func Name(pid int) string {
 //     and be watched through /proc (same pid namespace). A shell of
 //     another user or namespace is driven through the terminal stream
 //     instead (far mode).
+//   - PeerUID (sockets_linux.go): the user of the process at the other
+//     end of a unix socket, as it was when it connected.
 //
 // FileOwner is a file's owner, for the runtime directory's own check.
 

@@ -82,12 +82,12 @@ func (a *Answer) Snapshot() markers.Snapshot {
 // listenQueries listens on the query socket. A relay that is starting in
 // place of another (RespawnShell, a newer version) owns the queue's
 // socket already, so it takes this one over whatever is there.
-func listenQueries(path string) (*unixListener, error) {
+func listenQueries(path string) (*Listener, error) {
 	os.Remove(path)
-	return listenUnix(path)
+	return Listen(path)
 }
 
-func (r *relay) queryLoop(ln *unixListener) {
+func (r *relay) queryLoop(ln *Listener) {
 	AcceptFromUs(ln, func(c conn) { go r.answer(c) })
 }
 
@@ -163,7 +163,7 @@ var ErrNoQueries = errors.New("the relay takes no queries")
 // question. The bytes that follow the answer (an output's) are returned
 // with it.
 func Query(socketPath, request string) (*Answer, []byte, error) {
-	c, err := dialBlocking(QuerySocket(socketPath), queryTimeout)
+	c, err := platform.DialUnixBlocking(QuerySocket(socketPath), queryTimeout)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrNoQueries, err)
 	}

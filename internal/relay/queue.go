@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // The queue of concurrent calls speaks for itself: a client whose turn
@@ -50,25 +50,10 @@ type Queued struct {
 // it waits. Call with r.mu held.
 func (r *relay) dropHungUp() {
 	for _, c := range append([]conn{r.current}, r.queue...) {
-		if c != nil && hungUp(c) {
+		if c != nil && platform.PeerHungUp(c) {
 			r.drop(c)
 		}
 	}
-}
-
-// hungUp reports whether the peer of c has closed its end.
-func hungUp(c conn) bool {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return true
-	}
-	gone := false
-	raw.Control(func(fd uintptr) {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
-		n, err := unix.Poll(fds, 0)
-		gone = err == nil && n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLRDHUP|unix.POLLERR) != 0
-	})
-	return gone
 }
 
 // declare records what the current client runs; any other client's

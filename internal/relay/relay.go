@@ -20,8 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
@@ -151,20 +149,20 @@ func removeIfMine(path string, mine os.FileInfo) {
 
 // listenRelay listens on path, replacing a stale socket left by a relay
 // that died, but never a live one.
-func listenRelay(path string) (*unixListener, error) {
-	if c, err := dialUnix(path); err == nil {
+func listenRelay(path string) (*Listener, error) {
+	if c, err := DialSocket(path); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("a relay is already listening on %s", path)
 	}
 	os.Remove(path)
-	ln, err := listenUnix(path)
+	ln, err := Listen(path)
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
 	return ln, nil
 }
 
-func (r *relay) acceptLoop(ln *unixListener) { AcceptFromUs(ln, r.enqueue) }
+func (r *relay) acceptLoop(ln *Listener) { AcceptFromUs(ln, r.enqueue) }
 
 // enqueue puts a new client in the queue for the pane, telling it what
 // it waits behind if it must wait.
@@ -199,16 +197,8 @@ func AcceptFromUs(ln *Listener, handle func(c *os.File)) {
 // sameUser checks the peer's credentials: the directory is private
 // already, this is a second line of defence.
 func sameUser(c conn) bool {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return false
-	}
-	var cred *unix.Ucred
-	var credErr error
-	raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	})
-	return credErr == nil && int(cred.Uid) == os.Geteuid()
+	uid, err := platform.PeerUID(c)
+	return err == nil && uid == os.Geteuid()
 }
 
 // watch serves the client's requests until it hangs up, then gives the
@@ -371,7 +361,7 @@ var ErrVersion = errors.New("the relay speaks another protocol version")
 // Dial connects to the relay; the turn to use the pane comes later,
 // with the hello (see WaitTurn).
 func Dial(path string) (*Client, error) {
-	c, err := dialUnix(path)
+	c, err := DialSocket(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w on %s: %v", ErrNoRelay, path, err)
 	}
@@ -438,7 +428,7 @@ func (rc *Client) Buffered() int { return rc.r.Buffered() }
 func (rc *Client) Close() error { return rc.conn.Close() }
 
 func Alive(path string) bool {
-	c, err := dialUnix(path)
+	c, err := DialSocket(path)
 	if err != nil {
 		return false
 	}

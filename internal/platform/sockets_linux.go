@@ -1,7 +1,6 @@
-package relay
+package platform
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,21 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Unix stream sockets for the relay, without package net.
-//
-// ptysend is a short-lived process whose memory is mostly its own binary:
-// the kernel maps nearly all of the text and tables it runs. Package net
-// (resolvers, IP parsing and the like) made 0.5 MB of it, and the relay
-// needs none of that: its sockets are plain descriptors wrapped in
-// *os.File, which the runtime poller serves like net's connections,
-// deadlines included. Measured on the static build: peak memory for
-// seq 1 300000 5.3-5.8 -> 4.8-5.0 MiB, a trivial call ~0.6 ms faster.
-
-// conn is one end of a connected unix socket.
-type conn = *os.File
-
-// dialUnix connects to the unix socket at path.
-func dialUnix(path string) (conn, error) {
+// DialUnix connects to the unix socket at path.
+func DialUnix(path string) (*os.File, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
@@ -46,7 +32,7 @@ func dialUnix(path string) (conn, error) {
 
 // pollable hands fd to the runtime poller: os.NewFile does so for a
 // non-blocking descriptor.
-func pollable(fd int, name string) (conn, error) {
+func pollable(fd int, name string) (*os.File, error) {
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
 		return nil, os.NewSyscallError("setnonblock", err)
@@ -54,13 +40,10 @@ func pollable(fd int, name string) (conn, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// unixListener is a listening unix socket.
-type unixListener struct{ f *os.File }
-
-// listenUnix listens on path, which must not exist. The socket file is
+// ListenUnix listens on path, which must not exist. The socket file is
 // made with mode 0600, as private as the directory it is in (defence in
-// depth). It is never removed by Close: its owner decides.
-func listenUnix(path string) (*unixListener, error) {
+// depth).
+func ListenUnix(path string) (*UnixListener, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
@@ -83,14 +66,11 @@ func listenUnix(path string) (*unixListener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &unixListener{f: f}, nil
+	return &UnixListener{f: f}, nil
 }
 
-// errListenerClosed is what Accept returns once the listener is closed.
-var errListenerClosed = errors.New("listener closed")
-
 // Accept waits for the next connection; Close makes it return.
-func (l *unixListener) Accept() (conn, error) {
+func (l *UnixListener) Accept() (*os.File, error) {
 	raw, err := l.f.SyscallConn()
 	if err != nil {
 		return nil, errListenerClosed
@@ -117,19 +97,45 @@ func (l *unixListener) Accept() (conn, error) {
 	return pollable(nfd, l.f.Name())
 }
 
-func (l *unixListener) Close() error { return l.f.Close() }
+// PeerUID is the user id of the process at the other end of the unix
+// socket c, as it was when it connected.
+func PeerUID(c *os.File) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return -1, err
+	}
+	if credErr != nil {
+		return -1, credErr
+	}
+	return int(cred.Uid), nil
+}
 
-// blockingConn is a connected unix socket read and written with plain
-// blocking system calls, bypassing the runtime's poller: a query is one
-// request and one answer in a process that does nothing else, and the
-// poller's setup (epoll, an event descriptor, parking and waking the
-// goroutine) is a measurable part of so short a run. Timeouts are the
-// socket's own (SO_RCVTIMEO, SO_SNDTIMEO).
-type blockingConn int
+// PeerHungUp reports whether the peer of the unix socket c has closed
+// its end, without reading from c.
+func PeerHungUp(c *os.File) bool {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return true
+	}
+	gone := false
+	raw.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+		n, err := unix.Poll(fds, 0)
+		gone = err == nil && n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLRDHUP|unix.POLLERR) != 0
+	})
+	return gone
+}
 
-// dialBlocking connects to the unix socket at path; every read and write
-// fails after timeout.
-func dialBlocking(path string, timeout time.Duration) (blockingConn, error) {
+// DialUnixBlocking connects to the unix socket at path; every read and
+// write fails after timeout.
+func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, os.NewSyscallError("socket", err)
@@ -147,10 +153,10 @@ func dialBlocking(path string, timeout time.Duration) (blockingConn, error) {
 		unix.Close(fd)
 		return -1, &os.PathError{Op: "dial", Path: path, Err: err}
 	}
-	return blockingConn(fd), nil
+	return BlockingConn(fd), nil
 }
 
-func (c blockingConn) Read(p []byte) (int, error) {
+func (c BlockingConn) Read(p []byte) (int, error) {
 	for {
 		n, err := unix.Read(int(c), p)
 		switch {
@@ -167,7 +173,7 @@ func (c blockingConn) Read(p []byte) (int, error) {
 	}
 }
 
-func (c blockingConn) Write(p []byte) (int, error) {
+func (c BlockingConn) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
 		n, err := unix.Write(int(c), p[written:])
@@ -184,4 +190,4 @@ func (c blockingConn) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-func (c blockingConn) Close() error { return unix.Close(int(c)) }
+func (c BlockingConn) Close() error { return unix.Close(int(c)) }
