@@ -15,7 +15,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"golang.org/x/sys/unix"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // osc is the private OSC number that introduces every marker.
@@ -25,25 +25,14 @@ const osc = "6973;ptybridge"
 type ID string
 
 // NewID returns a fresh random id from the kernel's random number
-// generator (getrandom(2), which crypto/rand reads too). crypto/rand
-// itself would link Go's FIPS 140 module into ptysend (its DRBG, SHA-2
-// and SHA-3, AES, math/big: some 200 KB of code), which costs every call
-// as much resident memory, for 8 bytes.
+// generator (platform.RandomBytes: crypto/rand would cost every call of
+// ptysend some 200 KB of resident memory, for 8 bytes).
 func NewID() (ID, error) {
 	var b [8]byte
-	for {
-		n, err := unix.Getrandom(b[:], 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("reading random bytes: %w", err)
-		}
-		if n != len(b) { // never for 8 bytes, which getrandom reads whole
-			return "", fmt.Errorf("reading random bytes: got %d of %d", n, len(b))
-		}
-		return ID(hex.EncodeToString(b[:])), nil
+	if err := platform.RandomBytes(b[:]); err != nil {
+		return "", fmt.Errorf("reading random bytes: %w", err)
 	}
+	return ID(hex.EncodeToString(b[:])), nil
 }
 
 // Valid reports whether id has the shape NewID produces: 16 lowercase
