@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // Config is what every tool call shares.
@@ -55,15 +55,11 @@ func ServeStdio(cfg Config) error {
 // reserveStdout moves the protocol stream off fd 1 and points fd 1 at
 // stderr.
 func reserveStdout() (*os.File, error) {
-	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+	f, err := platform.SetStdoutAside("mcp-stdout")
 	if err != nil {
 		return nil, fmt.Errorf("setting stdout aside for the protocol: %w", err)
 	}
-	if err := unix.Dup3(2, 1, 0); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("setting stdout aside for the protocol: %w", err)
-	}
-	return os.NewFile(uintptr(fd), "mcp-stdout"), nil
+	return f, nil
 }
 
 // Serve serves the tools on t until the client goes away or ctx is

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -9,8 +10,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
@@ -230,16 +229,8 @@ const stuckCopyGrace = time.Second
 
 // drain reads what the fifo holds now, never waiting.
 func (s *stderrCopy) drain() {
-	raw, err := s.fifo.SyscallConn()
-	if err != nil {
-		return
-	}
 	for {
-		n := 0
-		raw.Read(func(fd uintptr) bool {
-			n, _ = unix.Read(int(fd), s.buf)
-			return true // one try: EAGAIN means empty
-		})
+		n, _ := platform.ReadNow(s.fifo, s.buf)
 		if n <= 0 {
 			return
 		}
@@ -255,24 +246,22 @@ func (s *stderrCopy) drain() {
 // Whether any holds it tells a read of our own that never waits: end of
 // file means no writer is left once ours is closed.
 func (s *stderrCopy) handOver() {
-	fd, err := unix.Open(s.errPath, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	fifo, err := platform.OpenNoWait(s.errPath)
 	s.fifo.Close()
 	if err != nil {
 		return
 	}
 	for {
-		n, err := unix.Read(fd, s.buf)
+		n, err := platform.ReadNow(fifo, s.buf)
 		switch {
 		case n > 0:
 			s.take(s.buf[:n])
 			continue
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			s.keepShowing(os.NewFile(uintptr(fd), s.errPath))
+		case errors.Is(err, platform.ErrWouldWait):
+			s.keepShowing(fifo)
 			return
 		}
-		unix.Close(fd) // end of file: no writer is left
+		fifo.Close() // end of file: no writer is left
 		return
 	}
 }

@@ -1,0 +1,61 @@
+package platform
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// OpenNoWait opens the fifo at path to read it with ReadNow: the open
+// does not wait for a writer.
+func OpenNoWait(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+}
+
+// ReadNow reads what f, a pipe or fifo the runtime's poller serves,
+// holds now, without waiting for more: ErrWouldWait when it holds nothing
+// and a writer is left, io.EOF when none is.
+func ReadNow(f *os.File, p []byte) (int, error) {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var rerr error
+	err = raw.Read(func(fd uintptr) bool {
+		for {
+			n, rerr = unix.Read(int(fd), p)
+			if rerr != unix.EINTR {
+				return true // one try, never a wait
+			}
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case rerr == unix.EAGAIN:
+		return 0, ErrWouldWait
+	case rerr != nil:
+		return 0, rerr
+	case n == 0 && len(p) > 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// SetStdoutAside moves our standard output to a new descriptor, which
+// children do not inherit, and points descriptor 1 at standard error:
+// whatever writes to fd 1 from then on (a stray print, a child process)
+// cannot reach what the returned file leads to.
+func SetStdoutAside(name string) (*os.File, error) {
+	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Dup3(2, 1, 0); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
