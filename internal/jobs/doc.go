@@ -22,6 +22,6 @@
 //
 // The modes (--job, --jobs, --job-output, --job-wait, --job-stop,
 // --job-send, --job-keys, --job-screen) are the client side. The package
-// never types into the shared pane: it only reads, through /proc, which
-// shell runs there.
+// never types into the shared pane: it only reads, through
+// internal/platform, which shell runs there.
 package jobs

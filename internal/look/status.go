@@ -2,9 +2,9 @@
 // terminal free, and if not, what holds it), --history (the commands run
 // at the shell's prompt, by the user or the agent) and --output (what one
 // of them printed). They ask the relay (bridge.Query), which answers from
-// its memory while a call holds the pane, and read /proc and the bridge's
-// own files; they never type, and run no tmux process unless the relay
-// must be repaired.
+// its memory while a call holds the pane, and read the processes (through
+// internal/platform) and the bridge's own files; they never type, and run
+// no tmux process unless the relay must be repaired.
 package look
 
 import (

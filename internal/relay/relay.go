@@ -3,8 +3,9 @@
 // relay streams the pane's raw output to one connected client at a time
 // (that is the queue of concurrent calls), types that client's keys into
 // the pane, and follows the shell's hook events to say, in its greeting,
-// what the shell last did. It must not interpret a command's output; that
-// is the markers' and the callers' business.
+// what the shell last did. Its sockets are internal/platform's unix
+// sockets, without package net. It must not interpret a command's output;
+// that is the markers' and the callers' business.
 package relay
 
 import (

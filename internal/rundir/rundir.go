@@ -2,8 +2,9 @@
 // socket and the per-call files live: where it is, the checks that no
 // other local user could have planted it or can read it (a real
 // directory, ours, mode 0700), and which per-call files are leftovers of
-// calls that are gone (calls.go). It must not create anything inside it
-// beyond the directory itself.
+// calls that are gone (calls.go: the locks that claim call ids, which
+// internal/platform takes). It must not create anything inside it beyond
+// the directory itself.
 package rundir
 
 import (
