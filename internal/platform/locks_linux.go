@@ -6,15 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ByteLocks is a directory opened to lock single bytes of it: open file
-// description locks, which belong to this open of the directory (not to
-// the process, as classic fcntl locks do) and which the kernel drops when
-// it is closed, or when the process ends, however it ends. No file is
-// made for them.
-//
-// It holds a raw descriptor: an *os.File could be closed by the garbage
-// collector, which would drop the locks.
-type ByteLocks struct{ fd int }
+// On Linux, ByteLocks are open file description locks: they belong to
+// the open, where classic fcntl locks belong to the process.
 
 // OpenByteLocks opens dir to lock its bytes.
 func OpenByteLocks(dir string) (*ByteLocks, error) {
