@@ -1,12 +1,14 @@
 // Package bridge owns the bridge session: creating it in tmux with its
 // shared pane and relay (ptybridge), attaching the human's terminal,
-// repairing a dead relay, starting a new shell in the pane, the
-// copy-mode record, the paths of its private files, and taking a turn at
-// the pane through the relay (the queue of ptysend calls). It does not
-// look at what the pane runs (internal/pane) nor run commands in it.
+// repairing or replacing a relay that died or is of another version,
+// starting a new shell in the pane, the copy-mode records, the paths of
+// its private files, and reaching the relay: a turn at the pane (the
+// queue of ptysend calls, turn.go) or a query. It does not look at what
+// the pane runs (internal/pane) nor run commands in it.
 package bridge
 
 import (
+	"encoding/json"
 	"bufio"
 	"errors"
 	"fmt"
@@ -33,9 +35,6 @@ type Bridge struct {
 	// Exe is the program tmux runs as the relay: the running ptybridge or
 	// ptysend, which both understand the hidden --relay flags.
 	Exe string
-	// Call is what this ptysend runs, as the agent typed it ("make test",
-	// "--repl-eval 1 + 1"): the calls queued behind it are told (Turn).
-	Call string
 }
 
 // ValidateName refuses names tmux would silently rewrite.
@@ -52,13 +51,21 @@ func ValidateName(name string) error {
 func (b Bridge) target() string     { return tmux.SessionTarget(b.Name) }
 func (b Bridge) SocketPath() string { return rundir.SocketPath(b.RuntimeDir, b.Name) }
 
-// relayCommand is what pipe-pane runs, with -O (the pane's output to its
-// stdin) and -I (its stdout to the pane's input, for typing).
-func (b Bridge) relayCommand() string {
+// relayCommand is what pipe-pane runs for the shared pane.
+func (b Bridge) relayCommand() string { return b.RelayCommand(b.SocketPath(), nil) }
+
+// RelayCommand is what pipe-pane runs, with -O (the pane's output to its
+// stdin) and -I (its stdout to the pane's input, for typing): the relay
+// on socket, for the shared pane or a job window's (job).
+func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
 	// tmux expands formats in the command, so a literal '#' is doubled.
 	q := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
-	return fmt.Sprintf("exec %s --relay %s --relay-pane '#{pane_id}' --relay-pid '#{pane_pid}'",
-		q(b.Exe), q(b.SocketPath()))
+	cmd := fmt.Sprintf("exec %s --relay %s --relay-pane '#{pane_id}' --relay-pid '#{pane_pid}'", q(b.Exe), q(socket))
+	if job != nil {
+		js, _ := json.Marshal(job)
+		cmd += fmt.Sprintf(" --relay-job %x", js)
+	}
+	return cmd
 }
 
 // Open creates the session when it does not exist yet, with its first pane
@@ -85,7 +92,6 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 		";", "pipe-pane", "-I", "-O", "-t", t, b.relayCommand())...)
 	if err == nil {
 		os.Remove(b.ExitFile())
-		os.Remove(b.modePath()) // a new pane is not in copy mode
 		os.Remove(confirmFile(b.SocketPath()))
 		if err := b.watchMode(); err != nil {
 			return err
@@ -178,6 +184,7 @@ func (b Bridge) startRelay(replacing bool) (string, error) {
 // command ended the old one (remain-on-exit kept the pane), in dir, with a
 // new relay: the old one watched the dead shell.
 func (b Bridge) RespawnShell(pane, dir string) error {
+	os.Remove(b.ModeFile(pane))
 	os.Remove(b.SocketPath())
 	args := []string{"respawn-pane", "-t", pane}
 	if dir != "" {
@@ -198,29 +205,29 @@ func (b Bridge) File(ext string) string {
 	return strings.TrimSuffix(b.SocketPath(), ".sock") + ext
 }
 
-// modePath is where tmux records whether the shared pane is in a mode
-// (copy mode: the human is scrolling), so that ptysend knows it without
-// running tmux on the path of every call.
-func (b Bridge) modePath() string {
-	return b.File(".mode")
-}
+// ModeFile is where tmux records whether a pane of the session is in a
+// mode (copy mode: the human is scrolling), so that ptysend knows it
+// without running tmux on the path of every call: one file per pane
+// (<session>.mode.%3), the shared pane's and each job window's.
+func (b Bridge) ModeFile(pane string) string { return b.File(".mode." + pane) }
 
-// watchMode sets the pane-mode-changed hook that keeps modePath current.
-// A path the nested quoting cannot carry records nothing: copy mode then
-// goes unnoticed, and keys still never become copy-mode commands.
+// watchMode sets the pane-mode-changed hook that keeps the mode files
+// current. A path the nested quoting cannot carry records nothing: copy
+// mode then goes unnoticed, and keys still never become copy-mode
+// commands.
 func (b Bridge) watchMode() error {
-	path := b.modePath()
+	path := b.File(".mode.")
 	if strings.ContainsAny(path, "'\"$`\\#") {
 		return nil
 	}
 	_, err := tmux.Run("set-hook", "-t", b.target(), "pane-mode-changed",
-		fmt.Sprintf(`run-shell -b 'echo #{pane_in_mode} >"%s" 2>/dev/null'`, path))
+		fmt.Sprintf(`run-shell -b 'echo #{pane_in_mode} >"%s#{pane_id}" 2>/dev/null'`, path))
 	return err
 }
 
-// InCopyMode reports whether the human is scrolling in the shared pane.
-func (b Bridge) InCopyMode() bool {
-	mode, err := os.ReadFile(b.modePath())
+// InCopyMode reports whether the human is scrolling in the pane.
+func (b Bridge) InCopyMode(pane string) bool {
+	mode, err := os.ReadFile(b.ModeFile(pane))
 	return err == nil && strings.TrimSpace(string(mode)) == "1"
 }
 
@@ -262,3 +269,6 @@ func passwdShell(uid int) string {
 	}
 	return ""
 }
+
+// Target is the exact-match tmux target of the bridge session.
+func (b Bridge) Target() string { return b.target() }

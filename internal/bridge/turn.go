@@ -1,15 +1,16 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"syscall"
+	"strings"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/failure"
-	"github.com/ptybridge/ptybridge/internal/limits"
+	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/internal/tmux"
@@ -27,92 +28,119 @@ const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
 	"a password prompt). If you can avoid interactive tools, then prefer that.\n" +
 	"Otherwise, please ask the user now.\n"
 
-// connect reaches the bridge's relay, repairing it when it died.
-func connect(b Bridge) (*relay.Client, error) {
-	rc, err := relay.Dial(b.SocketPath())
-	if err == nil {
-		return rc, nil
-	}
-	path, err := b.ensureRelay()
-	if errors.Is(err, tmux.ErrNoTmux) {
-		return nil, &failure.Error{Verbatim: NoBridgeMessage}
-	}
-	if errors.Is(err, errNoSession) {
-		return nil, b.missingError()
-	}
-	if err != nil {
-		return nil, failure.From(err)
-	}
-	rc, err = relay.Dial(path)
-	if err != nil {
-		return nil, failure.From(err)
-	}
-	return rc, nil
-}
-
-// Turn reaches the relay and waits for this call's turn. A relay of
-// another protocol version (an older ptybridge's) is replaced once.
-func (b Bridge) Turn(maxTime time.Duration, stderr io.Writer, start time.Time) (*relay.Client, error) {
+// Turn reaches the bridge's relay (repairing a dead one, replacing one of
+// another version) and waits for this call's turn at the pane, within
+// maxTime from start. call is the call as the agent typed it ("make
+// test", "--repl-eval 1 + 1"): the calls queued behind it are told. A
+// call that has to wait says so on stderr, naming what holds the pane.
+// ctx ends the wait: nothing was typed.
+func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, start time.Time, stderr io.Writer) (*relay.Turn, error) {
 	if err := rundir.Ensure(b.RuntimeDir); err != nil {
 		return nil, failure.From(err)
 	}
-	for retried := false; ; retried = true {
-		rc, err := connect(b)
-		if err != nil {
-			return nil, err
-		}
-		err = waitForTurn(rc, b, maxTime, stderr, start)
-		if err == nil {
-			if b.Call != "" {
-				rc.Declare(shortCall(b.Call))
-			}
-			return rc, nil
-		}
-		rc.Close()
-		switch {
-		case retried:
-		case errors.Is(err, relay.ErrVersion):
-			if _, err := b.replaceRelay(); err != nil {
-				return nil, failure.From(err)
-			}
-			continue
-		case errors.Is(err, errRelayHungUp):
-			// It died as we came: connect again, and repair if need be.
-			continue
-		}
-		if errors.Is(err, errRelayHungUp) {
-			return nil, b.Closed(false)
-		}
-		return nil, failure.From(err)
-	}
-}
-
-// errRelayHungUp means the relay closed the connection before our turn.
-var errRelayHungUp = errors.New("the relay hung up")
-
-// waitForTurn waits while earlier calls use the pane, within --max-time.
-// When it has to wait, the relay says at once behind what, and so does
-// this call, on stderr (queued.go).
-func waitForTurn(rc *relay.Client, b Bridge, maxTime time.Duration, stderr io.Writer, start time.Time) error {
 	deadline := time.Time{}
 	if maxTime > 0 {
 		deadline = start.Add(maxTime)
 	}
 	var waits waitNotices
-	err := rc.WaitTurn(deadline, func(q relay.Queued) { waits.tell(stderr, q) })
-	switch {
-	case err == nil, errors.Is(err, relay.ErrVersion):
-		return err
-	case errors.Is(err, io.EOF), errors.Is(err, syscall.ECONNRESET):
-		return errRelayHungUp
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return &failure.Error{
-			Code: failure.ExitTimeout,
-			Msg:  fmt.Sprintf("--max-time %v passed while %s was using the shared terminal; nothing was run", maxTime, waits.holder()),
-			Hint: "wait for the other call to finish, or retry with a larger --max-time",
+	queued := func(q relay.Queued) { waits.tell(stderr, q) }
+	path := b.SocketPath()
+	for attempt := 0; ; attempt++ {
+		t, err := relay.RequestTurn(ctx, path, shortCall(call), deadline, queued)
+		switch {
+		case err == nil && ctx.Err() != nil:
+			t.Close()
+			return nil, ErrCancelled
+		case err == nil:
+			return t, nil
+		case ctx.Err() != nil:
+			return nil, ErrCancelled
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, &failure.Error{
+				Code: failure.ExitTimeout,
+				Msg:  fmt.Sprintf("--max-time %v passed while %s was using the shared terminal; nothing was run", maxTime, waits.holder()),
+				Hint: "wait for the other call to finish, or retry with a larger --max-time",
+			}
+		case attempt > 0 && errors.Is(err, relay.ErrHungUp):
+			return nil, b.Closed(false)
+		case attempt > 0:
+			return nil, failure.From(err)
+		}
+		// It died, is of another version, or died as we came: repair it.
+		if path, err = b.repairRelay(errors.Is(err, relay.ErrVersion)); err != nil {
+			return nil, err
 		}
 	}
-	return b.Closed(false)
+}
+
+// ErrCancelled is a call cancelled before it typed anything.
+var ErrCancelled = &failure.Error{
+	Msg:  "the call was cancelled before its turn at the shared terminal; nothing was typed",
+	Hint: "run it again if you still need it",
+}
+
+// repairRelay starts a relay for the bridge when none answers, or one of
+// our version in place of another's (replacing), and returns its socket.
+func (b Bridge) repairRelay(replacing bool) (string, error) {
+	var path string
+	var err error
+	if replacing {
+		path, err = b.replaceRelay()
+	} else {
+		path, err = b.ensureRelay()
+	}
+	switch {
+	case errors.Is(err, tmux.ErrNoTmux):
+		return "", &failure.Error{Verbatim: NoBridgeMessage}
+	case errors.Is(err, errNoSession):
+		return "", b.Missing()
+	case err != nil:
+		return "", failure.From(err)
+	}
+	return path, nil
+}
+
+// Status asks the bridge's relay where the pane stands, without a turn:
+// it answers while a call holds the pane, with no tmux process on its
+// way. Only a relay that does not answer (none runs, it died, another
+// version's) is repaired or replaced, as for a call.
+func (b Bridge) Status() (*relay.Status, error) {
+	if err := rundir.Ensure(b.RuntimeDir); err != nil {
+		return nil, failure.From(err)
+	}
+	s, err := relay.QueryStatus(b.SocketPath())
+	for attempt := 0; err != nil && attempt < 2 && !relay.IsAnswer(err); attempt++ {
+		path, rerr := b.repairRelay(errors.Is(err, relay.ErrVersion))
+		if rerr != nil {
+			return nil, rerr
+		}
+		s, err = relay.QueryStatus(path)
+	}
+	return s, queryFailure(err)
+}
+
+// Query is a query of the relay (relay.QueryHistory, QueryOutput) that
+// repairs a relay that does not answer, as Status does.
+func Query[T any](b Bridge, ask func(path string) (T, error)) (T, error) {
+	if _, err := b.Status(); err != nil { // reaches, or repairs, the relay
+		var none T
+		return none, err
+	}
+	v, err := ask(b.SocketPath())
+	if relay.IsAnswer(err) {
+		return v, &failure.Error{Msg: err.Error(), Hint: "ptysend --history lists the commands it holds, with their ids"}
+	}
+	return v, queryFailure(err)
+}
+
+func queryFailure(err error) error {
+	if err == nil || relay.IsAnswer(err) {
+		return err
+	}
+	return &failure.Error{
+		Msg:  "asking the bridge's relay failed: " + err.Error(),
+		Hint: "retry; if it happens again, ask the user to restart ptybridge",
+	}
 }
 
 // Closed explains a relay that hung up.
@@ -133,17 +161,118 @@ func (b Bridge) Closed(running bool) error {
 	}
 }
 
-// TurnUnlessCancelled is Turn for a call that can be cancelled while it
-// waits (MCP): once its turn comes, a cancelled call gives it back at
-// once, having typed nothing.
-func (b Bridge) TurnUnlessCancelled(maxTime time.Duration, stderr io.Writer, start time.Time, cancel <-chan struct{}) (*relay.Client, error) {
-	rc, err := b.Turn(maxTime, stderr, start)
+// Missing explains a bridge session that does not exist. With no bridge
+// at all, that is the message for the agent (NoBridgeMessage); when other
+// bridges run (the agent asked for another name, by --session or
+// PTYBRIDGE_SESSION), it names the one looked for and the ones there are.
+func (b Bridge) Missing() error {
+	var running []string
+	for _, s := range List() {
+		running = append(running, s.Name)
+	}
+	if len(running) == 0 {
+		return &failure.Error{Verbatim: NoBridgeMessage}
+	}
+	quoted := make([]string, len(running))
+	for i, name := range running {
+		quoted[i] = fmt.Sprintf("%q", name)
+	}
+	what := "the bridge session that runs is " + quoted[0]
+	if len(running) > 1 {
+		what = "the bridge sessions that run are " + strings.Join(quoted, ", ")
+	}
+	return &failure.Error{
+		Msg: fmt.Sprintf("no bridge session named %q is running; %s", b.Name, what),
+		Hint: fmt.Sprintf("to send there, use --session %s; to have a bridge under the name %q, ask the user to open it with: ptybridge --session %s",
+			shellWord(running[0]), b.Name, shellWord(b.Name)),
+	}
+}
+
+// Session is one bridge session on the user's default tmux server, as
+// tmux lists it.
+type Session struct {
+	Name     string
+	Pane     string // the shared pane
+	Attached int    // terminals attached
+	Command  string // what ptybridge was opened with (-- COMMAND)
+}
+
+// List lists the bridge sessions: those that Open marked with
+// @ptybridge_pane. One tmux call.
+func List() []Session {
+	out, err := tmux.Run("list-sessions", "-F", "#{@ptybridge_pane}\t#{session_name}\t#{session_attached}\t#{@ptybridge_command}")
 	if err != nil {
-		return nil, err
+		return nil
 	}
-	if limits.Cancelled(cancel) {
-		rc.Close()
-		return nil, limits.ErrCancelled
+	var list []Session
+	// Fields are split, not trimmed: a plain bridge's command, the last
+	// field, is empty.
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 || f[0] == "" {
+			continue
+		}
+		s := Session{Pane: f[0], Name: f[1], Command: f[3]}
+		fmt.Sscan(f[2], &s.Attached)
+		list = append(list, s)
 	}
-	return rc, nil
+	return list
+}
+
+// shellWord is s as one shell word, quoted only when it needs to be.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=@%,/") == "" {
+		return s
+	}
+	return markers.QuotePOSIX(s)
+}
+
+// waitNotices says on stderr that a call waits behind another, and what
+// holds the shared terminal since when, as the relay tells it: once, and
+// again when the holder changes while we still wait.
+type waitNotices struct {
+	last relay.Queued
+	told bool
+}
+
+func (w *waitNotices) tell(stderr io.Writer, q relay.Queued) {
+	if w.told && q.Since.Equal(w.last.Since) && q.Call == w.last.Call {
+		return
+	}
+	w.last, w.told = q, true
+	after := "it is done"
+	if q.Ahead > 1 {
+		after = fmt.Sprintf("it and the %d calls queued before this one are done", q.Ahead-1)
+	}
+	fmt.Fprintf(stderr, "ptysend: waiting: %s holds the shared terminal since %s (%s ago); this call runs when %s\n",
+		w.holder(), q.Since.Format("15:04:05"), time.Since(q.Since).Round(time.Second), after)
+}
+
+// holder names the call that holds the terminal, as far as we were told.
+func (w *waitNotices) holder() string {
+	if w.last.Call == "" {
+		return "another ptysend call"
+	}
+	return fmt.Sprintf("another ptysend call, %q,", w.last.Call)
+}
+
+// shortCall is a call as the agent typed it, shortened for the notices
+// of the calls queued behind it: its first line, at most 80 characters,
+// control characters shown as '?'.
+func shortCall(call string) string {
+	const max = 80
+	line, _, multi := strings.Cut(strings.TrimSpace(call), "\n")
+	runes := []rune(strings.TrimSpace(line))
+	for i, r := range runes {
+		if r < ' ' || r == 0x7f {
+			runes[i] = '?'
+		}
+	}
+	if len(runes) > max {
+		runes, multi = runes[:max], true
+	}
+	if multi {
+		return string(runes) + " …"
+	}
+	return string(runes)
 }

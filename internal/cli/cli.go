@@ -5,9 +5,10 @@
 package cli
 
 import (
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -56,19 +57,50 @@ func Report(w io.Writer, tool string, err error) int {
 	return e.ExitCode()
 }
 
-// RelayFlags are the hidden flags with which tmux starts the relay (see
-// Bridge.relayCommand). Both tools accept them: whichever set up the
-// bridge, or repaired it, runs as the relay.
+// RelayFlags are the hidden flags with which tmux starts a relay (see
+// Bridge.RelayCommand). Both tools accept them: whichever set up the
+// bridge, or repaired it, runs as the shared pane's relay.
 type RelayFlags struct {
-	Relay     string `hidden:"" help:"Internal: serve the pane's output stream on this socket."`
-	RelayPane string `hidden:""`
-	RelayPID  int    `hidden:""`
+	Relay     string `hidden:"" help:"Internal: serve the pane's output stream on this socket." json:"-"`
+	RelayPane string `hidden:"" json:"-"`
+	RelayPID  int    `hidden:"" json:"-"`
+	RelayJob  string `hidden:"" json:"-"` // a job window's: its relay.JobConfig, JSON in hex
 }
 
-// Requested reports whether the tool was started as the relay.
+// Requested reports whether the tool was started as a relay.
 func (f RelayFlags) Requested() bool { return f.Relay != "" }
 
 // Run runs the relay on the process's standard input and output.
 func (f RelayFlags) Run() error {
-	return relay.Run(f.Relay, f.RelayPane, f.RelayPID, os.Stdin)
+	cfg := relay.Config{Socket: f.Relay, PaneID: f.RelayPane, PanePID: f.RelayPID}
+	if f.RelayJob != "" {
+		js, err := hex.DecodeString(f.RelayJob)
+		if err == nil {
+			cfg.Job = &relay.JobConfig{}
+			err = json.Unmarshal(js, cfg.Job)
+		}
+		if err != nil {
+			return fmt.Errorf("--relay-job: %w", err)
+		}
+	}
+	return relay.Run(cfg)
+}
+
+// Duration is the value.
+func (d Duration) Duration() time.Duration { return time.Duration(d) }
+
+// UnmarshalJSON takes a number of seconds or a string of a duration, as
+// an MCP tool's limits are given.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case float64:
+		return d.UnmarshalText([]byte(strconv.FormatFloat(v, 'f', -1, 64)))
+	case string:
+		return d.UnmarshalText([]byte(v))
+	}
+	return fmt.Errorf("%s is not a duration: use seconds (10) or a unit (\"90s\", \"2m\")", b)
 }

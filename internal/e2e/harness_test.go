@@ -358,13 +358,21 @@ func (l *lockedBuffer) String() string {
 	return l.buf.String()
 }
 
-// waitForCopyMode waits until the human's copy mode is on (or off) as the
-// bridge records it: tmux's pane-mode-changed hook writes the mode file
-// beside the relay socket a moment after tmux's own flag changes.
+// waitForCopyMode waits until the human's copy mode in the shared pane is
+// on (or off) as the bridge records it: tmux's pane-mode-changed hook
+// writes the pane's mode file beside the relay socket a moment after
+// tmux's own flag changes.
 func (b *bridge) waitForCopyMode(on bool) {
 	b.t.Helper()
+	b.waitForPaneMode(strings.TrimSpace(b.mustTmux("display-message", "-p", "-t", "="+b.name+":", "#{@ptybridge_pane}")), on)
+}
+
+// waitForPaneMode is waitForCopyMode for any pane of the session (a job's
+// window).
+func (b *bridge) waitForPaneMode(pane string, on bool) {
+	b.t.Helper()
 	want := map[bool]string{true: "1", false: "0"}[on]
-	modeFile := filepath.Join(b.runtimeDir(), b.name+".mode")
+	modeFile := filepath.Join(b.runtimeDir(), b.name+".mode."+pane)
 	b.waitFor("copy mode "+want+" to be recorded", func() bool {
 		m, _ := os.ReadFile(modeFile)
 		return strings.TrimSpace(string(m)) == want

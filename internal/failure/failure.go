@@ -5,7 +5,11 @@
 // Hint method, and the mains print them (internal/cli).
 package failure
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"syscall"
+)
 
 // Exit codes of ptysend for outcomes that are not the command's own.
 const (
@@ -58,4 +62,20 @@ func From(err error) *Error {
 		return &Error{Msg: err.Error(), Hint: h.Hint()}
 	}
 	return &Error{Msg: err.Error(), Hint: "this is unexpected: please report it with the command you ran"}
+}
+
+// StopSignal is the cause of a context cancelled because ptysend itself
+// was stopped by a signal (SIGINT, SIGTERM, SIGHUP).
+type StopSignal struct{ Signal syscall.Signal }
+
+func (s StopSignal) Error() string { return "ptysend was stopped by " + s.Signal.String() }
+
+// Stopped is the exit status and the reason of a call stopped by its
+// context: 128+N for signal N, 130 (as Ctrl-C) for a cancelled request.
+func Stopped(ctx context.Context) (int, string) {
+	var s StopSignal
+	if errors.As(context.Cause(ctx), &s) {
+		return 128 + int(s.Signal), s.Error()
+	}
+	return 128 + int(syscall.SIGINT), "the call was cancelled"
 }

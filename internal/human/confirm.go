@@ -7,12 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
-	"github.com/ptybridge/ptybridge/internal/limits"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
@@ -49,9 +47,9 @@ const (
 // their answer, up to limit (zero: no limit). It returns nil when they
 // said yes; an *Error with failure.ExitRefused when they said no or
 // closed the question, failure.ExitTimeout when nobody answered in time,
-// and 128+N when ptysend was stopped by signal N meanwhile. exe is this
-// program, run in the popup with AskFlag.
-func Ask(b bridge.Bridge, q Question, exe string, limit time.Duration) error {
+// and failure.Stopped's status when ctx ended meanwhile. The popup runs this
+// program (b.Exe) with AskFlag.
+func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) error {
 	cs, err := clients(b)
 	if err != nil {
 		return err
@@ -75,20 +73,23 @@ func Ask(b bridge.Bridge, q Question, exe string, limit time.Duration) error {
 	defer os.Remove(answerFile(file))
 
 	w, h := popupSize(q, c.width, c.height)
-	ctx, cancel := context.WithCancel(context.Background())
+	popup, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	closed := make(chan error, 1)
 	go func() {
-		_, err := tmux.RunUntil(ctx, "display-popup", "-E", "-c", c.name,
+		_, err := tmux.RunUntil(popup, "display-popup", "-E", "-c", c.name,
 			"-w", strconv.Itoa(w), "-h", strconv.Itoa(h), "-T", " ptybridge: the agent asks ",
-			exe, AskFlag, file)
+			b.Exe, AskFlag, file)
 		closed <- err
 	}()
 	ringBell(c.tty)
 
-	deadline := limits.NewTimer(limit)
-	signals, stop := limits.NotifyStop()
-	defer stop()
+	var deadline <-chan time.Time
+	if limit > 0 {
+		timer := time.NewTimer(limit)
+		defer timer.Stop()
+		deadline = timer.C
+	}
 	select {
 	case err := <-closed:
 		if tmux.IsMissingSession(err) {
@@ -101,17 +102,17 @@ func Ask(b bridge.Bridge, q Question, exe string, limit time.Duration) error {
 			}
 		}
 		return verdict(file, q)
-	case <-deadline.C():
+	case <-deadline:
 		closePopup(c, closed, cancel)
 		return &failure.Error{
 			Code: failure.ExitTimeout,
 			Msg:  fmt.Sprintf("the user did not answer whether to run it within %v (--max-time); the question was closed and nothing was typed", limit),
 			Hint: "ask the user to look at the ptybridge terminal and retry, or retry with a larger --max-time",
 		}
-	case s := <-signals:
+	case <-ctx.Done():
 		closePopup(c, closed, cancel)
-		code := 128 + int(s.(syscall.Signal))
-		return &failure.Error{Code: code, Msg: "stopped by " + s.String() + " while asking the user; nothing was typed"}
+		code, why := failure.Stopped(ctx)
+		return &failure.Error{Code: code, Msg: why + " while asking the user; nothing was typed"}
 	}
 }
 

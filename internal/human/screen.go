@@ -3,7 +3,6 @@ package human
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -29,62 +28,38 @@ type Screen struct {
 	CopyMode bool `json:"copy_mode"`
 }
 
-// screenFacts is what display-message tells before capture-pane's rows:
-// the session (tmux 3.3a answers for another one when ours is gone), the
-// shared pane and the one asked about, the cursor, the size, the modes.
-const screenFacts = "#{session_name}\t#{@ptybridge_pane}\t#{pane_id}\t#{cursor_x}\t#{cursor_y}\t#{pane_width}\t#{pane_height}\t#{alternate_on}\t#{pane_in_mode}"
-
 // ReadScreen reads the shared pane's screen with one tmux call (two when
 // the human has made another pane of the session the active one). It
 // never types and works whatever the pane is doing.
 func ReadScreen(b bridge.Bridge) (Screen, error) {
-	target := tmux.SessionTarget(b.Name)
-	for range 2 {
-		out, err := tmux.Run("display-message", "-p", "-t", target, screenFacts,
-			";", "capture-pane", "-p", "-t", target)
-		if err != nil {
-			return Screen{}, noBridgeOr(err)
-		}
-		s, shared, err := parseScreen(out, b.Name)
-		if err != nil {
-			return Screen{}, err
-		}
-		if shared == "" || target == shared {
-			return s, nil
-		}
-		target = shared
+	c, err := tmux.Capture(tmux.SessionTarget(b.Name))
+	if err == nil && c.Session != b.Name {
+		return Screen{}, &failure.Error{Verbatim: bridge.NoBridgeMessage}
 	}
-	return Screen{}, errors.New("the shared pane of the bridge keeps changing")
+	if err == nil && c.Shared != "" && c.Shared != c.Pane {
+		c, err = tmux.Capture(c.Shared)
+	}
+	if err != nil {
+		return Screen{}, noBridgeOr(err)
+	}
+	return screenOf(c), nil
 }
 
-// parseScreen reads the answer of the call in ReadScreen. shared is the
-// bridge's own pane when the answer is about another one ("" when it is
-// the same or unknown).
-func parseScreen(out, session string) (s Screen, shared string, err error) {
-	head, rows, _ := strings.Cut(out, "\n")
-	f := strings.Split(head, "\t")
-	if len(f) != 9 {
-		return Screen{}, "", fmt.Errorf("unexpected answer from tmux: %q", head)
+// ReadPane reads the screen of a pane (a job's window).
+func ReadPane(pane string) (Screen, error) {
+	c, err := tmux.Capture(pane)
+	if err != nil {
+		return Screen{}, err
 	}
-	if f[0] != session {
-		return Screen{}, "", &failure.Error{Verbatim: bridge.NoBridgeMessage}
-	}
-	if f[1] != "" && f[1] != f[2] {
-		return Screen{}, f[1], nil
-	}
-	var n [4]int
-	for i := range n {
-		if n[i], err = strconv.Atoi(f[3+i]); err != nil {
-			return Screen{}, "", fmt.Errorf("unexpected answer from tmux: %q", head)
-		}
-	}
-	s = Screen{CursorCol: n[0] + 1, CursorRow: n[1] + 1, Width: n[2], Height: n[3],
-		AlternateScreen: f[7] == "1", CopyMode: f[8] == "1"}
-	s.Rows = strings.Split(strings.TrimSuffix(rows, "\n"), "\n")
-	for len(s.Rows) < s.Height {
-		s.Rows = append(s.Rows, "")
-	}
-	return s, "", nil
+	return screenOf(c), nil
+}
+
+// screenOf is a capture as the human sees it, counted from 1. The cursor
+// is reported at the column the terminal shows it in: past the last
+// column (after a write there), it stays at the last.
+func screenOf(c tmux.Screen) Screen {
+	return Screen{Rows: c.Rows, CursorRow: c.CursorY + 1, CursorCol: min(c.CursorX+1, max(c.Width, 1)), Width: c.Width, Height: c.Height,
+		AlternateScreen: c.Alternate, CopyMode: c.InMode}
 }
 
 // Text is the screen for reading: its rows, one a line, without the

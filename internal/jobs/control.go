@@ -3,12 +3,11 @@ package jobs
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/human"
+	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
@@ -24,7 +23,7 @@ func Stop(b bridge.Bridge, name string, notes io.Writer) (int, error) {
 	defer c.Close()
 	status, how, err := c.Stop()
 	if err != nil {
-		return 0, keeperFailed(name, err)
+		return 0, relayFailed(name, err)
 	}
 	fmt.Fprintf(notes, "ptysend: job %s: %s; exit status %d; its window was closed\n", name, how, status)
 	if status < 0 {
@@ -38,15 +37,15 @@ func Stop(b bridge.Bridge, name string, notes io.Writer) (int, error) {
 
 // runningJob connects to a job that runs, for the modes that type into its
 // window: an ended job's window takes no keys.
-func runningJob(b bridge.Bridge, name string) (*client, Info, error) {
+func runningJob(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
 	c, err := open(b, name)
 	if err != nil {
-		return nil, Info{}, err
+		return nil, relay.Info{}, err
 	}
 	info, err := c.Info()
 	if err != nil {
 		c.Close()
-		return nil, info, keeperFailed(name, err)
+		return nil, info, relayFailed(name, err)
 	}
 	if !info.Running {
 		c.Close()
@@ -63,13 +62,16 @@ func runningJob(b bridge.Bridge, name string) (*client, Info, error) {
 // bracketed paste when the job's program asked for one; each line as if
 // typed otherwise.
 func Send(b bridge.Bridge, name, text string, enter bool) (int, error) {
-	c, _, err := runningJob(b, name)
+	c, info, err := runningJob(b, name)
 	if err != nil {
 		return 0, err
 	}
 	defer c.Close()
+	if err := refuseCopyMode(b, name, info.Pane); err != nil {
+		return 0, err
+	}
 	if err := c.Send(text, enter); err != nil {
-		return 0, keeperFailed(name, err)
+		return 0, relayFailed(name, err)
 	}
 	return 0, nil
 }
@@ -82,13 +84,8 @@ func Keys(b bridge.Bridge, name string, keys []string) (int, error) {
 		return 0, err
 	}
 	c.Close()
-	// Keys sent to a window in copy mode would be copy-mode commands.
-	if mode, err := tmux.Run("display-message", "-p", "-t", info.Pane, "#{pane_in_mode}"); err == nil && strings.TrimSpace(mode) == "1" {
-		return 0, &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the user is scrolling in job %s's window (tmux copy mode), so no key was sent", name),
-			Hint: "ask the user to leave copy mode there (q), then retry; --job-send types text whatever the window shows",
-		}
+	if err := refuseCopyMode(b, name, info.Pane); err != nil {
+		return 0, err
 	}
 	if _, err := tmux.Run(append([]string{"send-keys", "-t", info.Pane}, keys...)...); err != nil {
 		return 0, &failure.Error{
@@ -97,6 +94,20 @@ func Keys(b bridge.Bridge, name string, keys []string) (int, error) {
 		}
 	}
 	return 0, nil
+}
+
+// refuseCopyMode refuses to type into a job's window while the human
+// scrolls back in it: keys sent with send-keys would be copy-mode
+// commands, and typed ones would drift their view.
+func refuseCopyMode(b bridge.Bridge, name, pane string) error {
+	if !b.InCopyMode(pane) {
+		return nil
+	}
+	return &failure.Error{
+		Code: failure.ExitBusy,
+		Msg:  fmt.Sprintf("the user is scrolling in job %s's window (tmux copy mode), so nothing was typed", name),
+		Hint: "ask the user to leave copy mode there (press q in that window), then retry",
+	}
 }
 
 // Screen is what a job's window shows, as --screen shows the shared pane
@@ -116,32 +127,13 @@ func ReadScreen(b bridge.Bridge, name string) (Screen, error) {
 	info, err := c.Info()
 	c.Close()
 	if err != nil {
-		return Screen{}, keeperFailed(name, err)
+		return Screen{}, relayFailed(name, err)
 	}
-	out, err := tmux.Run("display-message", "-p", "-t", info.Pane,
-		"#{cursor_x}\t#{cursor_y}\t#{pane_width}\t#{pane_height}\t#{alternate_on}\t#{pane_in_mode}",
-		";", "capture-pane", "-p", "-t", info.Pane)
+	s, err := human.ReadPane(info.Pane)
 	if err != nil {
-		return Screen{}, keeperFailed(name, err)
+		return Screen{}, relayFailed(name, err)
 	}
-	head, rows, _ := strings.Cut(out, "\n")
-	f := strings.Split(head, "\t")
-	if len(f) != 6 {
-		return Screen{}, fmt.Errorf("unexpected answer from tmux: %q", head)
-	}
-	var n [4]int
-	for i := range n {
-		if n[i], err = strconv.Atoi(f[i]); err != nil {
-			return Screen{}, fmt.Errorf("unexpected answer from tmux: %q", head)
-		}
-	}
-	s := Screen{Screen: human.Screen{CursorCol: n[0] + 1, CursorRow: n[1] + 1, Width: n[2], Height: n[3],
-		AlternateScreen: f[4] == "1", CopyMode: f[5] == "1"}, Running: info.Running}
-	s.Rows = strings.Split(strings.TrimSuffix(rows, "\n"), "\n")
-	for len(s.Rows) < s.Height {
-		s.Rows = append(s.Rows, "")
-	}
-	return s, nil
+	return Screen{Screen: s, Running: info.Running}, nil
 }
 
 // CursorLine says where the cursor is, and what kind of screen it is on.

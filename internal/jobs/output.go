@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -10,15 +11,16 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
 // List prints one line per job of the bridge: its name, "running" or its
 // exit status, how long it ran, and the last line it printed (--jobs);
-// with asJSON one JSON object (an Info) per line.
+// with asJSON one JSON object (an relay.Info) per line.
 func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
-	var infos []Info
+	var infos []relay.Info
 	for _, name := range names(b) {
-		c, err := dial(b, name)
+		c, err := relay.DialJob(SocketPath(b, name))
 		if err != nil {
 			continue
 		}
@@ -31,7 +33,7 @@ func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
 	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Started.Before(infos[j].Started) })
 	if asJSON {
 		for _, info := range infos {
-			if err := writeJSON(stdout, info); err != nil {
+			if err := json.NewEncoder(stdout).Encode(info); err != nil {
 				return 0, err
 			}
 		}
@@ -52,7 +54,7 @@ func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
 }
 
 // stateText is "running", or "exit N" once the job ended.
-func stateText(info Info) string {
+func stateText(info relay.Info) string {
 	switch {
 	case info.Running:
 		return "running"
@@ -137,31 +139,31 @@ func Output(req OutputRequest) (int, error) {
 	defer c.Close()
 	info, err := c.Info()
 	if err != nil {
-		return 0, keeperFailed(req.Name, err)
+		return 0, relayFailed(req.Name, err)
 	}
 	stream, streamName := "out", "stdout"
 	if req.Stderr {
 		stream, streamName = "err", "stderr"
 	}
-	h, data, err := c.Read(stream, max(0, req.Since))
+	segs, total, ended, err := c.ReadOutput(stream, max(0, req.Since))
 	if err != nil {
-		return 0, keeperFailed(req.Name, err)
+		return 0, relayFailed(req.Name, err)
 	}
-	ans := outputAnswer{Name: req.Name, Stream: streamName, Since: max(0, req.Since), Next: h.Total,
-		Running: !h.Ended, ExitStatus: info.Status, StderrBytes: info.StderrBytes}
-	wholeLines := req.Since >= 0 && !req.Raw && !h.Ended
+	ans := outputAnswer{Name: req.Name, Stream: streamName, Since: max(0, req.Since), Next: total,
+		Running: !ended, ExitStatus: info.Status, StderrBytes: info.StderrBytes}
+	wholeLines := req.Since >= 0 && !req.Raw && !ended
 	var text bytes.Buffer
 	pos := ans.Since
-	for i, seg := range h.Segments {
-		d := data[i]
+	for i, seg := range segs {
+		d := seg.Data
 		if seg.Offset > pos {
 			ans.Dropped += seg.Offset - pos
 			fmt.Fprintf(&text, "\n[ptysend: %d bytes of the job's output were dropped here (offsets %d to %d): "+
 				"a job's output is kept whole up to %d MiB, then its first %d MiB and its last %d MiB]\n",
-				seg.Offset-pos, pos, seg.Offset, OutputBound>>20, OutputHead>>20, (OutputBound-OutputHead)>>20)
+				seg.Offset-pos, pos, seg.Offset, relay.OutputBound>>20, relay.OutputHead>>20, (relay.OutputBound-relay.OutputHead)>>20)
 		}
-		last := i == len(h.Segments)-1
-		if last && !req.Raw && !h.Ended {
+		last := i == len(segs)-1
+		if last && !req.Raw && !ended {
 			// The next offset is where the line being written starts.
 			if nl := bytes.LastIndexByte(d, '\n'); nl+1 < len(d) {
 				ans.Next = seg.Offset + int64(nl+1)
@@ -179,11 +181,11 @@ func Output(req OutputRequest) (int, error) {
 				text.WriteByte('\n')
 			}
 		}
-		pos = seg.Offset + int64(len(data[i]))
+		pos = seg.Offset + int64(len(seg.Data))
 	}
 	ans.Text = text.String()
 	if req.JSON {
-		return 0, writeJSON(req.Out, ans)
+		return 0, json.NewEncoder(req.Out).Encode(ans)
 	}
 	if _, err := io.WriteString(req.Out, ans.Text); err != nil {
 		return 0, err
@@ -195,7 +197,7 @@ func Output(req OutputRequest) (int, error) {
 	note += " prints what comes after)"
 	if ans.Withheld {
 		note += "; the line being written is left out until it ends"
-	} else if !req.Raw && ans.Next < h.Total {
+	} else if !req.Raw && ans.Next < total {
 		note += "; the line being written starts there, so it comes again, whole"
 	}
 	switch {

@@ -1,31 +1,51 @@
+// Package jobs runs long-running jobs of the agent's (dev servers,
+// watchers, long builds) where the human sees them: each in a window of
+// its own in the bridge session, beside the shared terminal.
+//
+// A job has three parts:
+//
+//   - its window, made by ptysend --job with one tmux call (new-window -d,
+//     so the human's current window stays; remain-on-exit, so a job that
+//     ended stays on screen, marked finished, until the human closes it),
+//     or taken ready-made (spare.go);
+//   - its supervisor (supervisor.go), the window's process: ptysend in a
+//     hidden mode that starts the job's shell (of the shared shell's kind,
+//     in its directory and environment) as the terminal's foreground
+//     process group, frames the job's stderr onto the terminal as ptysend
+//     does for commands, and prints the invisible START and END markers,
+//     the END marker with the job's exit status;
+//   - its relay, which pipe-pane connects to the window both ways, the
+//     same program as the shared pane's (internal/relay): it keeps the
+//     job's output and stderr in bounded memory, its status, types into
+//     the window, and answers the job modes.
+//
+// The modes (--job, --jobs, --job-output, --job-wait, --job-stop,
+// --job-send, --job-keys, --job-screen) are the client side. The package
+// never types into the shared pane.
 package jobs
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/platform"
-	"github.com/ptybridge/ptybridge/internal/relay"
-	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
 // sharedShell is what a job takes from the shell of the shared terminal:
 // its kind (the program), its directory, and its environment.
 //
-// The environment is the one the shell was started with
-// (/proc/PID/environ): the kernel shows nothing else of a process's
-// environment. Variables the human or the agent exported in that shell
-// since (export, set -x), and its functions, aliases and unexported
-// variables, are not carried: pass them with --env, or in the job's
-// command.
+// The environment is the one the shell was started with (the kernel shows
+// nothing else of a process's environment). Variables the human or the
+// agent exported in that shell since (export, set -x), and its functions,
+// aliases and unexported variables, are not carried: pass them with
+// --env, or in the job's command.
 type sharedShell struct {
 	PID     int
 	Program string // the shell's executable
@@ -34,49 +54,51 @@ type sharedShell struct {
 	Env     []string
 }
 
-// findSharedShell finds the shell of the bridge's shared pane without
-// a turn at the pane (a job starts while the pane is busy) and without a
-// tmux process, from the relay's record of the pane; tmux is asked only
-// when there is none.
+// findSharedShell finds the shell of the bridge's shared pane without a
+// turn at the pane (a job starts while the pane is busy): the relay's
+// status and one look (pane.Peek).
 func findSharedShell(b bridge.Bridge) (sharedShell, error) {
-	panePID, err := sharedPanePID(b)
+	status, err := b.Status()
 	if err != nil {
 		return sharedShell{}, err
 	}
-	pid, err := shellOf(panePID)
+	st, err := pane.Peek(status, b)
+	if err != nil {
+		return sharedShell{}, err
+	}
 	var sh sharedShell
 	switch {
-	case err == nil:
-		sh = sharedShell{PID: pid, Name: platform.Name(pid)}
-		sh.Program = shellProgram(pid, sh.Name)
-	case errors.Is(err, errNoShell) && platform.OwnedByUs(panePID):
+	case st.Shell != nil:
+		sh = sharedShell{PID: st.Shell.PID, Name: st.Shell.Name, Program: shellProgram(st.Shell.PID, st.Shell.Name)}
+	case st.Kind == pane.Unsupported:
+		return sharedShell{}, &failure.Error{
+			Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot start jobs in", st.Foreground.Name),
+			Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal, then retry",
+				markers.Supported),
+		}
+	case platform.OwnedByUs(status.PanePID):
 		// The pane runs no shell of ours (ptybridge -- ssh HOST): the job
 		// gets the user's login shell, with the pane's directory and
 		// environment.
-		pid = panePID
-		sh = sharedShell{PID: pid, Program: "/bin/sh"}
-		if login := environValue(pid, "SHELL"); login != "" {
-			if _, ok := markers.ShellFor(login); ok {
-				if p, err := exec.LookPath(login); err == nil {
-					sh.Program = p
-				}
-			}
-		}
+		sh = sharedShell{PID: status.PanePID, Program: loginShell(status.PanePID)}
 		sh.Name = filepath.Base(sh.Program)
 	default:
-		return sharedShell{}, err
-	}
-	if sh.Dir, err = platform.Cwd(pid); err != nil {
 		return sharedShell{}, &failure.Error{
-			Msg:  "cannot read the shared shell's directory: " + err.Error(),
-			Hint: "ptysend needs /proc (Linux) and must run as the same user as ptybridge; or give the job's directory with --cwd",
+			Msg:  "found no shell in the shared terminal to take the job's kind of shell, directory and environment from",
+			Hint: "ask the user to start a shell (bash, zsh, fish or sh) in the ptybridge terminal, then retry",
 		}
 	}
-	for _, kv := range platform.Environ(pid) {
-		key, _, ok := strings.Cut(kv, "=")
+	if sh.Dir, err = platform.Cwd(sh.PID); err != nil {
+		return sharedShell{}, &failure.Error{
+			Msg:  "cannot read the shared shell's directory: " + err.Error(),
+			Hint: "ptysend must run as the same user as ptybridge; or give the job's directory with --cwd",
+		}
+	}
+	for _, kv := range platform.Environ(sh.PID) {
+		key, _, ok := bytes.Cut([]byte(kv), []byte("="))
 		switch {
-		case !ok, key == "":
-		case key == "TMUX", key == "TMUX_PANE", key == "PTYBRIDGE_JOB":
+		case !ok, len(key) == 0:
+		case string(key) == "TMUX", string(key) == "TMUX_PANE", string(key) == "PTYBRIDGE_JOB":
 			// tmux sets its own for the job's window; the supervisor names the job.
 		default:
 			sh.Env = append(sh.Env, kv)
@@ -85,106 +107,23 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 	return sh, nil
 }
 
-// sharedPanePID is the process of the shared pane: as the relay recorded
-// it while it is alive and still the process of a terminal session (the
-// pane's), else as tmux tells.
-func sharedPanePID(b bridge.Bridge) (int, error) {
-	if _, pid, err := relay.ReadPaneFile(b.SocketPath()); err == nil && sessionLeader(pid) {
-		return pid, nil
-	}
-	out, err := tmux.Run("display-message", "-p", "-t", b.Target(), "#{session_name}\t#{@ptybridge_pane}")
-	name, pane, _ := strings.Cut(strings.TrimRight(out, "\n"), "\t")
-	if errors.Is(err, tmux.ErrNoTmux) {
-		return 0, &failure.Error{Verbatim: bridge.NoBridgeMessage}
-	}
-	if tmux.IsMissingSession(err) || err == nil && name != b.Name {
-		return 0, b.Missing()
-	}
-	if err != nil {
-		return 0, failure.From(err)
-	}
-	if pane == "" {
-		pane = b.Target()
-	}
-	out, err = tmux.Run("display-message", "-p", "-t", pane, "#{pane_pid}")
-	if err != nil {
-		return 0, failure.From(err)
-	}
-	return strconv.Atoi(strings.TrimSpace(out))
-}
-
-// sessionLeader reports whether pid runs and leads its session, as the
-// process of a tmux pane does.
-func sessionLeader(pid int) bool {
-	p, err := platform.ReadProc(pid)
-	return err == nil && p.SID == pid
-}
-
-// shellOf finds the shell the human works in, in the pane of process
-// panePID: the innermost shell of ours between the terminal's foreground
-// process and the pane's own (a bash started inside fish; the shell of
-// an editor that runs in the foreground).
-func shellOf(panePID int) (int, error) {
-	fg, err := platform.ForegroundPID(panePID)
-	if err != nil {
-		return 0, &failure.Error{
-			Msg:  "cannot inspect the shared terminal's processes: " + err.Error(),
-			Hint: "ptysend needs /proc (Linux) and must run as the same user as ptybridge",
-		}
-	}
-	var foreign string
-	for pid, steps := fg, 0; pid > 1 && steps < 64; steps++ {
-		if _, ok := markers.ShellFor(platform.Name(pid)); ok && platform.OwnedByUs(pid) && interactive(platform.Args(pid)) {
-			return pid, nil
-		}
-		if foreign == "" && markers.Unsupported(platform.Name(pid)) {
-			foreign = platform.Name(pid)
-		}
-		if pid == panePID {
-			break
-		}
-		pid = platform.Parent(pid)
-	}
-	if foreign != "" {
-		return 0, &failure.Error{
-			Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot start jobs in", foreign),
-			Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal, then retry",
-				markers.Supported),
-		}
-	}
-	return 0, errNoShell
-}
-
-// interactive reports whether a shell's arguments leave it reading
-// commands from the terminal (no -c, no script): a shell the human works
-// in, not one that runs a script or wraps a program.
-func interactive(args []string) bool {
-	for _, a := range args[min(1, len(args)):] {
-		if a == "-c" || !strings.HasPrefix(a, "-") {
-			return false
-		}
-	}
-	return true
-}
-
-// errNoShell: no shell of ours runs in the pane.
-var errNoShell error = &failure.Error{
-	Msg:  "found no shell in the shared terminal to take the job's kind of shell, directory and environment from",
-	Hint: "ask the user to start a shell (bash, zsh, fish or sh) in the ptybridge terminal, then retry",
-}
-
-// environValue is the value of key in the environment pid started with.
-func environValue(pid int, key string) string {
+// loginShell is the user's login shell as the pane's process was started
+// with it ($SHELL), when it is one ptysend knows; else /bin/sh.
+func loginShell(pid int) string {
 	for _, kv := range platform.Environ(pid) {
-		if v, ok := strings.CutPrefix(kv, key+"="); ok {
-			return v
+		if login, ok := bytes.CutPrefix([]byte(kv), []byte("SHELL=")); ok {
+			if _, known := markers.ShellFor(string(login)); known {
+				if p, err := exec.LookPath(string(login)); err == nil {
+					return p
+				}
+			}
 		}
 	}
-	return ""
+	return "/bin/sh"
 }
 
-// shellProgram is the executable to run the job's shell with: the one
-// the shared shell runs, else its name on PATH.
+// shellProgram is the executable of the shell pid: what the kernel says
+// it runs (not busybox, whose applet is the name), else the name on PATH.
 func shellProgram(pid int, name string) string {
 	exe, err := platform.Executable(pid)
 	if err == nil && filepath.Base(exe) != "busybox" {

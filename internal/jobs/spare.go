@@ -1,14 +1,12 @@
 package jobs
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 
@@ -41,22 +39,24 @@ import (
 // spareSession is the hidden session of the bridge's spare window.
 func spareSession(b bridge.Bridge) string { return b.Name + "-spare" }
 
-// spareRecord names the spare's token: its keeper listens on
+// spareRecord names the spare's token: its relay listens on
 // spareSocket(token) and its supervisor reads spareFifo(token).
 func spareRecord(b bridge.Bridge) string             { return b.File(".spare") }
 func spareSocket(b bridge.Bridge, tok string) string { return b.File(".spare-" + tok + ".sock") }
 func spareFifo(b bridge.Bridge, tok string) string   { return b.File(".spare-" + tok + ".fifo") }
 
-// makeSpare makes the bridge's spare window unless one exists. It runs in
-// a keeper, after its job started, off anyone's path. The record names
-// the spare from before its window is made, so that no other keeper makes
-// one too; a --job that finds it waits a moment for its keeper, rather
-// than make a window itself (which takes as long).
-func makeSpare(b bridge.Bridge) error {
-	_, sharedPID, err := relay.ReadPaneFile(b.SocketPath())
-	if err != nil || !sessionLeader(sharedPID) {
-		return errors.New("no shared shell to tie a spare window to")
+// MakeSpare makes the bridge's spare window unless one exists. A job's
+// relay runs it (ptysend --job-spare-make), once its job started, off
+// anyone's path. The record names the spare from before its window is
+// made, so that no other relay makes one too; a --job that finds it waits
+// a moment for its relay, rather than make a window itself (which takes
+// as long).
+func MakeSpare(b bridge.Bridge) error {
+	status, err := relay.QueryStatus(b.SocketPath())
+	if err != nil {
+		return fmt.Errorf("no shared shell to tie a spare window to: %w", err)
 	}
+	sharedPID := status.PanePID
 	id, err := markers.NewID()
 	if err != nil {
 		return err
@@ -76,9 +76,9 @@ func makeSpare(b bridge.Bridge) error {
 		";", "set-option", "-t", "="+session+":", "history-limit", fmt.Sprint(bridge.HistoryLimit),
 		";", "set-option", "-t", "="+session+":", "destroy-unattached", "off")
 	if err == nil || tmux.IsDuplicateSession(err) {
-		k := KeeperArgs{Socket: spareSocket(b, tok), Spare: true, Session: b.Name, RuntimeDir: b.RuntimeDir}
+		job := relay.JobConfig{Spare: true, Session: b.Name, RuntimeDir: b.RuntimeDir, SpareMaker: spareMaker(b)}
 		_, err = tmux.Run("new-window", "-d", "-a", "-t", target, "-c", "/", b.Exe, "--job-spare", fifo, "--job-spare-pid", pid,
-			";", "pipe-pane", "-I", "-O", "-t", target, keeperCommand(b.Exe, k))
+			";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(spareSocket(b, tok), &job))
 	}
 	if err != nil {
 		os.Remove(fifo)
@@ -124,12 +124,11 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 	tok := string(rec)
 	os.Remove(spareRecord(b)) // ours now, whatever comes of it
 	fifo := spareFifo(b, tok)
-	// Its keeper was started moments ago, or long ago; one that went
+	// Its relay was started moments ago, or long ago; one that went
 	// away removed the fifo.
-	var c *client
+	var c *relay.JobClient
 	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
-		if conn, err := relay.DialSocket(spareSocket(b, tok)); err == nil {
-			c = &client{conn: conn, r: bufio.NewReaderSize(conn, 64*1024)}
+		if c, err = relay.DialJob(spareSocket(b, tok)); err == nil {
 			break
 		}
 		if _, err := os.Stat(fifo); err != nil || time.Now().After(deadline) {
@@ -139,55 +138,30 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 	}
 	defer c.Close()
 	// The supervisor must be waiting for the job on its fifo (it starts
-	// with the keeper: it may not be there yet).
+	// with the relay: it may not be there yet).
 	f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	for deadline := time.Now().Add(time.Second); errors.Is(err, syscall.ENXIO) && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 		f, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	}
 	if err != nil {
-		c.request("discard")
+		c.Discard()
 		os.Remove(fifo)
 		return "", false, nil
 	}
 	defer f.Close()
-	act := activation{ID: string(sp.ID), Name: sp.Name, Command: shorten(sp.Command, 200), Socket: socket}
-	js, _ := json.Marshal(act)
-	if err := c.request("activate %x", js); err != nil {
-		return "", false, nil
-	}
-	answer, err := c.line()
-	pane, ok = strings.CutPrefix(answer, "ok ")
-	if err != nil || !ok {
+	if pane, err = c.Activate(string(sp.ID), sp.Name, shorten(sp.Command, 200), socket); err != nil {
 		return "", false, nil
 	}
 	// From here on the window is the job's: failures are the job's.
-	js, _ = json.Marshal(sp)
+	js, _ := json.Marshal(sp)
 	if _, err := f.Write(js); err != nil {
 		return pane, true, fmt.Errorf("handing the job to its window: %w", err)
 	}
 	f.Close()
 	os.Remove(fifo)
-	if err := c.request("started"); err != nil {
-		return pane, true, err
-	}
-	answer, err = c.line()
-	if err != nil {
-		return pane, true, err
-	}
-	if answer != "running" && !strings.HasPrefix(answer, "ended ") {
-		return pane, true, errors.New(answer)
-	}
-	return pane, true, nil
-}
-
-// activation is what a spare's keeper is told when its window becomes a
-// job's.
-type activation struct {
-	ID      string `json:"id"`
-	Name    string `json:"name"`
-	Command string `json:"command"`
-	Socket  string `json:"socket"`
+	_, _, err = c.Started()
+	return pane, true, err
 }
 
 // RunSpare is the process of a spare window (and, with no fifo, of the

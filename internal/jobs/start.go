@@ -16,6 +16,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
+	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
@@ -33,7 +34,7 @@ type StartRequest struct {
 }
 
 // Start starts the job in a new window of the bridge session and returns
-// as soon as it runs (its supervisor printed START and the keeper
+// as soon as it runs (its supervisor printed START and its relay
 // listens). Costs one tmux process (scripts/bench).
 func Start(req StartRequest) (int, error) {
 	b := req.Bridge
@@ -108,7 +109,7 @@ func Start(req StartRequest) (int, error) {
 
 // startInNewWindow starts the job in a window it makes (no spare is
 // ready): the supervisor reads the job from a private file, and the
-// keeper says on a fifo when the job runs.
+// window's relay says on a fifo when the job runs.
 func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 	specPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".job.json")
 	readyPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".ready")
@@ -125,15 +126,15 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 		return failure.From(err)
 	}
 	// Our end is open for writing too, so that it never reads an end of
-	// file before the keeper has written.
+	// file before the relay has written.
 	ready, err := os.OpenFile(readyPath, os.O_RDWR, 0)
 	if err != nil {
 		return failure.From(err)
 	}
 	defer ready.Close()
 
-	pane, err := openWindow(b, sp.Name, sp.Dir, specPath, KeeperArgs{Socket: sock, Name: sp.Name, ID: sp.ID,
-		Ready: readyPath, Command: shorten(sp.Command, 200), Session: b.Name, RuntimeDir: b.RuntimeDir})
+	pane, err := openWindow(b, sp.Name, sp.Dir, specPath, sock, relay.JobConfig{Name: sp.Name, ID: sp.ID,
+		Ready: readyPath, Command: shorten(sp.Command, 200), Session: b.Name, RuntimeDir: b.RuntimeDir, SpareMaker: spareMaker(b)})
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 // makeRoom refuses a name taken by a running job, and closes the window of
 // an ended job that had it (the new job takes its name).
 func makeRoom(b bridge.Bridge, name string) error {
-	c, err := dial(b, name)
+	c, err := relay.DialJob(SocketPath(b, name))
 	if err != nil {
 		return nil
 	}
@@ -182,19 +183,19 @@ func makeRoom(b bridge.Bridge, name string) error {
 
 // openWindow makes the job's window, behind the human's current one, in
 // one tmux call: the window running the supervisor, remain-on-exit with a
-// line that says the job finished, and the keeper on pipe-pane. It
+// line that says the job finished, and its relay on pipe-pane. It
 // returns the window's pane id.
-func openWindow(b bridge.Bridge, name, dir, specPath string, k KeeperArgs) (string, error) {
+func openWindow(b bridge.Bridge, name, dir, specPath, sock string, job relay.JobConfig) (string, error) {
 	// The window goes after the last one; while our call runs nothing else
 	// happens in tmux, so "{end}" is ours for the rest of it.
 	target := "=" + b.Name + ":{end}"
-	ended := endedFormat(name)
+	ended := relay.EndedFormat(name)
 	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", name, "-c", strings.ReplaceAll(dir, "#", "##"),
 		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath,
 		";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
 		";", "set-option", "-p", "-t", target, "remain-on-exit-format", ended,
 		";", "set-option", "-w", "-t", target, "@ptybridge_job", name,
-		";", "pipe-pane", "-I", "-O", "-t", target, keeperCommand(b.Exe, k))
+		";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(sock, &job))
 	if errors.Is(err, tmux.ErrNoTmux) {
 		return "", &failure.Error{Verbatim: bridge.NoBridgeMessage}
 	}
@@ -205,20 +206,6 @@ func openWindow(b bridge.Bridge, name, dir, specPath string, k KeeperArgs) (stri
 		return "", failure.From(err)
 	}
 	return strings.TrimSpace(out), nil
-}
-
-// endedFormat is what a job's window shows once the job ended.
-func endedFormat(name string) string {
-	return fmt.Sprintf("Job %s has ended (exit status #{pane_dead_status}): prefix & closes this window", name)
-}
-
-// keeperCommand is what pipe-pane runs, with -O (the window's output to
-// its stdin) and -I (its stdout to the window's input).
-func keeperCommand(exe string, k KeeperArgs) string {
-	js, _ := json.Marshal(k)
-	// tmux expands formats in the command, so a literal '#' is doubled.
-	q := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
-	return fmt.Sprintf("exec %s --job-keeper %x --job-keeper-pane '#{pane_id}' --job-keeper-pid '#{pane_pid}'", q(exe), js)
 }
 
 // lockStarts serializes the calls that start jobs in the runtime
@@ -238,3 +225,10 @@ func shorten(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// spareMaker is the command a job's relay runs, once the job runs, to make
+// the next job's window ahead of time (spare.go).
+func spareMaker(b bridge.Bridge) []string { return []string{b.Exe, "--job-spare-make", b.Name} }
+
+// readyLimit bounds the wait for a job to start.
+const readyLimit = 20 * time.Second

@@ -156,7 +156,7 @@ func statusOf(ps *os.ProcessState) int {
 // supervisor does it, as ptysend does for commands, or the human would
 // see a staircase. The keeper turns them back.
 func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
-	buf := make([]byte, maxPiece)
+	buf := make([]byte, markers.MaxStderrPiece)
 	var frame []byte
 	for {
 		n, err := errR.Read(buf)
@@ -165,8 +165,8 @@ func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
 			if !platform.TranslatesNewlines(tty) {
 				piece = bytes.ReplaceAll(piece, []byte("\n"), []byte("\r\n"))
 			}
-			for len(piece) > 0 { // at most maxPiece a frame
-				k := min(len(piece), maxPiece)
+			for len(piece) > 0 { // at most markers.MaxStderrPiece a frame
+				k := min(len(piece), markers.MaxStderrPiece)
 				frame = markers.AppendStderrFrame(frame[:0], id, piece[:k])
 				out.Write(frame)
 				piece = piece[k:]

@@ -2,15 +2,17 @@ package jobs
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"regexp"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/call"
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/failure"
-	"github.com/ptybridge/ptybridge/internal/limits"
+	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
 // WaitRequest is ptysend --job-wait NAME [--until REGEX] [--since OFFSET].
@@ -27,11 +29,11 @@ type WaitRequest struct {
 
 // Wait blocks until a line of the job's output (stdout or stderr, as
 // clean text, the line being written included) matches Until, or the job
-// ends. The keeper pushes each new piece of output to us the moment it
+// ends. The job's relay pushes each new piece of output to us the moment it
 // reads it: nothing polls. Exit 0 on a match, printing the line; the
 // job's status when it ended; 124 when --timeout or --max-time fired (the
 // job runs on).
-func Wait(req WaitRequest) (int, error) {
+func Wait(ctx context.Context, req WaitRequest) (int, error) {
 	start := time.Now()
 	var re *regexp.Regexp
 	if req.Until != "" {
@@ -53,9 +55,10 @@ func Wait(req WaitRequest) (int, error) {
 		outSince, errSince = req.Since, -1
 	}
 	if err := c.Follow(outSince, errSince); err != nil {
-		return 0, keeperFailed(req.Name, err)
+		return 0, relayFailed(req.Name, err)
 	}
-	events := make(chan event, 16)
+	// The reader ends with the connection, which Wait closes.
+	events := make(chan relay.Event, 16)
 	failed := make(chan error, 1)
 	go func() {
 		for {
@@ -64,16 +67,22 @@ func Wait(req WaitRequest) (int, error) {
 				failed <- err
 				return
 			}
-			events <- ev
-			if ev.Stream == "end" || ev.Stream == "gone" {
+			select {
+			case events <- ev:
+			case <-ctx.Done():
+				return
+			}
+			if ev.Stream == "ended" || ev.Stream == "gone" {
 				return
 			}
 		}
 	}()
 
 	m := map[string]*lineMatcher{"out": newLineMatcher(re), "err": newLineMatcher(re)}
-	noOutput := limits.NewTimer(req.Timeout)
-	overall := limits.NewTimer(limits.Remaining(start, req.MaxTime))
+	noOutput := call.NewTimer(req.Timeout)
+	overall := call.NewTimer(call.Remaining(start, req.MaxTime))
+	defer noOutput.Stop()
+	defer overall.Stop()
 	for {
 		select {
 		case ev := <-events:
@@ -83,7 +92,7 @@ func Wait(req WaitRequest) (int, error) {
 				if line, next, ok := m[ev.Stream].feed(ev.Offset, ev.Data); ok {
 					return req.matched(ev.Stream, line, next)
 				}
-			case "end":
+			case "ended":
 				if re != nil {
 					fmt.Fprintf(req.Notes, "ptysend: job %s ended with exit status %d before --until %q matched a line\n", req.Name, ev.Status, req.Until)
 				} else {
@@ -97,16 +106,19 @@ func Wait(req WaitRequest) (int, error) {
 				}
 				return ev.Status, nil
 			case "gone":
-				return 0, keeperFailed(req.Name, errKeeperGone)
+				return 0, relayFailed(req.Name, relay.ErrHungUp)
 			}
 		case err := <-failed:
-			return 0, keeperFailed(req.Name, err)
+			return 0, relayFailed(req.Name, err)
 		case <-noOutput.C():
 			return failure.ExitTimeout, &failure.Error{
 				Code: failure.ExitTimeout,
 				Msg:  fmt.Sprintf("job %s printed nothing for %v (--timeout) %s; it still runs", req.Name, req.Timeout, req.waitedFor()),
 				Hint: "wait longer with a larger --timeout (0: no limit), or look at its output with ptysend --job-output " + req.Name,
 			}
+		case <-ctx.Done():
+			code, why := failure.Stopped(ctx)
+			return code, &failure.Error{Code: code, Msg: fmt.Sprintf("%s %s; job %s runs on", why, req.waitedFor(), req.Name)}
 		case <-overall.C():
 			return failure.ExitTimeout, &failure.Error{
 				Code: failure.ExitTimeout,

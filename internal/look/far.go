@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ptybridge/ptybridge/internal/bridge"
-	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
@@ -23,39 +21,25 @@ type Far struct {
 	Hooks bool `json:"hooks"`
 }
 
-// composeFar fills s for a far shell in the pane; false when the pane's
-// foreground is no carrier of one.
-func composeFar(b bridge.Bridge, a *relay.Answer, s *Status) bool {
-	t, err := pane.LocateNow(a.PanePID)
-	if err != nil || !t.Far {
-		return false
-	}
-	s.Far = &Far{Via: t.Name}
-	// /proc describes the local end only: the far shell's state is its
-	// hooks' (the relay's snapshot), its command the history's.
-	s.Shell, s.Running = nil, nil
-	snap := a.Snapshot()
-	rec := pane.FarRecordFor(b, t.PID)
-	if rec != nil {
+// composeFar fills s for a far shell in the pane: /proc describes the
+// local end only, so the far shell's state is its hooks' (the relay's
+// snapshot), its command the history's.
+func (s *Status) composeFar(st *pane.State, a *relay.Status) {
+	f := st.Far
+	s.Far = &Far{Via: f.Via}
+	s.Shell, s.Running, s.Program = nil, nil, nil
+	if rec := f.Record; rec != nil {
 		s.Far.Kind, s.Far.User, s.Far.Host = string(rec.Kind), rec.User, rec.Host
-		s.Far.Hooks = rec.Hooked && snap.PID == rec.PID
+		s.Far.Hooks = rec.Hooked && a.Shell.PID == rec.PID
 		if s.Far.Hooks && a.Running != nil && a.Running.ShellPID == rec.PID {
 			s.Running = a.Running
 		}
 	}
-	switch {
-	case s.Far.Hooks && snap.State == markers.StateRunning:
-		s.State = StateBusy
-		s.Hint = "ask the user to let the command at the far end finish, or to press Ctrl-C in the ptybridge terminal, then retry"
-	case s.Far.Hooks && snap.State == markers.StateTyped:
-		s.HalfTyped = true
-		s.State, s.Hint = StateTyped, pane.HalfTypedError.Hint
-	default:
+	if !s.Far.Hooks && st.Kind != StateCopyMode {
 		// Without hooks only a call can tell: it looks at the screen and
 		// asks the shell first, and refuses what it cannot drive.
-		s.State = StateIdle
+		s.State, s.Hint, s.HalfTyped = StateIdle, "", false
 	}
-	return true
 }
 
 // printFar writes the far line of the status.

@@ -25,17 +25,14 @@ const DefaultHistory = 10
 // History prints the last n commands, oldest first: one line each (id,
 // who, status, start, duration, directory, command line), or one JSON
 // object per line.
-func History(b bridge.Bridge, n int, maxTime time.Duration, stdout, stderr io.Writer, asJSON bool) error {
-	a, _, err := b.Query(fmt.Sprintf("history %d", n), maxTime, stderr)
+func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
+	entries, err := bridge.Query(b, func(path string) ([]relay.Entry, error) { return relay.QueryHistory(path, n) })
 	if err != nil {
 		return err
 	}
-	if a.Error != "" {
-		return &failure.Error{Msg: a.Error, Hint: "this is unexpected: please report it with the command you ran"}
-	}
 	if asJSON {
 		var out bytes.Buffer
-		for _, e := range a.Entries {
+		for _, e := range entries {
 			line, err := json.Marshal(e)
 			if err != nil {
 				return err
@@ -48,7 +45,7 @@ func History(b bridge.Bridge, n int, maxTime time.Duration, stdout, stderr io.Wr
 	now := time.Now()
 	out := bufio.NewWriterSize(stdout, 16*1024)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	for _, e := range a.Entries {
+	for _, e := range entries {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Who, statusText(e), clock(e.Start, now),
 			duration(time.Duration(e.DurationMS)*time.Millisecond), orUnknown(e.Dir), oneLine(e.Command))
 	}
@@ -105,16 +102,21 @@ func oneLine(s string) string {
 // Output prints what command id printed in the terminal (0: the user's
 // last command), as clean text, or with raw the terminal's bytes (only
 // its "\r\n" line ends undone).
-func Output(b bridge.Bridge, id int, raw bool, maxTime time.Duration, stdout, stderr io.Writer) error {
-	a, body, err := b.Query(fmt.Sprintf("output %d", id), maxTime, stderr)
+func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
+	type output struct {
+		entry relay.Entry
+		body  []byte
+	}
+	out, err := bridge.Query(b, func(path string) (output, error) {
+		e, body, err := relay.QueryOutput(path, id)
+		return output{e, body}, err
+	})
 	if err != nil {
 		return err
 	}
-	if a.Error != "" {
-		return &failure.Error{Msg: a.Error, Hint: "ptysend --history lists the commands it holds, with their ids"}
-	}
+	body := out.body
 	if raw {
-		_, err = stdout.Write(bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n")))
+		_, err = stdout.Write(body)
 	} else {
 		_, err = io.WriteString(stdout, cleanOutput(body))
 	}

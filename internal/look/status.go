@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os/user"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -24,20 +23,20 @@ import (
 	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
-	"github.com/ptybridge/ptybridge/internal/repl"
 )
 
 // The states of the terminal, most telling first: a ptysend call holds
 // it, a REPL runs in it, a shell ptysend cannot drive, a program or a
-// command of the shell's, copy mode, a half-typed line; else idle.
+// command of the shell's, copy mode, a half-typed line; else idle. One
+// look decides them (internal/pane).
 const (
-	StateIdle        = "idle"
-	StateAgentCall   = "agent_call"
-	StateREPL        = "repl"
-	StateUnsupported = "unsupported_shell"
-	StateBusy        = "busy"
-	StateCopyMode    = "copy_mode"
-	StateTyped       = "half_typed_line"
+	StateIdle        = pane.Idle
+	StateAgentCall   = pane.AgentCall
+	StateREPL        = pane.REPLState
+	StateUnsupported = pane.Unsupported
+	StateBusy        = pane.Busy
+	StateCopyMode    = pane.CopyMode
+	StateTyped       = pane.HalfTyped
 	StateNoBridge    = "no_bridge"
 )
 
@@ -95,112 +94,94 @@ type REPL struct {
 	Since     time.Time `json:"since"`
 }
 
-// ReadStatus finds out the terminal's state.
-func ReadStatus(b bridge.Bridge, maxTime time.Duration, stderr io.Writer) (*Status, error) {
-	a, _, err := b.Query("status", maxTime, stderr)
+// ReadStatus finds out the terminal's state: the relay's answer and one
+// look at the pane (pane.Peek). It types nothing.
+func ReadStatus(b bridge.Bridge) (*Status, error) {
+	a, err := b.Status()
 	if err != nil {
 		return &Status{Bridge: "down", Session: b.Name, State: StateNoBridge}, err
 	}
-	return compose(b, a), nil
+	st, err := pane.Peek(a, b)
+	s := &Status{Bridge: "up", Session: b.Name, AgentCall: a.Call, Confirm: bridge.ConfirmRequired(b.SocketPath())}
+	if err != nil {
+		s.State, s.Hint = StateBusy, failure.From(err).Hint
+		return s, nil
+	}
+	s.compose(st, a)
+	return s, nil
 }
 
-// compose puts the relay's answer together with what /proc and the
-// bridge's files say.
-func compose(b bridge.Bridge, a *relay.Answer) *Status {
-	s := &Status{Bridge: "up", Session: b.Name, AgentCall: a.Call, CopyMode: b.InCopyMode(),
-		Confirm: bridge.ConfirmRequired(b.SocketPath())}
-	snap := a.Snapshot()
-	fg, err := platform.ForegroundPID(a.PanePID)
-	if err != nil {
-		s.State, s.Hint = StateBusy, "the shell of the shared terminal is gone: ask the user to restart ptybridge"
-		return s
+// compose puts the look's state together with the relay's answer.
+func (s *Status) compose(st *pane.State, a *relay.Status) {
+	s.State, s.CopyMode, s.HalfTyped = st.Kind, st.CopyMode, st.HalfTyped
+	if st.Refusal != nil {
+		s.Hint = failure.From(st.Refusal).Hint
 	}
-	fgArgs := platform.Args(fg)
-	fgName := nameOf(fg, fgArgs)
-	shellPID := a.PanePID
+	fg := st.Foreground
+	if sh := st.Shell; sh != nil {
+		s.Shell = shellOf(sh, a)
+		if a.Running != nil && (a.Running.ShellPID == sh.PID || a.Running.ShellPID == 0) {
+			s.Running = a.Running
+		}
+		if fg.PID != sh.PID && st.Far == nil {
+			s.Program = &Program{Name: fg.Name, PID: fg.PID, CommandLine: fg.Args, Since: startOf(fg.PID)}
+			if s.Running != nil && s.Running.Start.Before(s.Program.Since) {
+				s.Program.Since = s.Running.Start
+			}
+		}
+	}
 	switch {
-	case pane.IsDrivableShell(fgName, fgArgs):
-		shellPID = fg
-	case snap.PID > 0 && platform.SameTerminal(snap.PID, a.PanePID):
-		shellPID = snap.PID // the innermost shell with hooks runs the program
-	}
-	shellName := fgName
-	if shellPID != fg {
-		shellName = platform.Name(shellPID)
-	}
-	s.Shell = shellOf(shellPID, shellName, snap, a)
-	if a.Running != nil && (a.Running.ShellPID == shellPID || a.Running.ShellPID == 0) {
-		s.Running = a.Running
-	}
-
-	if composeFar(b, a, s) {
-		// The far shell's state is set.
-	} else if st, ok := repl.Running(b, a.PanePID); ok {
-		program := platform.Name(st.PID)
+	case st.Far != nil:
+		s.composeFar(st, a)
+	case st.REPL != nil:
+		program := platform.Name(st.REPL.PID)
 		if program == "" {
-			program = st.Program
+			program = st.REPL.Program
 		}
-		s.REPL = &REPL{Program: program, StartedBy: relay.ByAgent, Command: st.Command, PID: st.PID, Since: startOf(st.PID)}
-		s.State = StateREPL
+		s.REPL = &REPL{Program: program, StartedBy: relay.ByAgent, Command: st.REPL.Command, PID: st.REPL.PID, Since: startOf(st.REPL.PID)}
+		s.State, s.Program = StateREPL, nil
 		s.Hint = "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close"
-	} else if fg != shellPID {
-		s.Program = &Program{Name: fgName, PID: fg, CommandLine: fgArgs, Since: startOf(fg)}
-		if s.Running != nil && s.Running.Start.Before(s.Program.Since) {
-			s.Program.Since = s.Running.Start
+	case st.Kind == StateREPL:
+		s.REPL = &REPL{Program: fg.Name, StartedBy: relay.ByUser, Command: strings.Join(fg.Args, " "), PID: fg.PID, Since: startOf(fg.PID)}
+		if s.Program != nil {
+			s.REPL.Since = s.Program.Since
 		}
-		s.State, s.Hint = StateBusy, pane.BusyHint(fgName, fgArgs)
-		if name, ok := pane.IsUnsupportedShell(fg); ok {
-			s.State = StateUnsupported
-			s.Hint = fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal, or to leave %s", markers.Supported, name)
-		} else if pane.IsInterpreter(fgName, fgArgs) {
-			s.REPL = &REPL{Program: fgName, StartedBy: relay.ByUser, Command: joinArgs(fgArgs), PID: fg, Since: s.Program.Since}
-			s.State = StateREPL
-		}
-	} else if s.Running != nil {
-		// The shell itself runs a command (a loop of builtins, a read).
+	case st.Kind == StateUnsupported:
+		s.Program = &Program{Name: fg.Name, PID: fg.PID, CommandLine: fg.Args, Since: startOf(fg.PID)}
+		s.Hint = fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal, or to leave %s", markers.Supported, fg.Name)
+	case st.Kind == StateIdle && s.Running != nil:
+		// The shell itself runs a command (a loop of builtins, a read)
+		// that the look could not see.
 		s.State = StateBusy
 		s.Hint = "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry"
-	} else if snap.PID == shellPID && snap.State == markers.StateTyped || platform.TypedAhead(shellPID) {
-		s.HalfTyped = true
-		s.State, s.Hint = StateTyped, pane.HalfTypedError.Hint
-	} else {
-		s.State = StateIdle
-	}
-	if s.CopyMode && (s.State == StateIdle || s.State == StateTyped) {
-		s.State, s.Hint = StateCopyMode, pane.CopyModeError.Hint
 	}
 	if s.AgentCall != nil {
 		s.State = StateAgentCall
 		s.Hint = "wait for that ptysend call to finish: a command run now waits its turn"
 	}
 	s.Free = s.State == StateIdle
-	return s
-}
-
-// nameOf is what platform.Name says of pid, from its command line read already.
-func nameOf(pid int, args []string) string {
-	if len(args) > 0 && args[0] != "" {
-		return strings.TrimPrefix(filepath.Base(args[0]), "-")
+	if s.Free {
+		s.Hint = ""
 	}
-	return platform.Comm(pid)
 }
 
-func shellOf(pid int, name string, snap markers.Snapshot, a *relay.Answer) *Shell {
+// shellOf is what the status says of a shell of the pane.
+func shellOf(sh *pane.Shell, a *relay.Status) *Shell {
 	// The hooks have spoken in it: its events are the relay's last, or
 	// the command it runs is the history's.
-	hooks := snap.PID == pid || a.Running != nil && a.Running.ShellPID == pid
-	cwd, _ := platform.Cwd(pid)
-	sh := &Shell{Kind: name, PID: pid, Cwd: cwd, Hooks: hooks}
-	if sh.Cwd == "" && sh.Hooks {
-		sh.Cwd = a.ShellDir
+	hooks := sh.Hooks || a.Running != nil && a.Running.ShellPID == sh.PID
+	out := &Shell{Kind: sh.Name, PID: sh.PID, Hooks: hooks}
+	out.Cwd, _ = platform.Cwd(sh.PID)
+	if out.Cwd == "" && out.Hooks {
+		out.Cwd = a.ShellDir
 	}
-	if uid, err := platform.ProcessOwner(pid); err == nil {
-		sh.User = strconv.Itoa(uid)
-		if u, err := user.LookupId(sh.User); err == nil {
-			sh.User = u.Username
+	if uid, err := platform.ProcessOwner(sh.PID); err == nil {
+		out.User = strconv.Itoa(uid)
+		if u, err := user.LookupId(out.User); err == nil {
+			out.User = u.Username
 		}
 	}
-	return sh
+	return out
 }
 
 func startOf(pid int) time.Time {
@@ -335,5 +316,3 @@ func orUnknown(s string) string {
 	}
 	return s
 }
-
-func joinArgs(args []string) string { return strings.Join(args, " ") }

@@ -2,6 +2,7 @@ package markers
 
 import (
 	"bytes"
+	"slices"
 	"fmt"
 	"strconv"
 )
@@ -52,25 +53,34 @@ type Tracker struct {
 	pending []byte
 	esc     escState
 	own     bool // between OWN and OWN-END: the shell's text, not typing
-	// paste is the bracketed paste mode; params the current CSI
-	// sequence's parameter bytes (only what a mode switch needs).
-	paste  PasteMode
-	params []byte
+	// paste and alt are the bracketed paste and alternate screen modes;
+	// params the current CSI sequence's parameter bytes (only what a mode
+	// switch needs).
+	paste, alt Mode
+	params     []byte
 	// Sink, when set, hears the stream split into output and events.
 	Sink EventSink
 }
 
-// PasteMode is whether the pane's program has asked for bracketed paste
-// (ESC[?2004h; ESC[?2004l or a terminal reset, ESC c, ends it): then
-// tmux's paste-buffer -p wraps a paste in ESC[200~ ... ESC[201~, and a
-// line editor takes the text as text (a TAB is no completion, a newline
-// does not run the line). ptysend types REPL input the same way.
-type PasteMode string
+// Mode is a terminal mode the pane's program switches, as the stream
+// shows it: bracketed paste (ESC[?2004h, ESC[?2004l; a terminal reset,
+// ESC c, ends it), with which tmux's paste-buffer -p wraps a paste in
+// ESC[200~ ... ESC[201~ and a line editor takes the text as text (a TAB
+// is no completion, a newline does not run the line); and the alternate
+// screen (ESC[?1049h and its older forms 1047 and 47) of a full-screen
+// program.
+type Mode string
 
 const (
-	PasteUnknown PasteMode = "unknown" // no switch seen since the tracker started
-	PasteOff     PasteMode = "off"
-	PasteOn      PasteMode = "on"
+	Unknown Mode = "unknown" // no switch seen since the tracker started
+	Off     Mode = "off"
+	On      Mode = "on"
+)
+
+// Mode numbers of the switches (DECSET/DECRST) the tracker follows.
+var (
+	pasteModes     = []string{"2004"}
+	alternateModes = []string{"1049", "1047", "47"}
 )
 
 // maxParams bounds the parameters kept of a CSI sequence; a longer one
@@ -81,11 +91,17 @@ const maxParams = 32
 // middle of an escape sequence, or of a held marker prefix (which may
 // turn out to be one), it is unknown: whoever reads the stream from here
 // on cannot finish that sequence.
-func (t *Tracker) Paste() PasteMode {
-	if t.paste == "" || t.esc != escNone || len(t.pending) > 0 {
-		return PasteUnknown
+func (t *Tracker) Paste() Mode { return t.mode(t.paste) }
+
+// Alternate is the alternate screen mode (a full-screen program), as
+// Paste.
+func (t *Tracker) Alternate() Mode { return t.mode(t.alt) }
+
+func (t *Tracker) mode(m Mode) Mode {
+	if m == "" || t.esc != escNone || len(t.pending) > 0 {
+		return Unknown
 	}
-	return t.paste
+	return m
 }
 
 // Snapshot is the tracker's view: the state and the shell it is about.
@@ -221,7 +237,7 @@ func (t *Tracker) sawBytes(b []byte) {
 			case ']', 'P', '_', '^', 'X':
 				t.esc = escString
 			case 'c': // RIS, a full reset: modes off
-				t.esc, t.paste = escNone, PasteOff
+				t.esc, t.paste, t.alt = escNone, Off, Off
 			default:
 				t.esc = escNone
 			}
@@ -229,7 +245,8 @@ func (t *Tracker) sawBytes(b []byte) {
 			if c >= 0x40 && c <= 0x7e {
 				t.esc = escNone
 				if c == 'h' || c == 'l' {
-					t.paste = PasteSwitch(t.params, c == 'h', t.paste)
+					t.paste = ModeSwitch(t.params, c == 'h', t.paste, pasteModes)
+					t.alt = ModeSwitch(t.params, c == 'h', t.alt, alternateModes)
 				}
 			} else if len(t.params) <= maxParams {
 				t.params = append(t.params, c)
@@ -247,23 +264,23 @@ func (t *Tracker) sawBytes(b []byte) {
 	}
 }
 
-// PasteSwitch is the bracketed paste mode after a CSI sequence ending in
-// h (set) or l (reset) with the given parameter bytes: private modes
-// ("?1;2004") switch it when they list 2004. Parameters longer than
+// ModeSwitch is a mode after a CSI sequence ending in h (set) or l
+// (reset) with the given parameter bytes: private modes ("?1;2004")
+// switch it when they list one of its numbers. Parameters longer than
 // maxParams leave it unknown.
-func PasteSwitch(params []byte, set bool, mode PasteMode) PasteMode {
+func ModeSwitch(params []byte, set bool, mode Mode, numbers []string) Mode {
 	if len(params) == 0 || params[0] != '?' {
 		return mode
 	}
 	if len(params) > maxParams {
-		return PasteUnknown
+		return Unknown
 	}
 	for _, p := range bytes.Split(params[1:], []byte(";")) {
-		if string(p) == "2004" {
+		if slices.Contains(numbers, string(p)) {
 			if set {
-				return PasteOn
+				return On
 			}
-			return PasteOff
+			return Off
 		}
 	}
 	return mode

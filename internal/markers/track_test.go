@@ -127,24 +127,49 @@ func FuzzTrackerIgnoresHowTheStreamIsCut(f *testing.F) {
 func TestTrackerFollowsBracketedPasteMode(t *testing.T) {
 	cases := []struct {
 		name, stream string
-		want         PasteMode
+		want         Mode
 	}{
-		{"nothing said", "$ ls\r\n", PasteUnknown},
-		{"a line editor turns it on", "\x1b[?2004h$ ", PasteOn},
-		{"and off when it runs the line", "\x1b[?2004h$ ls\r\n\x1b[?2004l\r", PasteOff},
-		{"among other private modes", "\x1b[?1;2004;25h", PasteOn},
-		{"other modes leave it alone", "\x1b[?2004h\x1b[?25l\x1b[?1049h\x1b[4l\x1b[2004l", PasteOn},
-		{"a terminal reset ends it", "\x1b[?2004h\x1bc", PasteOff},
-		{"an event marker between changes nothing", "\x1b[?2004h" + PromptEvent(3), PasteOn},
-		{"inside an OSC string it is text", "\x1b]0;\x1b[?2004h\a", PasteUnknown},
-		{"mid-sequence it is unknown", "\x1b[?2004h\x1b[?20", PasteUnknown},
-		{"a held marker prefix makes it unknown", "\x1b[?2004l\x1b]6973;ptyb", PasteUnknown},
-		{"an overlong switch is unknown", "\x1b[?2004h\x1b[?" + strings.Repeat("1;", 40) + "2004l", PasteUnknown},
+		{"nothing said", "$ ls\r\n", Unknown},
+		{"a line editor turns it on", "\x1b[?2004h$ ", On},
+		{"and off when it runs the line", "\x1b[?2004h$ ls\r\n\x1b[?2004l\r", Off},
+		{"among other private modes", "\x1b[?1;2004;25h", On},
+		{"other modes leave it alone", "\x1b[?2004h\x1b[?25l\x1b[?1049h\x1b[4l\x1b[2004l", On},
+		{"a terminal reset ends it", "\x1b[?2004h\x1bc", Off},
+		{"an event marker between changes nothing", "\x1b[?2004h" + PromptEvent(3), On},
+		{"inside an OSC string it is text", "\x1b]0;\x1b[?2004h\a", Unknown},
+		{"mid-sequence it is unknown", "\x1b[?2004h\x1b[?20", Unknown},
+		{"a held marker prefix makes it unknown", "\x1b[?2004l\x1b]6973;ptyb", Unknown},
+		{"an overlong switch is unknown", "\x1b[?2004h\x1b[?" + strings.Repeat("1;", 40) + "2004l", Unknown},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, chunks := range splits(c.stream) {
 				if got := fed(chunks).Paste(); got != c.want {
+					t.Fatalf("fed as %q: want %v, got %v", chunks, c.want, got)
+				}
+			}
+		})
+	}
+}
+
+func TestTrackerFollowsTheAlternateScreen(t *testing.T) {
+	cases := []struct {
+		name, stream string
+		want         Mode
+	}{
+		{"nothing said", "$ ls\r\n", Unknown},
+		{"a full-screen program turns it on", "\x1b[?1049h\x1b[H\x1b[2Jtext", On},
+		{"and off when it leaves", "\x1b[?1049hless\x1b[?1049l\r$ ", Off},
+		{"the older forms", "\x1b[?47h", On},
+		{"among other private modes", "\x1b[?1;1047h", On},
+		{"bracketed paste leaves it alone", "\x1b[?1049h\x1b[?2004l", On},
+		{"a terminal reset ends it", "\x1b[?1049h\x1bc", Off},
+		{"mid-sequence it is unknown", "\x1b[?1049h\x1b[?10", Unknown},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, chunks := range splits(c.stream) {
+				if got := fed(chunks).Alternate(); got != c.want {
 					t.Fatalf("fed as %q: want %v, got %v", chunks, c.want, got)
 				}
 			}

@@ -2,18 +2,27 @@ package mcpserver
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
-// capture collects what a mode writes to its stdout or stderr. The mode's
-// goroutines write while it runs, and a stream pump closing down may still
-// write as it returns: once sealed, writes are dropped.
+// capture collects what a mode writes to its stdout or stderr, bounded as
+// the history's outputs are: the first and last parts, with a line where
+// the middle was dropped. The mode's goroutines write while it runs, and a
+// stream pump closing down may still write as it returns: once sealed,
+// writes are dropped.
 type capture struct {
 	mu     sync.Mutex
-	buf    bytes.Buffer
+	buf    *relay.Buffer
 	sealed bool
 	note   string // the last complete write, for progress messages
+}
+
+func newCapture() *capture {
+	return &capture{buf: relay.NewBuffer(relay.HistoryBound, relay.HistoryHead)}
 }
 
 // maxNote bounds a note: a longer write gives its last line.
@@ -43,12 +52,14 @@ func (c *capture) seal() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sealed = true
-	return c.buf.String()
+	return string(c.buf.Render(func(left int64) string {
+		return fmt.Sprintf("[ptybridge: %d bytes left out here: a result keeps the first and last %d KiB]\n", left, relay.HistoryHead>>10)
+	}))
 }
 
 // progress is how many bytes were written so far, and the last note.
 func (c *capture) progress() (int, string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.buf.Len(), c.note
+	return int(c.buf.Total()), c.note
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/modes"
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
@@ -90,16 +90,6 @@ func newServer(cfg Config) *server {
 	return s
 }
 
-// call is what a tool's mode gets: the bridge, the limits, where its
-// output goes, and the request's cancellation.
-type call struct {
-	Bridge           bridge.Bridge
-	Timeout, MaxTime time.Duration
-	Stdout, Stderr   io.Writer
-	// Cancel is closed when the client cancels the request or goes away.
-	Cancel <-chan struct{}
-}
-
 // Result is every tool's structured result: what the CLI would have
 // printed and exited with.
 type Result struct {
@@ -111,21 +101,16 @@ type Result struct {
 	Retry      string `json:"retry,omitempty" jsonschema:"set when ptysend reported a failure or a timeout: later (75: the refusal clears by itself), with_more_time (124), after_the_hint (125: do what the hint says first), again (the call was stopped)"`
 }
 
-// serve runs one tool call: mode with the call's limits, its output
-// captured, progress notified, cancelled with the request.
-func (s *server) serve(ctx context.Context, req *mcp.CallToolRequest, lim limitsInput, mode func(call) (int, error)) (*mcp.CallToolResult, Result, error) {
+// serve runs one tool call: the mode with the call's options, its output
+// captured (bounded), progress notified, cancelled with the request.
+func (s *server) serve(ctx context.Context, req *mcp.CallToolRequest, opts modes.Options, m modes.Mode) (*mcp.CallToolResult, Result, error) {
 	s.calls.Add(1)
 	defer s.calls.Done()
 	start := time.Now()
-	stdout, stderr := &capture{}, &capture{}
-	c := call{
-		Bridge:  s.cfg.Bridge,
-		Timeout: lim.Timeout.or(s.cfg.Timeout), MaxTime: lim.MaxTime.or(s.cfg.MaxTime),
-		Stdout: stdout, Stderr: stderr,
-		Cancel: ctx.Done(),
-	}
+	stdout, stderr := newCapture(), newCapture()
+	e := &modes.Env{Bridge: s.cfg.Bridge, Options: opts, Stdout: stdout, Stderr: stderr}
 	stop := notifyProgress(ctx, req, start, stdout, stderr)
-	status, err := mode(c)
+	status, err := m.Run(ctx, e)
 	stop()
 	return result(status, err, stdout.seal(), stderr.seal(), time.Since(start))
 }

@@ -4,82 +4,91 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 	"unicode/utf8"
 
+	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Target is what ptysend types into: the local shell (ours to read in
-// /proc, today's fast path), or a far shell behind a carrier.
-type Target struct {
-	Far bool
-	// PID is the local shell, or the carrier (the foreground program:
-	// ssh, sudo, or the far shell itself when it runs on our terminal
-	// as another user or in another namespace).
-	PID   int
-	Shell markers.Shell // the local shell's syntax
-	Name  string        // the program, for messages
+// Far is the shell at the far end of a carrier in the pane: another
+// host's, user's or namespace's, which ptysend drives through the
+// terminal stream (internal/call's far transport).
+type Far struct {
+	// Carrier is the local end: ssh, sudo, docker... or the far shell
+	// itself when it runs on our terminal as another user.
+	Carrier Process
+	// Via names how it was reached, for messages.
+	Via string
+	// Record is what ptysend learnt of it; nil before the first probe.
+	Record *FarRecord
+	// Hooked: its hooks speak, and say that it waits at its prompt.
+	// Without them, a probe asks the shell what it is first; Screen is
+	// what the screen showed (the probe's rows).
+	Hooked bool
+	Screen *tmux.Screen
 }
 
-// Locate finds what the pane's foreground program is: a local shell at
-// its prompt, a carrier of a far shell, or anything else (busy). Like
-// IdleShell it gives a short-lived program settleLimit to go.
-func Locate(panePID int) (Target, error) {
-	deadline := time.Now().Add(settleLimit)
-	for {
-		t, err := locateNow(panePID)
-		if err == nil || time.Now().After(deadline) {
-			return t, err
+// readFar decides for a far shell: its hooks' events, when they speak;
+// else the screen must show a shell prompt with nothing typed at it.
+func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, err error) {
+	f := &Far{Carrier: s.Foreground, Via: via, Record: FarRecordFor(b, s.Foreground.PID)}
+	s.Far = f
+	snap := s.View.Shell
+	if rec := f.Record; rec != nil && rec.Hooked && snap.PID == rec.PID {
+		switch snap.State {
+		case markers.StateTyped:
+			s.halfTyped()
+			return true, nil
+		case markers.StatePrompt:
+			f.Hooked = true
+			return s.freeFar()
 		}
-		time.Sleep(10 * time.Millisecond)
+		// It runs a command; perhaps another shell the human started in
+		// it (sudo -i on the far host), which is probed when the screen
+		// shows its prompt.
+		if scr, err := s.screen(); err == nil && CheckFarPrompt(scr, via) == nil {
+			f.Screen = &scr
+			return s.freeFar()
+		}
+		s.Kind = Busy
+		s.Refusal = &failure.Error{
+			Code: failure.ExitBusy,
+			Msg: fmt.Sprintf("the shared terminal is busy: the shell at the far end (%s, through %s) is running a command, so nothing was typed",
+				rec.describe(), rec.CarrierName),
+			Hint: "ask the user to let it finish or press Ctrl-C in the ptybridge terminal, then retry " +
+				"(a program of theirs showing a shell-like prompt reads as busy too)",
+		}
+		return true, nil
 	}
-}
-
-// LocateNow is Locate without waiting: what the pane runs this moment.
-func LocateNow(panePID int) (Target, error) { return locateNow(panePID) }
-
-func locateNow(panePID int) (Target, error) {
-	fg, err := platform.ForegroundPID(panePID)
+	if want == Nothing {
+		// Only a call can tell: it looks at the screen and asks the shell
+		// first, and refuses what it cannot drive.
+		return s.free(), nil
+	}
+	scr, err := s.screen()
 	if err != nil {
-		return Target{}, &failure.Error{
-			Msg:  "cannot inspect the shared terminal's processes: " + err.Error(),
-			Hint: "ptysend needs /proc (Linux) and must run as the same user as ptybridge",
+		return false, failure.From(err)
+	}
+	f.Screen = &scr
+	if err := CheckFarPrompt(scr, via); err != nil {
+		s.Kind, s.Refusal = Busy, err
+		if scr.InMode {
+			s.Kind, s.CopyMode = CopyMode, true
 		}
+		return true, nil
 	}
-	name := platform.Name(fg)
-	args := platform.Args(fg)
-	if sh, ok := markers.ShellFor(name); ok && interactive(args) {
-		if platform.SharesOurUserAndNamespaces(fg) {
-			return Target{PID: fg, Shell: sh, Name: name}, nil
-		}
-		return Target{Far: true, PID: fg, Name: foreignVia(fg, name)}, nil
-	}
-	if foreign, ok := unsupportedShell(fg); ok {
-		return Target{}, unsupportedShellError(foreign)
-	}
-	switch ClassifyCarrier(args) {
-	case CarriesShell:
-		if busy, busyArgs := carriedProgram(fg); busy != "" {
-			return Target{}, busyError(busy, busyArgs)
-		}
-		return Target{Far: true, PID: fg, Name: name}, nil
-	case CarriesCommand:
-		return Target{}, busyError(shortCommand(args), args)
-	}
-	return Target{}, busyError(name, args)
+	return s.freeFar()
 }
 
-// shortCommand names a carrier running a command: "ssh web1 make".
-func shortCommand(args []string) string {
-	s := strings.Join(args, " ")
-	if len(s) > 60 {
-		s = s[:57] + "..."
+func (s *State) freeFar() (bool, error) {
+	if platform.TypedAhead(s.View.PanePID) {
+		s.halfTyped()
+		return true, nil
 	}
-	return s
+	return s.free(), nil
 }
 
 // carriedProgram follows a carrier's children, where /proc shows them
@@ -141,8 +150,9 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 			Hint: "ask the user to quit it in the ptybridge terminal, then retry",
 		}
 	}
-	before := cellsBefore(s.Line, s.Col)
-	after := strings.TrimSpace(cellsFrom(s.Line, s.Col))
+	line := s.CursorLine()
+	before := cellsBefore(line, s.CursorX)
+	after := strings.TrimSpace(cellsFrom(line, s.CursorX))
 	if secretPrompt.MatchString(before) {
 		return &failure.Error{
 			Code: failure.ExitBusy,
@@ -155,7 +165,7 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 		return &failure.Error{
 			Code: failure.ExitBusy,
 			Msg: fmt.Sprintf("the terminal runs %s, and its cursor line %q does not look like a shell prompt "+
-				"(the far shell is busy, or the user has typed part of a line), so nothing was typed", carrier, strings.TrimSpace(s.Line)),
+				"(the far shell is busy, or the user has typed part of a line), so nothing was typed", carrier, strings.TrimSpace(line)),
 			Hint: "ask the user to let it finish or clear their line (Ctrl-U) in the ptybridge terminal, then retry",
 		}
 	}
@@ -198,4 +208,51 @@ func foreignVia(pid int, name string) string {
 		return platform.Name(parent)
 	}
 	return name + " of another user or namespace"
+}
+
+// FarRecord is what ptysend learnt of the far shell behind the pane's
+// carrier: its kind from the probe, and once its first call ran, that it
+// has the hooks, its pid (in its own namespace) and who and where it is.
+// It lives in the runtime directory (<session>.far.json) and holds for
+// one carrier process only.
+type FarRecord struct {
+	Carrier     string          `json:"carrier"` // platform.ExecImage of the carrier
+	CarrierName string          `json:"carrier_name"`
+	Kind        markers.FarKind `json:"kind"`
+	Hooked      bool            `json:"hooked"`
+	PID         int             `json:"pid"`
+	User        string          `json:"user,omitempty"`
+	Host        string          `json:"host,omitempty"`
+	// PromptCol and Width are the prompt's width and the pane's as the
+	// probe saw them: how many rows a typed loader line takes.
+	PromptCol int `json:"prompt_col"`
+	Width     int `json:"width"`
+}
+
+// Where is "user@host" when known.
+func (r *FarRecord) Where() string {
+	if r == nil || r.User == "" {
+		return ""
+	}
+	return r.User + "@" + r.Host
+}
+
+func (r *FarRecord) describe() string {
+	if w := r.Where(); w != "" {
+		return string(r.Kind) + " as " + w
+	}
+	return string(r.Kind)
+}
+
+// SaveFar writes the record.
+func SaveFar(b bridge.Bridge, r *FarRecord) error { return saveJSON(b.File(".far.json"), r) }
+
+// FarRecordFor is the record of the far shell behind carrier pid, when
+// the record is about that very process; nil otherwise.
+func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
+	var r FarRecord
+	if !loadJSON(b.File(".far.json"), &r) || r.Carrier == "" || r.Carrier != platform.ExecImage(carrier) {
+		return nil
+	}
+	return &r
 }

@@ -1,30 +1,357 @@
+// Package pane decides what the shared pane is doing and whether the
+// agent may type into it. One function decides, for every mode: Look,
+// on a turn at the pane (run, REPL start, evaluation, close, --wait-free,
+// --confirm), and Peek on a relay's status answer (--status, --sessions,
+// a job's start). They read the relay's view of the stream (the shell's
+// hook events, the stream's modes), the terminal's foreground process,
+// its input queue and wait channels (internal/platform), and the bridge's
+// records (copy mode, the far shell, the agent's REPL); they type
+// nothing. A refusal is an error with exit 75 (it clears by itself) or
+// 125 (the agent must act), and a hint that says what to ask the user.
 package pane
 
-import "github.com/ptybridge/ptybridge/internal/markers"
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
 
-// What ptysend --status says of a program in the foreground of the pane,
-// with the same knowledge as a refusal: how the user leaves it, and
-// whether it is an interpreter's prompt, a shell ptysend drives, or one
-// it cannot.
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/platform"
+	"github.com/ptybridge/ptybridge/internal/relay"
+	"github.com/ptybridge/ptybridge/internal/tmux"
+)
 
-// BusyHint is what to ask the user when program (run with args) holds
-// the shared terminal.
-func BusyHint(program string, args []string) string { return busyHint(program, args) }
+// Want is what the agent would type into.
+type Want int
 
-// IsInterpreter reports whether program, run with args, is an
-// interpreter reading commands from the terminal (python3 without a
-// script, node, irb...): a REPL of the user's.
-func IsInterpreter(program string, args []string) bool {
-	return quitKeys[programKey(program)] == "repl" && quitKey(program, args) != keyCtrlC
+const (
+	// IntoShell: a line for the shell (a command, a REPL's start).
+	IntoShell Want = iota
+	// IntoREPL: input for the agent's REPL (an evaluation).
+	IntoREPL
+	// CloseREPL: the keys that close the agent's REPL, which interrupt
+	// it first when it is busy.
+	CloseREPL
+	// Nothing: the caller only looks (--status, --sessions, a job).
+	Nothing
+)
+
+// The states of the pane, most telling first, as --status names them.
+const (
+	Idle        = "idle"
+	AgentCall   = "agent_call"
+	REPLState   = "repl"
+	Unsupported = "unsupported_shell"
+	Busy        = "busy"
+	CopyMode    = "copy_mode"
+	HalfTyped   = "half_typed_line"
+)
+
+// State is what the pane is doing, as one look saw it.
+type State struct {
+	View relay.View
+	// Kind is one of the states above; Refusal is why the agent must not
+	// type what it wants (nil: it may), with the hint.
+	Kind    string
+	Refusal error
+	// Foreground is the terminal's foreground process.
+	Foreground Process
+	// Shell is the local shell that would read a typed line, or that
+	// runs the foreground program; nil when none of ours does.
+	Shell *Shell
+	// Far is the shell at the far end of a carrier (ssh, su...).
+	Far *Far
+	// REPL is the agent's REPL (--repl-start) when it leads the
+	// foreground.
+	REPL *REPLRecord
+	// Prompt is the agent's REPL's cursor line, when it waits at its
+	// prompt (IntoREPL).
+	Prompt              *PromptLine
+	CopyMode, HalfTyped bool
 }
 
-// IsDrivableShell reports whether program, run with args, is an
-// interactive shell that ptysend can type into.
-func IsDrivableShell(program string, args []string) bool {
-	_, ok := markers.ShellFor(program)
-	return ok && interactive(args)
+// Process is a process in the pane.
+type Process struct {
+	PID  int
+	Name string
+	Args []string
 }
 
-// IsUnsupportedShell reports whether the process pid is a shell that
-// ptysend cannot drive (tcsh, nu...), and names it.
-func IsUnsupportedShell(pid int) (string, bool) { return unsupportedShell(pid) }
+// Shell is a local shell of the pane.
+type Shell struct {
+	Process
+	Syntax markers.Shell
+	// Hooks: its events are the relay's last (the shell integration is
+	// in); NeedsHooks: a line typed now must install them first.
+	Hooks, NeedsHooks bool
+}
+
+// settleLimit is how long a look waits for what may clear by itself in a
+// moment: the shell's prompt, drawn a moment after the last call's end;
+// a short-lived program of a prompt framework in the foreground.
+const settleLimit = 500 * time.Millisecond
+
+// Look reads the pane's state on a turn: as the stream shows it up to
+// now (what waited in the relay's pipe included), and as the processes
+// are. What may clear in a moment gets settleLimit; the stream read while
+// it waits is the turn's (TypeIf then types only if nothing more came).
+func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
+	deadline := time.Now().Add(settleLimit)
+	tracker := t.Tracker
+	tracker.Write(t.Stashed())
+	for {
+		s := &State{View: t.View}
+		s.View.Shell, s.View.Offset = tracker.Snapshot(), t.StreamOffset()
+		settle, err := s.read(b, want)
+		if err != nil || !settle || time.Now().After(deadline) {
+			return s, err
+		}
+		if err := waitForChange(t, tracker, s.Foreground.PID, deadline); err != nil {
+			return s, b.Closed(false)
+		}
+	}
+}
+
+// Peek reads the pane's state from a relay's status answer, without a
+// turn and without waiting: for the modes that type nothing.
+func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
+	s := &State{View: st.View}
+	_, err := s.read(b, Nothing)
+	if err == nil && st.Call != nil {
+		s.Kind = AgentCall
+	}
+	return s, err
+}
+
+// waitForChange waits until the stream brings something or the program
+// in the foreground goes, until deadline.
+func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, deadline time.Time) error {
+	ctx, cancel := contextUntil(deadline)
+	defer cancel()
+	exited := platform.WatchExit(ctx, fg)
+	// Short reads: the stream, or a look at the foreground again.
+	next := time.Now().Add(10 * time.Millisecond)
+	if exited != nil {
+		next = deadline
+	}
+	t.SetReadDeadline(next)
+	defer t.SetReadDeadline(time.Time{})
+	buf := make([]byte, 4096)
+	for {
+		n, err := t.Read(buf)
+		tracker.Write(buf[:n])
+		if n > 0 {
+			return nil
+		}
+		select {
+		case <-exited:
+			return nil
+		default:
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// read fills s from the processes and the records; settle says that the
+// refusal may clear in a moment.
+func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
+	panePID := s.View.PanePID
+	fg, err := platform.ForegroundPID(panePID)
+	if err != nil || fg <= 0 {
+		return false, &failure.Error{
+			Msg:  fmt.Sprintf("cannot inspect the shared terminal's processes: %v", err),
+			Hint: "ptysend must run on the same machine and as the same user as ptybridge; if the user just closed the terminal, ask them to restart ptybridge",
+		}
+	}
+	s.Foreground = Process{PID: fg, Name: platform.Name(fg), Args: platform.Args(fg)}
+	s.CopyMode = b.InCopyMode(s.View.PaneID)
+	s.REPL = LoadREPL(b)
+	if s.REPL != nil && !s.REPL.InForeground(panePID) {
+		s.REPL = nil
+	}
+	if want == IntoREPL || want == CloseREPL {
+		return s.readREPL(b, want)
+	}
+	if s.REPL != nil && want == IntoShell {
+		s.Kind, s.Refusal = REPLState, replInTheWay(s.REPL)
+		return false, nil
+	}
+	name, args := s.Foreground.Name, s.Foreground.Args
+	switch sh, drivable := markers.ShellFor(name); {
+	case drivable && interactive(args) && platform.SharesOurUserAndNamespaces(fg):
+		s.Shell = &Shell{Process: s.Foreground, Syntax: sh}
+		return s.readLocal(b)
+	case drivable && interactive(args):
+		s.Shell = s.innerShell()
+		return s.readFar(b, foreignVia(fg, name), want)
+	}
+	if shell, ok := unsupportedShell(fg); ok {
+		s.Kind, s.Refusal = Unsupported, unsupportedShellError(shell)
+		return false, nil
+	}
+	s.Shell = s.innerShell()
+	switch ClassifyCarrier(args) {
+	case CarriesShell:
+		if busy, busyArgs := carriedProgram(fg); busy != "" {
+			return s.busy(busy, busyArgs), nil
+		}
+		return s.readFar(b, name, want)
+	case CarriesCommand:
+		return s.busy(shortCommand(args), args), nil
+	}
+	if IsInterpreter(name, args) {
+		s.busy(name, args)
+		s.Kind = REPLState
+		return true, nil
+	}
+	return s.busy(name, args), nil
+}
+
+// readLocal decides for a local shell in the foreground: it waits at an
+// empty prompt when its hooks say so and it sleeps waiting for the
+// terminal; a shell without hooks yet (they come with the line typed
+// now) has only the processes to vouch for it.
+func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
+	sh := s.Shell
+	snap := s.View.Shell
+	sh.Hooks = snap.PID == sh.PID
+	asleep := waitsForTerminal(sh.PID)
+	switch {
+	case !sh.Hooks || snap.State == markers.StateRunning && execdSince(b, sh.PID, asleep):
+		// A shell exec'd by the human keeps the pid and the last event of
+		// the one it replaced: at its prompt, it has no hooks.
+		sh.NeedsHooks = true
+		if !asleep {
+			return s.shellBusy(), nil
+		}
+	case snap.State == markers.StateRunning:
+		return s.shellBusy(), nil
+	case snap.State == markers.StateTyped:
+		s.halfTyped()
+		return true, nil
+	case !asleep: // at its prompt, still drawing it or reading keys
+		return s.shellBusy(), nil
+	}
+	if platform.TypedAhead(sh.PID) {
+		s.halfTyped()
+		return true, nil
+	}
+	return s.free(), nil
+}
+
+// waitsForTerminal reports whether the shell sleeps until the terminal
+// has input: in its line editor, or (dash) a read of the terminal.
+func waitsForTerminal(pid int) bool {
+	tty := platform.OpenTTY(platform.TTYOf(pid))
+	if tty == nil {
+		return false
+	}
+	defer tty.Close()
+	return platform.WaitsForInput(pid, tty)
+}
+
+// RecordHooked notes that the hooks are installed in the program that
+// pid runs now.
+func RecordHooked(b bridge.Bridge, pid int) {
+	if img := platform.ExecImage(pid); img != "" {
+		os.WriteFile(b.File(".hooked"), []byte(img), 0o600)
+	}
+}
+
+// execdSince reports whether the shell pid, whose last event said it runs
+// a command, is another program than the one the hooks were installed in
+// (the human exec'd a shell), waiting at its prompt. A program that still
+// is the hooked one runs a line editor of a command of the user's
+// (fish's read, bash's read -e).
+func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
+	if !asleep || !platform.AtLineEditor(pid) {
+		return false
+	}
+	rec, err := os.ReadFile(b.File(".hooked"))
+	img := platform.ExecImage(pid)
+	return err != nil || img == "" || string(rec) != img
+}
+
+// free settles the state of a shell at an empty prompt: idle, unless
+// the human scrolls back.
+func (s *State) free() bool {
+	if s.CopyMode {
+		s.Kind, s.Refusal = CopyMode, CopyModeError
+		return false
+	}
+	s.Kind = Idle
+	return false
+}
+
+func (s *State) halfTyped() {
+	s.Kind, s.Refusal, s.HalfTyped = HalfTyped, HalfTypedError, true
+}
+
+func (s *State) shellBusy() bool {
+	s.Kind = Busy
+	s.Refusal = &failure.Error{
+		Code: failure.ExitBusy,
+		Msg:  fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", s.Shell.Name),
+		Hint: "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry",
+	}
+	return true
+}
+
+// busy: a program holds the terminal. A short-lived one (a prompt
+// framework's helper) may be gone in a moment.
+func (s *State) busy(program string, args []string) bool {
+	s.Kind, s.Refusal = Busy, busyError(program, args)
+	return true
+}
+
+// innerShell is the innermost shell of ours that runs the foreground
+// program (a bash started inside fish, the shell of an editor), nil when
+// none does.
+func (s *State) innerShell() *Shell {
+	for pid, steps := platform.Parent(s.Foreground.PID), 0; pid > 1 && steps < 64; pid, steps = platform.Parent(pid), steps+1 {
+		name, args := platform.Name(pid), platform.Args(pid)
+		if sh, ok := markers.ShellFor(name); ok && interactive(args) && platform.SharesOurUserAndNamespaces(pid) {
+			return &Shell{Process: Process{PID: pid, Name: name, Args: args}, Syntax: sh, Hooks: s.View.Shell.PID == pid}
+		}
+		if pid == s.View.PanePID {
+			break
+		}
+	}
+	return nil
+}
+
+// HalfTypedError: the human's line must never be spliced into.
+var HalfTypedError = &failure.Error{
+	Code: failure.ExitBusy,
+	Msg: "the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); " +
+		"nothing was typed, so their input stays intact",
+	Hint: "ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry",
+}
+
+// CopyModeError: keys sent now would drift the human's scrolled view.
+var CopyModeError = &failure.Error{
+	Code: failure.ExitBusy,
+	Msg:  "the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
+	Hint: "ask the user to leave copy mode (press q in the ptybridge terminal), then retry",
+}
+
+// replInTheWay refuses a shell command, or a second REPL, while the
+// agent's REPL runs: it does not clear by itself (exit 125).
+func replInTheWay(r *REPLRecord) error {
+	return &failure.Error{
+		Msg: "the REPL " + r.Program + " started with --repl-start is already running in the shared terminal, so nothing was typed",
+		Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close first " +
+			"(ptysend drives one REPL at a time)",
+	}
+}
+
+// screen captures the pane's screen (one tmux call).
+func (s *State) screen() (tmux.Screen, error) { return tmux.Capture(s.View.PaneID) }

@@ -2,7 +2,6 @@ package pane
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -20,15 +19,15 @@ import (
 // changed, and the call tries again from the start:
 //
 //   - a program in the way (less, vim, a long command): until it exits,
-//     which a pidfd says at once, or another one takes the foreground
+//     which the kernel says at once, or another one takes the foreground
 //     (looked at every recheck: Ctrl-Z stops a program without ending it);
 //   - copy mode: until the bridge's record of it says it ended;
 //   - anything else (a half-typed line, shell code of the human's, a busy
 //     REPL): recheck. Such an attempt itself follows the shell's events in
 //     the stream for up to settleLimit before it refuses again.
 
-// recheck is how often a waiting call looks at what /proc and the copy
-// mode record cannot announce.
+// recheck is how often a waiting call looks at what the kernel and the
+// copy-mode record cannot announce.
 const recheck = 100 * time.Millisecond
 
 // FreeWaiter decides, after a refusal, whether to wait and try again.
@@ -46,21 +45,22 @@ func NewFreeWaiter(b bridge.Bridge, limit time.Duration, stderr io.Writer) *Free
 	return &FreeWaiter{bridge: b, limit: limit, deadline: time.Now().Add(limit), stderr: stderr, said: map[string]bool{}}
 }
 
-// Again is called with the error of an attempt that typed nothing. It
-// reports whether to try again: err is a refusal that can clear by itself
-// (failure.ExitBusy) and the time is not up. Then it has said what it
-// waits for (once for each reason) and waited until the pane may have
-// changed.
-func (w *FreeWaiter) Again(err error) bool {
-	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) {
+// Again is called with the outcome of an attempt that typed nothing: the
+// error, and the state the refusal came from (nil when it came from
+// none). It reports whether to try again: err is a refusal that can clear
+// by itself (failure.ExitBusy) and the time is not up. Then it has said
+// what it waits for (once for each reason) and waited until the pane may
+// have changed, or ctx ended.
+func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
+	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) || ctx.Err() != nil {
 		return false
 	}
 	if msg := failure.From(err).Msg; !w.said[msg] {
 		w.said[msg] = true
 		fmt.Fprintf(w.stderr, "ptysend: waiting up to %v (--wait-free) for the shared terminal to be free: %s\n", w.limit, msg)
 	}
-	w.wait(err)
-	return time.Now().Before(w.deadline)
+	w.wait(ctx, st)
+	return time.Now().Before(w.deadline) && ctx.Err() == nil
 }
 
 // Final is the error to report once Again said no. A refusal says that
@@ -84,61 +84,34 @@ func (w *FreeWaiter) Final(err error) error {
 }
 
 // wait waits until the pane may have changed, or the deadline.
-func (w *FreeWaiter) wait(refusal error) {
-	deadline := time.NewTimer(time.Until(w.deadline))
-	defer deadline.Stop()
+func (w *FreeWaiter) wait(ctx context.Context, st *State) {
+	ctx, cancel := context.WithDeadline(ctx, w.deadline)
+	defer cancel()
 	tick := time.NewTicker(recheck)
 	defer tick.Stop()
-	var inTheWay *programInTheWay
 	var ended <-chan struct{}
-	if errors.As(refusal, &inTheWay) {
-		watch, stopWatching := context.WithCancel(context.Background())
-		defer stopWatching()
-		ended = platform.WatchExit(watch, inTheWay.pid)
+	if st != nil && st.Kind == Busy && st.Far == nil && (st.Shell == nil || st.Shell.PID != st.Foreground.PID) {
+		ended = platform.WatchExit(ctx, st.Foreground.PID)
 	}
-	scrolling := failure.From(refusal) == CopyModeError
 	for {
 		select {
 		case <-ended:
 			return
-		case <-deadline.C:
+		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
 		switch {
-		case scrolling:
-			if !w.bridge.InCopyMode() {
+		case st != nil && st.CopyMode:
+			if !w.bridge.InCopyMode(st.View.PaneID) {
 				return
 			}
 		case ended != nil:
-			if fg, err := platform.ForegroundPID(inTheWay.panePID); err != nil || fg != inTheWay.pid {
+			if fg, err := platform.ForegroundPID(st.View.PanePID); err != nil || fg != st.Foreground.PID {
 				return
 			}
 		default:
 			return
 		}
 	}
-}
-
-// programInTheWay is a refusal because of the program in the foreground
-// of the pane, which a FreeWaiter watches.
-type programInTheWay struct {
-	err          error
-	panePID, pid int
-}
-
-func (p *programInTheWay) Error() string { return p.err.Error() }
-func (p *programInTheWay) Unwrap() error { return p.err }
-
-// ProgramInTheWay marks err, a refusal of IdleShell, as one because of
-// the program now in the foreground of the pane of panePID.
-func ProgramInTheWay(err error, panePID int) error {
-	if failure.From(err).Code != failure.ExitBusy {
-		return err
-	}
-	fg, ferr := platform.ForegroundPID(panePID)
-	if ferr != nil || fg <= 0 || fg == panePID {
-		return err
-	}
-	return &programInTheWay{err: err, panePID: panePID, pid: fg}
 }

@@ -59,3 +59,15 @@ func SetStdoutAside(name string) (*os.File, error) {
 	}
 	return os.NewFile(uintptr(fd), name), nil
 }
+
+// Unread is how many bytes wait in f, a pipe, to be read: the relay
+// catches up with what tmux has written before it answers.
+func Unread(f *os.File) int {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	raw.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	return n
+}

@@ -13,23 +13,20 @@ import (
 // The relay reads every byte of the pane and follows the shell's events,
 // so it keeps the history of the commands run at the shell's prompt, by
 // the human or by the agent, with what each printed: ptysend --history
-// and --output ask for it (query.go). It lives in the relay's memory
+// and --output ask for it (queries.go). It lives in the relay's memory
 // only, never on disk, and is bounded: the last historyEntries commands,
-// each with at most outputHead+outputTail bytes of its output, its first
-// and last parts.
+// each with its first and last HistoryHead bytes of output.
 //
 // A command of the human's starts with the shell's COMMAND event (or, for
 // a shell that has none, dash's, with the Enter that ends the line the
 // terminal echoed after the PROMPT event) and ends with its FINISHED
 // event (status, directory). An agent's command is the wrapper's: it
 // starts with START and ends with END, which carry the call's id; its
-// text is what the call declared for that id ("job"), not the line that
+// text is what the call declared for that id ("runs"), not the line that
 // sourced the wrapper. Its output is exactly what the call got.
 
 const (
 	historyEntries = 100
-	outputHead     = 512 << 10
-	outputTail     = 512 << 10
 	// maxTyped bounds the echo kept of a line typed at a prompt, from
 	// which a command is named when its shell does not say.
 	maxTyped = 4096
@@ -46,27 +43,6 @@ const (
 	ByAgent = "agent"
 )
 
-// Entry is one command of the history, as the queries answer it (and
-// ptysend --history --json prints it).
-type Entry struct {
-	ID      int    `json:"id"`
-	Who     string `json:"who"`
-	Command string `json:"command"`
-	// Running: no end seen yet. Status is null while running, and for a
-	// command whose end came without a status (an interrupted one).
-	Running    bool       `json:"running"`
-	Status     *int       `json:"status"`
-	Start      time.Time  `json:"started_at"`
-	End        *time.Time `json:"ended_at"`
-	DurationMS int64      `json:"duration_ms"`
-	Dir        string     `json:"cwd"`
-	ShellPID   int        `json:"shell_pid"`
-	// OutputBytes is all it printed; OutputLeftOut what of that the
-	// history no longer holds (the middle of a long output).
-	OutputBytes   int64 `json:"output_bytes"`
-	OutputLeftOut int64 `json:"output_left_out"`
-}
-
 // record is a command as the history keeps it.
 type record struct {
 	id        int
@@ -80,7 +56,7 @@ type record struct {
 	pid       int        // its shell; 0 when unknown
 	call      markers.ID // an agent's
 	fromEnter bool       // started by the Enter of a shell without COMMAND events
-	out       outputBuf
+	out       *Buffer    // what the terminal showed of it, its "\r\n" undone
 }
 
 // shellSeen is what the history knows of one shell.
@@ -114,8 +90,10 @@ type history struct {
 	typed       []byte
 	typedBefore int
 	// holderCall names the command of an agent's call that declared no
-	// job (an older ptysend's): what the holder of the pane runs.
+	// command (an older ptysend's): what the holder of the pane runs.
 	holderCall func() string
+	// crlf undoes the terminal's line ends of the whole stream.
+	crlf crlfUndoer
 }
 
 func newHistory() *history {
@@ -123,8 +101,8 @@ func newHistory() *history {
 		shells: map[int]*shellSeen{}, jobs: map[markers.ID]string{}, holderCall: func() string { return "" }}
 }
 
-// Job records what the agent's call with that id runs.
-func (h *history) Job(id markers.ID, command string) {
+// Runs records what the agent's call with that id runs.
+func (h *history) Runs(id markers.ID, command string) {
 	if _, ok := h.jobs[id]; !ok {
 		h.jobOrder = append(h.jobOrder, id)
 	}
@@ -137,7 +115,9 @@ func (h *history) Job(id markers.ID, command string) {
 
 // Bytes is output of the pane: it goes to the innermost running command,
 // and, at a shell's prompt, it is the echo of what the human types.
-func (h *history) Bytes(b []byte) {
+func (h *history) Bytes(b []byte) { h.bytes(h.crlf.undo(b)) }
+
+func (h *history) bytes(b []byte) {
 	if sh := h.shells[h.current]; sh != nil && sh.atPrompt && len(h.openOf(h.current)) == 0 {
 		n := min(len(b), maxTyped-len(sh.typed))
 		i := bytes.IndexByte(b, '\n')
@@ -151,7 +131,7 @@ func (h *history) Bytes(b []byte) {
 				r := h.begin(ByUser, line, h.current)
 				r.fromEnter = true
 			}
-			h.Bytes(b[i+1:])
+			h.bytes(b[i+1:])
 			return
 		}
 		sh.typed = append(sh.typed, b[:n]...)
@@ -161,12 +141,16 @@ func (h *history) Bytes(b []byte) {
 
 func (h *history) writeOut(b []byte) {
 	if len(h.open) > 0 && len(b) > 0 {
-		h.open[len(h.open)-1].out.write(b)
+		h.open[len(h.open)-1].out.Write(b)
 	}
 }
 
 // Event follows the shell's and the calls' markers.
 func (h *history) Event(e markers.Event) {
+	if h.crlf.held { // a "\r" that no "\n" followed
+		h.crlf.held = false
+		h.writeOut([]byte("\r"))
+	}
 	h.events++
 	switch e.Kind {
 	case 'P':
@@ -182,7 +166,7 @@ func (h *history) Event(e markers.Event) {
 		if r := h.lastOpenOf(e.PID); r != nil && r.fromEnter && r.call == "" {
 			// Its Enter came first: it is this command, whose output
 			// starts now (what came between was the line editor's).
-			r.fromEnter, r.out = false, outputBuf{}
+			r.fromEnter, r.out = false, NewBuffer(HistoryBound, HistoryHead)
 			if e.Line != "" {
 				r.command = e.Line
 			}
@@ -230,7 +214,7 @@ func (h *history) Event(e markers.Event) {
 			if command != "" {
 				r.command = command
 			}
-			r.out = outputBuf{}
+			r.out = NewBuffer(HistoryBound, HistoryHead)
 		} else {
 			if command == "" {
 				command = "(a command of ptysend's)"
@@ -299,7 +283,7 @@ func (h *history) forgetShells() {
 
 // begin opens a record of a command that starts now.
 func (h *history) begin(who, command string, pid int) *record {
-	r := &record{id: h.nextID, who: who, command: command, start: h.now(), pid: pid}
+	r := &record{id: h.nextID, who: who, command: command, start: h.now(), pid: pid, out: NewBuffer(HistoryBound, HistoryHead)}
 	h.nextID++
 	if sh := h.shells[pid]; sh != nil {
 		r.dir = sh.dir
@@ -385,7 +369,7 @@ func typedLine(echo []byte) string {
 // entry is r as the queries answer it.
 func (r *record) entry(now time.Time) Entry {
 	e := Entry{ID: r.id, Who: r.who, Command: r.command, Start: r.start, Dir: r.dir, ShellPID: r.pid,
-		Running: r.end.IsZero(), OutputBytes: r.out.total, OutputLeftOut: r.out.leftOut()}
+		Running: r.end.IsZero(), OutputBytes: r.out.Total(), OutputLeftOut: r.out.Dropped()}
 	if r.hasStatus {
 		e.Status = &r.status
 	}
@@ -427,69 +411,10 @@ func (h *history) Running() *record {
 	return h.open[len(h.open)-1]
 }
 
-// outputBuf keeps a command's output: its first outputHead bytes and its
-// last outputTail bytes (a ring), and counts all of it.
-type outputBuf struct {
-	head  []byte
-	tail  []byte
-	start int // where the ring's oldest byte is, once it is full
-	total int64
-}
-
-func (o *outputBuf) write(b []byte) {
-	o.total += int64(len(b))
-	if n := outputHead - len(o.head); n > 0 {
-		k := min(n, len(b))
-		o.head = append(o.head, b[:k]...)
-		b = b[k:]
-	}
-	if len(b) >= outputTail {
-		o.tail = append(o.tail[:0], b[len(b)-outputTail:]...)
-		o.start = 0
-		return
-	}
-	if room := outputTail - len(o.tail); room > 0 {
-		k := min(room, len(b))
-		o.tail = append(o.tail, b[:k]...)
-		b = b[k:]
-	}
-	for len(b) > 0 { // the ring is full: overwrite its oldest bytes
-		k := copy(o.tail[o.start:], b)
-		b = b[k:]
-		o.start = (o.start + k) % outputTail
-	}
-}
-
-// ordered is the ring's bytes, oldest first.
-func (o *outputBuf) ordered() []byte {
-	return append(append([]byte(nil), o.tail[o.start:]...), o.tail[:o.start]...)
-}
-
-// leftOut is how many bytes of the output are not kept.
-func (o *outputBuf) leftOut() int64 {
-	return o.total - int64(len(o.head)) - int64(len(o.tail))
-}
-
-// render is the output as kept: all of it, or its first part up to a line
-// end, a line that says how much was left out, and its last part from a
-// line start on, in the terminal's bytes ("\r\n").
-func (o *outputBuf) render() []byte {
-	tail := o.ordered()
-	if o.leftOut() == 0 {
-		return append(append([]byte(nil), o.head...), tail...)
-	}
-	head := o.head
-	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
-		head = head[:i+1]
-	}
-	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i+1 < len(tail) {
-		tail = tail[i+1:]
-	}
-	left := o.total - int64(len(head)) - int64(len(tail))
-	out := append([]byte(nil), head...)
-	if len(out) > 0 && out[len(out)-1] != '\n' {
-		out = append(out, "\r\n"...)
-	}
-	out = fmt.Appendf(out, "[ptybridge: %d bytes of output left out here]\r\n", left)
-	return append(out, tail...)
+// render is the command's output as kept, with a line where the middle
+// was left out.
+func (r *record) render() []byte {
+	return r.out.Render(func(left int64) string {
+		return fmt.Sprintf("[ptybridge: %d bytes of output left out here]\n", left)
+	})
 }

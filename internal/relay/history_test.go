@@ -63,7 +63,7 @@ func (w *historyWorld) output(t *testing.T, id int) string {
 	if r == nil {
 		t.Fatalf("no entry %d", id)
 	}
-	return string(r.out.render())
+	return string(r.render())
 }
 
 func status(n int) *int { return &n }
@@ -110,7 +110,7 @@ func TestHistoryOfTheHumansCommandsInEachShell(t *testing.T) {
 			w := newHistoryWorld().feed(c.stream...)
 			check(t, w.only(t), ByUser, "ls /nonexistent", status(2), c.dir)
 			out := w.output(t, 0)
-			if !strings.HasPrefix(out, "ls: cannot access '/nonexistent'\r\n") || strings.Contains(out, "ptybridge") || strings.Contains(out, "prompt-command-ran") {
+			if !strings.HasPrefix(out, "ls: cannot access '/nonexistent'\n") || strings.Contains(out, "ptybridge") || strings.Contains(out, "prompt-command-ran") {
 				t.Fatalf("the output must be the command's, without markers or prompt: %q", out)
 			}
 		})
@@ -137,11 +137,11 @@ func TestHistoryOfAnAgentsCommand(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := newHistoryWorld()
-			w.h.Job(callID, "make")
+			w.h.Runs(callID, "make")
 			w.h.Typed([]byte(source + "\r"))
 			w.feed(c.stream...)
 			check(t, w.only(t), ByAgent, "make", status(3), c.dir)
-			if out := w.output(t, 1); out != "built\r\n" {
+			if out := w.output(t, 1); out != "built\n" {
 				t.Fatalf("the output must be what the call got, got %q", out)
 			}
 			if w.h.Find(0) != nil {
@@ -154,7 +154,7 @@ func TestHistoryOfAnAgentsCommand(t *testing.T) {
 func TestHistoryOfAnAgentsCommandThatWasInterrupted(t *testing.T) {
 	source := " . '/rt/" + string(callID) + ".sh'"
 	w := newHistoryWorld()
-	w.h.Job(callID, "sleep 300")
+	w.h.Runs(callID, "sleep 300")
 	w.h.Typed([]byte(source + "\r"))
 	w.feed(prompt, markers.PromptEvent(7), source+"\r\n", markers.CommandEvent(7), markers.Start(callID), "^C\r\n",
 		markers.FinishedEvent(7, 130, "/src", ""), prompt, markers.PromptEvent(7))
@@ -165,7 +165,7 @@ func TestAHumansCommandIsNotTakenForTheAgents(t *testing.T) {
 	// The human runs a long command; a REPL's wrapper starts meanwhile in
 	// an inner shell without hooks: its START belongs to no line of ours.
 	w := newHistoryWorld()
-	w.h.Job(callID, "python3")
+	w.h.Runs(callID, "python3")
 	w.feed(prompt, markers.PromptEvent(7), "bash\r\n", markers.CommandLineEvent(7, "bash"), "inner$ ")
 	w.h.Typed([]byte(" . '/rt/" + string(callID) + ".repl.sh'\r"))
 	w.feed(markers.Start(callID), ">>> ")
@@ -190,7 +190,7 @@ func TestARunningCommandIsInTheHistory(t *testing.T) {
 	if !e.Running || e.Status != nil || e.End != nil || e.Command != "make" || e.DurationMS <= 0 {
 		t.Fatalf("want make running, got %+v", e)
 	}
-	if w.h.Running() == nil || w.output(t, 0) != "cc -o x x.c\r\n" {
+	if w.h.Running() == nil || w.output(t, 0) != "cc -o x x.c\n" {
 		t.Fatalf("the output so far of the running command: %q", w.output(t, 0))
 	}
 	// A shell that never says FINISHED (older hooks): the next prompt
@@ -241,12 +241,14 @@ func TestALongOutputKeepsItsHeadAndTailWithANote(t *testing.T) {
 	}
 	w.feed(markers.FinishedEvent(7, 0, "/", ""))
 	e := w.only(t)
-	if e.OutputBytes != int64(all.Len()) {
-		t.Fatalf("output bytes: got %d, want %d", e.OutputBytes, all.Len())
+	// The history keeps the output with the terminal's line ends undone.
+	want := strings.ReplaceAll(all.String(), "\r\n", "\n")
+	if e.OutputBytes != int64(len(want)) {
+		t.Fatalf("output bytes: got %d, want %d", e.OutputBytes, len(want))
 	}
 	out := w.output(t, e.ID)
 	head, rest, ok := strings.Cut(out, "[ptybridge: ")
-	note, tail, ok2 := strings.Cut(rest, "\r\n")
+	note, tail, ok2 := strings.Cut(rest, "\n")
 	if !ok || !ok2 {
 		t.Fatalf("no note in the output (%d bytes)", len(out))
 	}
@@ -254,10 +256,10 @@ func TestALongOutputKeepsItsHeadAndTailWithANote(t *testing.T) {
 	if _, err := fmt.Sscanf(note, "%d bytes of output left out here]", &left); err != nil {
 		t.Fatalf("note %q: %v", note, err)
 	}
-	if len(head)+len(tail) > outputHead+outputTail || len(head) < outputHead-100 || len(tail) < outputTail-100 {
+	if len(head)+len(tail) > HistoryBound || len(head) < HistoryHead-100 || len(tail) < HistoryBound-HistoryHead-100 {
 		t.Fatalf("kept %d + %d bytes", len(head), len(tail))
 	}
-	if !strings.HasPrefix(all.String(), head) || !strings.HasSuffix(all.String(), tail) || !strings.HasPrefix(tail, "line ") || !strings.HasSuffix(head, "\r\n") {
+	if !strings.HasPrefix(want, head) || !strings.HasSuffix(want, tail) || !strings.HasPrefix(tail, "line ") || !strings.HasSuffix(head, "\n") {
 		t.Fatalf("head and tail must be whole lines of the output's start and end")
 	}
 	if int64(len(head))+left+int64(len(tail)) != e.OutputBytes || e.OutputLeftOut <= 0 {
@@ -266,13 +268,13 @@ func TestALongOutputKeepsItsHeadAndTailWithANote(t *testing.T) {
 }
 
 func TestAShortOutputIsKeptWhole(t *testing.T) {
-	for _, size := range []int{0, 1, outputHead, outputHead + 1, outputHead + outputTail} {
-		var o outputBuf
-		data := bytes.Repeat([]byte("0123456789\r\n"), size/12+1)[:size]
-		o.write(data[:size/2])
-		o.write(data[size/2:])
-		if got := o.render(); !bytes.Equal(got, data) || o.leftOut() != 0 {
-			t.Fatalf("%d bytes: kept %d, left out %d", size, len(got), o.leftOut())
+	for _, size := range []int{0, 1, HistoryHead, HistoryHead + 1, HistoryBound} {
+		o := NewBuffer(HistoryBound, HistoryHead)
+		data := bytes.Repeat([]byte("0123456789\n"), size/11+1)[:size]
+		o.Write(data[:size/2])
+		o.Write(data[size/2:])
+		if got := o.Render(nil); !bytes.Equal(got, data) || o.Dropped() != 0 {
+			t.Fatalf("%d bytes: kept %d, left out %d", size, len(got), o.Dropped())
 		}
 	}
 }
@@ -285,7 +287,7 @@ func TestAMultiLineCommandIsOneCommand(t *testing.T) {
 	w := newHistoryWorld().feed(markers.FinishedEvent(7, 0, "/srv", ""), "$ ", p(7), "echo 'a\r\n", "quote> ", p(7), "b'\r\n",
 		markers.CommandLineEvent(7, "echo 'a\nb'"), "a\r\nb\r\n", markers.FinishedEvent(7, 0, "/srv", ""), "$ ", p(7))
 	check(t, w.only(t), ByUser, "echo 'a\nb'", status(0), "/srv")
-	if out := w.output(t, 0); out != "a\r\nb\r\n" {
+	if out := w.output(t, 0); out != "a\nb\n" {
 		t.Fatalf("output %q", out)
 	}
 	// dash: the line is the first one, as echoed; the rest is output.
@@ -296,13 +298,13 @@ func TestAMultiLineCommandIsOneCommand(t *testing.T) {
 func TestAnAgentsCommandKeepsTheStderrTheTerminalShowed(t *testing.T) {
 	source := " . '/rt/" + string(callID) + ".sh'"
 	w := newHistoryWorld()
-	w.h.Job(callID, "make")
+	w.h.Runs(callID, "make")
 	w.h.Typed([]byte(source + "\r"))
 	w.feed(prompt, markers.PromptEvent(7), source+"\r\n", markers.CommandLineEvent(7, source), "[agent] $ make\r\n", markers.Start(callID),
 		"out\r\n", string(markers.AppendStderrFrame(nil, callID, []byte("warning: x\r\n"))), markers.End(callID, 0),
 		markers.FinishedEvent(7, 0, "/src", ""), prompt, markers.PromptEvent(7))
 	check(t, w.only(t), ByAgent, "make", status(0), "/src")
-	if out := w.output(t, 1); out != "out\r\nwarning: x\r\n" {
+	if out := w.output(t, 1); out != "out\nwarning: x\n" {
 		t.Fatalf("want stdout and stderr as the terminal showed them, without markers: %q", out)
 	}
 }

@@ -1,23 +1,22 @@
-// Package relay is the process that tmux's pipe-pane connects to the
-// shared pane, and the protocol with which ptysend talks to it: the
-// relay streams the pane's raw output to one connected client at a time
-// (that is the queue of concurrent calls), types that client's keys into
-// the pane, and follows the shell's hook events to say, in its greeting,
-// what the shell last did. Its sockets are internal/platform's unix
-// sockets, without package net. It must not interpret a command's output;
-// that is the markers' and the callers' business.
+// Package relay is the process that tmux's pipe-pane connects to a pane,
+// both ways, and the protocol its clients speak (wire.go). The shared
+// pane's relay and each job window's are the same program: it reads the
+// pane's raw output (lossless whatever the scrollback), follows the
+// markers in it (markers.Tracker), keeps what ran there in bounded memory
+// (the shared pane's history, history.go; a job window's job, job.go),
+// types into the pane for the client whose turn it is (turns.go: the
+// queue of concurrent calls), and answers queries (queries.go) while a
+// call holds the pane. It decides nothing about whether the agent may
+// type: that is internal/pane's business, on what the relay tells.
 package relay
 
 import (
 	"bufio"
 	"context"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -27,117 +26,106 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// The relay is started by tmux through pipe-pane, so its standard input is
-// the raw output of the shared pane, lossless whatever the scrollback. It
-// listens on a unix socket in the private runtime directory and hands the
-// stream to one connected ptysend at a time; the others wait their turn in
-// the order they connected, which makes the relay the lock that queues
-// concurrent calls. When the pane dies, tmux closes the pipe, the relay
-// closes every connection and removes its socket: a ptysend that is
-// waiting for output learns at once that the bridge is gone.
-//
-// Its standard output is the pane's input (pipe-pane -I): the client whose
-// turn it is sends "type HEX\n" and the relay types those bytes into the
-// pane, as send-keys would. This is the hot path of every call: typing
-// through the relay costs a write on an open socket, where a tmux
-// send-keys process costs ~4-5 ms of a ~10 ms call (scripts/bench).
+// Version is the protocol's: a relay of another version (an older
+// ptybridge's) is replaced by the next call, as a dead one is.
+const Version = 8
 
-// relayHello opens every served connection: the protocol version, the
-// pane id, the pane's process id, what the pane's shell last said (a
-// markers.Snapshot) and where the client's stream starts (a StreamView,
-// for REPL evaluations). A relay of another version (an older ptybridge's) is
-// replaced by ptysend, as a dead one is. Before it, a client that has to
-// wait gets "queued" lines (queue.go). Since version 6 its tracker also
-// takes a frame of a command's stderr for output, not for the human's
-// typing; version 7 added the query socket (query.go) and "job" requests.
-const relayHello = "ptybridge-relay 7"
+// Config is what a relay serves.
+type Config struct {
+	Socket  string
+	PaneID  string
+	PanePID int
+	// Job is set for a job window's relay (job.go); nil for the shared
+	// pane's.
+	Job *JobConfig
+}
 
-// relayMaxRequest bounds a client's request line.
-const relayMaxRequest = 64 * 1024
-
-// relayWriteTimeout drops a client that stops reading, so that one stuck
+// writeTimeout drops a client that stops reading, so that one stuck
 // caller cannot stall the pane (tmux buffers what the pipe does not take).
-const relayWriteTimeout = 30 * time.Second
+const writeTimeout = 30 * time.Second
 
-type relay struct {
-	inputEnded chan struct{} // closed when the pane's output ends
+type server struct {
+	cfg    Config
+	in     io.Reader // the pane's output
+	keys   io.Writer // the pane's input
+	typing sync.Mutex
 
-	mu      sync.Mutex
-	current conn
-	queue   []conn
-	holder  holder // what current runs, since when (queue.go)
-	hello   string
-	tracker markers.Tracker
-	// history is the commands run at the shell's prompt (history.go),
-	// fed by the tracker.
-	history *history
-	paneID  string
-	panePID int
-	// instance and streamed (bytes forwarded so far) make the StreamView
-	// of the greeting.
-	instance string
+	mu sync.Mutex
+	// moved is broadcast whenever the stream moves, the job changes or
+	// the pane goes: what waiting clients and followers wait for.
+	moved    *sync.Cond
+	tracker  markers.Tracker
 	streamed int64
-
-	typing sync.Mutex // held while typing into the pane
-	keys   io.Writer  // the pane's input
+	instance string
+	turns    turns
+	history  *history // the shared pane's
+	job      *job     // a job window's
+	gone     bool
+	paneGone chan struct{} // closed once the pane's stream ended
+	scratch  []byte
+	ctx      context.Context // ends with the pane
 }
 
-// Run serves the stream read from in on socketPath until in ends.
-// What clients type goes to standard output, which pipe-pane -I connects
-// to the pane's input: nothing else may ever be written there.
-func Run(socketPath, paneID string, panePID int, in io.Reader) error {
-	return run(socketPath, paneID, panePID, in, os.Stdout, func(r *relay) {
-		writePaneFile(socketPath, paneID, panePID)
-		go r.closePaneWhenTheHumanExits(paneID, panePID)
-	})
-}
+// Run serves the pane on the process's standard input (its output) and
+// standard output (its input: nothing else may ever be written there).
+func Run(cfg Config) error { return run(cfg, os.Stdin, os.Stdout) }
 
-func run(socketPath, paneID string, panePID int, in io.Reader, keys io.Writer, started func(*relay)) error {
-	// The query socket listens before the queue's: whoever sees the
-	// queue's socket alive (WaitFor) finds the query socket alive too.
-	if Alive(socketPath) {
-		return fmt.Errorf("a relay is already listening on %s", socketPath)
-	}
-	queryPath := QuerySocket(socketPath)
-	qln, err := listenQueries(queryPath)
+func run(cfg Config, in io.Reader, keys io.Writer) error {
+	ln, err := listen(cfg)
 	if err != nil {
-		return fmt.Errorf("relay: %w", err)
-	}
-	queryMine, _ := os.Stat(queryPath)
-	ln, err := listenRelay(socketPath)
-	if err != nil {
-		qln.Close()
-		removeIfMine(queryPath, queryMine)
+		if cfg.Job != nil {
+			tellReady(cfg.Job.Ready, "error the job's relay could not listen: "+err.Error())
+			io.Copy(io.Discard, in) // keep the window's pipe drained
+		}
 		return err
 	}
-	mine, _ := os.Stat(socketPath)
-	r := &relay{hello: fmt.Sprintf("%s %s %d", relayHello, paneID, panePID), keys: keys, instance: newInstance(),
-		inputEnded: make(chan struct{}), history: newHistory(), paneID: paneID, panePID: panePID}
-	r.history.cwd = paneDir(panePID)
-	r.history.holderCall = func() string { return r.holder.call }
-	r.tracker.Sink = r.history
-	go r.acceptLoop(ln)
-	go r.queryLoop(qln)
-	if started != nil {
-		started(r)
+	mine, _ := os.Stat(cfg.Socket)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := &server{cfg: cfg, in: in, keys: keys, instance: newInstance(), ctx: ctx, paneGone: make(chan struct{})}
+	s.moved = sync.NewCond(&s.mu)
+	if cfg.Job != nil {
+		s.job = newJob(s, *cfg.Job)
+		s.tracker.Sink = s.job
+	} else {
+		s.history = newHistory()
+		s.history.cwd = shellDir(cfg.PanePID)
+		s.history.holderCall = func() string { return s.turns.holder.call }
+		s.tracker.Sink = s.history
+		go s.closePaneWhenTheHumanExits()
 	}
-	buf := make([]byte, 64*1024)
-	for {
-		n, err := in.Read(buf)
-		if n > 0 {
-			r.forward(buf[:n])
-		}
-		if err != nil {
-			break
-		}
-	}
-	close(r.inputEnded)
+	go acceptFromUs(ln, func(c *os.File) { go s.serve(c) })
+	s.readPane()
 	ln.Close()
-	qln.Close()
-	removeIfMine(socketPath, mine)
-	removeIfMine(queryPath, queryMine)
-	r.closeAll()
+	s.mu.Lock()
+	if s.job != nil && s.job.spare {
+		s.job.forgetSpare()
+	}
+	removeIfMine(s.cfg.Socket, mine) // a job's socket may have been renamed: cfg has its name
+	s.gone = true
+	s.turns.closeAll()
+	s.moved.Broadcast()
+	s.mu.Unlock()
+	close(s.paneGone)
+	if s.job != nil {
+		s.job.afterPaneGone()
+	}
 	return nil
+}
+
+// listen listens on the relay's socket. A stale socket (its relay died)
+// is replaced, a live one never; a job window's relay takes the name of
+// an ended job's, whose window is closing (ptysend --job checked).
+func listen(cfg Config) (*platform.UnixListener, error) {
+	if cfg.Job == nil && Alive(cfg.Socket) {
+		return nil, fmt.Errorf("a relay is already listening on %s", cfg.Socket)
+	}
+	os.Remove(cfg.Socket)
+	ln, err := platform.ListenUnix(cfg.Socket)
+	if err != nil {
+		return nil, fmt.Errorf("relay: %w", err)
+	}
+	return ln, nil
 }
 
 // removeIfMine removes the socket file at path if it is still the one we
@@ -148,149 +136,70 @@ func removeIfMine(path string, mine os.FileInfo) {
 	}
 }
 
-// listenRelay listens on path, replacing a stale socket left by a relay
-// that died, but never a live one.
-func listenRelay(path string) (*Listener, error) {
-	if c, err := DialSocket(path); err == nil {
-		c.Close()
-		return nil, fmt.Errorf("a relay is already listening on %s", path)
-	}
-	os.Remove(path)
-	ln, err := Listen(path)
-	if err != nil {
-		return nil, fmt.Errorf("relay: %w", err)
-	}
-	return ln, nil
+// newInstance names a relay process: a restarted relay counts its
+// offsets from zero again, so offsets of different instances never match.
+func newInstance() string {
+	return strconv.FormatInt(int64(os.Getpid()), 36) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 }
 
-func (r *relay) acceptLoop(ln *Listener) { AcceptFromUs(ln, r.enqueue) }
-
-// enqueue puts a new client in the queue for the pane, telling it what
-// it waits behind if it must wait.
-func (r *relay) enqueue(c conn) {
-	r.mu.Lock()
-	r.dropHungUp()
-	r.queue = append(r.queue, c)
-	r.promote()
-	if r.current != c {
-		r.tellQueued(c, len(r.queue))
-	}
-	r.mu.Unlock()
-	go r.watch(c)
-}
-
-// AcceptFromUs accepts connections until ln is closed, and hands each
-// one from a process of our own user to handle; others are hung up on.
-func AcceptFromUs(ln *Listener, handle func(c *os.File)) {
+// readPane reads the pane's output until it ends: the tracker and its
+// sink hear it, and so does the client whose turn it is.
+func (s *server) readPane() {
+	buf := make([]byte, 64<<10)
 	for {
-		c, err := ln.Accept()
+		n, err := s.in.Read(buf)
+		if n > 0 {
+			s.mu.Lock()
+			s.tracker.Write(buf[:n])
+			s.streamed += int64(n)
+			s.turns.forward(s, buf[:n])
+			s.moved.Broadcast()
+			s.mu.Unlock()
+		}
 		if err != nil {
 			return
 		}
-		if !sameUser(c) {
-			c.Close()
-			continue
-		}
-		handle(c)
 	}
 }
 
-// sameUser checks the peer's credentials: the directory is private
-// already, this is a second line of defence.
-func sameUser(c conn) bool {
-	uid, err := platform.PeerUID(c)
-	return err == nil && uid == os.Geteuid()
+// catchUp reads what waits in the pane's pipe before an answer is given:
+// the answer then describes the stream up to the moment it is given (a
+// prompt's event already on its way must count). Call with s.mu held.
+func (s *server) catchUp() {
+	target := s.streamed
+	if f, ok := s.in.(*os.File); ok {
+		target += int64(platform.Unread(f))
+	}
+	for s.streamed < target && !s.gone {
+		s.moved.Wait()
+	}
 }
 
-// watch serves the client's requests until it hangs up, then gives the
-// stream to the next one in the queue. A client that breaks the protocol
-// (a request before its turn, a malformed one) is hung up on.
-func (r *relay) watch(c conn) {
-	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 0, 512), relayMaxRequest)
-	for sc.Scan() && r.serve(c, sc.Text()) {
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.drop(c)
+// typeKeys types keys into the pane.
+func (s *server) typeKeys(keys []byte) error {
+	s.typing.Lock()
+	defer s.typing.Unlock()
+	_, err := s.keys.Write(keys)
+	return err
 }
 
-// serve runs one request of c; false means hang up.
-func (r *relay) serve(c conn, req string) bool {
-	if hexCall, ok := strings.CutPrefix(req, "call "); ok {
-		return r.declare(c, hexCall)
-	}
-	if job, ok := strings.CutPrefix(req, "job "); ok {
-		return r.job(c, job)
-	}
-	hexKeys, ok := strings.CutPrefix(req, "type ")
-	if !ok {
-		return false
-	}
-	keys, err := hex.DecodeString(hexKeys)
+// serve answers one client: its first message says what it wants.
+func (s *server) serve(c *os.File) {
+	defer c.Close()
+	r := bufio.NewReaderSize(c, maxLine)
+	m, err := readMessage(r)
 	if err != nil {
-		return false
-	}
-	r.typing.Lock()
-	defer r.typing.Unlock()
-	r.mu.Lock()
-	current := r.current == c
-	r.mu.Unlock()
-	if !current {
-		return false
-	}
-	// The history hears of the keys before their echo can come back.
-	r.mu.Lock()
-	r.history.Typed(keys)
-	r.mu.Unlock()
-	_, err = r.keys.Write(keys)
-	return err == nil
-}
-
-// promote makes the first queued client current when nobody is. Call with
-// r.mu held.
-func (r *relay) promote() {
-	for r.current == nil && len(r.queue) > 0 {
-		c := r.queue[0]
-		r.queue = r.queue[1:]
-		c.SetWriteDeadline(time.Now().Add(relayWriteTimeout))
-		view := StreamView{Relay: r.instance, Offset: r.streamed, Paste: r.tracker.Paste()}
-		if _, err := fmt.Fprintf(c, "%s %s %s\n", r.hello, r.tracker.Snapshot(), view); err != nil {
-			c.Close()
-			continue
-		}
-		r.current = c
-		r.holder = holder{since: time.Now()}
-	}
-}
-
-// drop forgets c wherever it is. Call with r.mu held.
-func (r *relay) drop(c conn) {
-	c.Close()
-	if r.current == c {
-		r.current = nil
-		r.promote()
 		return
 	}
-	for i, q := range r.queue {
-		if q == c {
-			r.queue = append(r.queue[:i], r.queue[i+1:]...)
-			return
-		}
-	}
-}
-
-func (r *relay) forward(b []byte) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.tracker.Write(b)
-	r.streamed += int64(len(b))
-	if r.current == nil {
-		return
-	}
-	r.current.SetWriteDeadline(time.Now().Add(relayWriteTimeout))
-	if _, err := r.current.Write(b); err != nil {
-		r.drop(r.current)
+	c.SetDeadline(time.Now().Add(writeTimeout))
+	switch {
+	case m.verb() == "turn":
+		c.SetDeadline(time.Time{})
+		s.serveTurn(c, r, m.text(1))
+	case s.history != nil:
+		s.query(c, m)
+	case s.job != nil:
+		s.job.serve(c, r, m)
 	}
 }
 
@@ -299,27 +208,28 @@ func (r *relay) forward(b []byte) {
 // the human's session: ptysend starts a new shell in the pane. When the
 // shell ends while no call holds the pane, the human ended it: the pane is
 // closed, as it would be without remain-on-exit, and the terminal with it.
-func (r *relay) closePaneWhenTheHumanExits(paneID string, panePID int) {
-	ctx, stopWatching := context.WithCancel(context.Background())
-	defer stopWatching()
-	exited := platform.WatchExit(ctx, panePID)
+func (s *server) closePaneWhenTheHumanExits() {
+	exited := platform.WatchExit(s.ctx, s.cfg.PanePID)
 	if exited == nil {
 		return
 	}
-	<-exited
-	// When the whole pane goes (the session ended, the server was
-	// killed), its pipe closes too: nothing is left to close, and a tmux
-	// call would only find the server gone.
 	select {
-	case <-r.inputEnded:
+	case <-exited:
+	case <-s.ctx.Done():
+		return
+	}
+	// When the whole pane goes (the session ended, the server was
+	// killed), its pipe closes too: nothing is left to close.
+	select {
+	case <-s.ctx.Done():
 		return
 	case <-time.After(paneGoneGrace):
 	}
-	r.mu.Lock()
-	busy := r.current != nil
-	r.mu.Unlock()
+	s.mu.Lock()
+	busy := s.turns.current != nil
+	s.mu.Unlock()
 	if !busy {
-		tmux.Run("kill-pane", "-t", paneID)
+		tmux.Run("kill-pane", "-t", s.cfg.PaneID)
 	}
 }
 
@@ -327,109 +237,39 @@ func (r *relay) closePaneWhenTheHumanExits(paneID string, panePID int) {
 // for the pane's pipe to close as well.
 const paneGoneGrace = 100 * time.Millisecond
 
-func (r *relay) closeAll() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.current != nil {
-		r.current.Close()
-	}
-	for _, c := range r.queue {
-		c.Close()
-	}
-	r.current, r.queue = nil, nil
-}
-
-// Client is ptysend's end of a relay connection.
-type Client struct {
-	conn    conn
-	r       *bufio.Reader
-	PaneID  string
-	PanePID int
-	// Shell is what the pane's shell last said when our turn came.
-	Shell markers.Snapshot
-	// Stream places our first byte in the pane's output.
-	Stream StreamView
-	// Path is the socket we are connected to.
-	Path string
-}
-
-// ErrNoRelay means nothing listens on the relay socket.
-var ErrNoRelay = errors.New("no relay is listening")
-
-// ErrVersion means the relay speaks another version of the protocol.
-var ErrVersion = errors.New("the relay speaks another protocol version")
-
-// Dial connects to the relay; the turn to use the pane comes later,
-// with the hello (see WaitTurn).
-func Dial(path string) (*Client, error) {
-	c, err := DialSocket(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w on %s: %v", ErrNoRelay, path, err)
-	}
-	return &Client{conn: c, r: bufio.NewReaderSize(c, 64*1024), Path: path}, nil
-}
-
-// WaitTurn blocks until the relay serves us (earlier callers are done), or
-// the deadline passes. While we wait behind another call, queued hears
-// what holds the pane, at once and whenever that changes.
-func (rc *Client) WaitTurn(deadline time.Time, queued func(Queued)) error {
-	rc.conn.SetReadDeadline(deadline)
-	defer rc.conn.SetReadDeadline(time.Time{})
-	line, err := rc.r.ReadString('\n')
-	for err == nil && strings.HasPrefix(line, queuedPrefix) {
-		if q, ok := parseQueued(line); ok && queued != nil {
-			queued(q)
+// shellDir is the working directory of a shell of the pane, from the OS:
+// only for a process on the pane's own terminal (a pid that a shell
+// behind ssh reports is no local process of ours).
+func shellDir(panePID int) func(pid int) string {
+	return func(pid int) string {
+		if pid <= 0 || !platform.SameTerminal(pid, panePID) {
+			return ""
 		}
-		line, err = rc.r.ReadString('\n')
+		dir, _ := platform.Cwd(pid)
+		return dir
 	}
-	if err != nil {
-		return err
-	}
-	fields := strings.Fields(line)
-	if len(fields) != 6 || fields[0]+" "+fields[1] != relayHello {
-		return fmt.Errorf("%w: %q", ErrVersion, line)
-	}
-	rc.PaneID = fields[2]
-	if rc.PanePID, err = strconv.Atoi(fields[3]); err != nil {
-		return err
-	}
-	if rc.Shell, err = markers.ParseSnapshot(fields[4]); err != nil {
-		return err
-	}
-	rc.Stream, err = parseStreamView(fields[5])
-	return err
 }
 
-func (rc *Client) Read(p []byte) (int, error) { return rc.r.Read(p) }
-
-// maxKeys bounds the keys of one request (hex doubles them; the relay
-// takes requests of up to relayMaxRequest bytes).
-const maxKeys = 16 * 1024
-
-// Type has the relay type keys into the pane, once it is our turn, in
-// requests of a size it takes.
-func (rc *Client) Type(keys string) error {
-	for len(keys) > 0 {
-		n := min(len(keys), maxKeys)
-		if _, err := fmt.Fprintf(rc.conn, "type %x\n", keys[:n]); err != nil {
-			return err
+// acceptFromUs accepts connections until ln is closed, and hands each one
+// from a process of our own user to handle; others are hung up on. The
+// runtime directory is private already: this is a second line of defence.
+func acceptFromUs(ln *platform.UnixListener, handle func(c *os.File)) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
 		}
-		keys = keys[n:]
+		if uid, err := platform.PeerUID(c); err != nil || uid != os.Geteuid() {
+			c.Close()
+			continue
+		}
+		handle(c)
 	}
-	return nil
 }
 
-// SetReadDeadline bounds the next reads of the stream; zero: none.
-func (rc *Client) SetReadDeadline(t time.Time) error { return rc.conn.SetReadDeadline(t) }
-
-// Buffered is how much of the stream was read from the relay and not yet
-// by us: zero means we are as far as the relay has sent.
-func (rc *Client) Buffered() int { return rc.r.Buffered() }
-
-func (rc *Client) Close() error { return rc.conn.Close() }
-
+// Alive reports whether a relay listens on path.
 func Alive(path string) bool {
-	c, err := DialSocket(path)
+	c, err := platform.DialUnix(path)
 	if err != nil {
 		return false
 	}
@@ -438,7 +278,7 @@ func Alive(path string) bool {
 }
 
 // WaitFor waits for a relay that tmux is starting. It polls, but only
-// while a bridge is being set up, never on a command's path.
+// while a bridge or a job window is being set up, never on a call's path.
 func WaitFor(path string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for !Alive(path) {

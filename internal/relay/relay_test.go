@@ -1,13 +1,18 @@
 package relay
 
 import (
+	"context"
+	"bufio"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // keysWriter hands each write (what the relay types into the pane) to a
@@ -19,182 +24,244 @@ func (k keysWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
+// testRelay is a relay on a fake pane: the test writes the pane's output
+// to feed and reads what the relay types from keys.
+type testRelay struct {
+	t    *testing.T
+	sock string
+	feed *io.PipeWriter
+	keys keysWriter
+	done chan error
+}
+
+// startRelay runs a relay for cfg (its socket in a private directory).
+func startRelay(t *testing.T, cfg Config) *testRelay {
+	t.Helper()
 	dir, err := os.MkdirTemp("/tmp", "rl") // unix socket paths are short
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
-	sock := filepath.Join(dir, "r.sock")
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	paneOut, feed := io.Pipe()
-	keys := make(keysWriter, 4)
-	done := make(chan error, 1)
-	go func() { done <- run(sock, "%7", 42, paneOut, keys, nil) }()
-	if err := WaitFor(sock, 10*time.Second); err != nil {
+	r := &testRelay{t: t, sock: filepath.Join(dir, "r.sock"), feed: feed, keys: make(keysWriter, 16), done: make(chan error, 1)}
+	cfg.Socket = r.sock
+	go func() { r.done <- run(cfg, paneOut, r.keys) }()
+	if err := WaitFor(r.sock, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { feed.Close(); <-r.done })
+	return r
+}
 
-	first, err := Dial(sock)
+func sharedPane(t *testing.T) *testRelay { return startRelay(t, Config{PaneID: "%7", PanePID: 42}) }
+
+func (r *testRelay) write(s string) {
+	r.t.Helper()
+	if _, err := r.feed.Write([]byte(s)); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *testRelay) turn(call string) *Turn {
+	r.t.Helper()
+	t, err := RequestTurn(t0, r.sock, call, time.Time{}, nil)
 	if err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
-	defer first.Close()
-	if err := first.WaitTurn(time.Time{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if first.Shell.State != markers.StateUnknown || first.PaneID != "%7" || first.PanePID != 42 {
-		t.Fatalf("greeting: got %+v", first)
-	}
-	if v := first.Stream; v.Offset != 0 || v.Paste != markers.PasteUnknown || v.Relay == "" {
-		t.Fatalf("stream view in the greeting: got %+v", v)
-	}
+	r.t.Cleanup(func() { t.Close() })
+	return t
+}
 
+// readN reads n bytes of a turn's stream.
+func readN(t *testing.T, turn *Turn, n int) string {
+	t.Helper()
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(turn, buf); err != nil {
+		t.Fatal(err)
+	}
+	return string(buf)
+}
+
+func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
+	r := sharedPane(t)
+	first := r.turn("first")
+	if first.Shell.State != markers.StateUnknown || first.PaneID != "%7" || first.PanePID != 42 ||
+		first.Offset != 0 || first.Paste != markers.Unknown || first.Relay == "" {
+		t.Fatalf("hello: got %+v", first.View)
+	}
 	// A queued client may not type: the relay hangs up on it.
-	second, err := Dial(sock)
+	c, err := platform.DialUnix(r.sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := second.Type("intruder\r"); err != nil {
-		t.Fatal(err)
-	}
-	if err := second.WaitTurn(time.Time{}, nil); err == nil {
-		t.Fatal("a client that typed before its turn must be hung up on")
-	}
-
-	if err := first.Type(" . '/x/it'\\''s.sh'\r"); err != nil {
-		t.Fatal(err)
-	}
-	if got := <-keys; got != " . '/x/it'\\''s.sh'\r" {
+	defer c.Close()
+	c.Write(appendMessage(appendMessage(nil, "turn", "intruder"), "type", "intruder\r"))
+	first.Type(" . '/x/it'\\''s.sh'\r")
+	if got := <-r.keys; got != " . '/x/it'\\''s.sh'\r" {
 		t.Fatalf("typed %q", got)
 	}
-	feed.Write([]byte("output"))
-	buf := make([]byte, 6)
-	if _, err := io.ReadFull(first, buf); err != nil || string(buf) != "output" {
-		t.Fatalf("stream: got %q, %v", buf, err)
+	if _, err := bufio.NewReader(c).ReadString('\n'); err == nil {
+		// It may hear that it is queued first; then the hang-up.
+		if _, err := bufio.NewReader(c).ReadString('\n'); err == nil {
+			t.Fatal("a client that typed before its turn must be hung up on")
+		}
+	}
+	r.write("output")
+	if got := readN(t, first, 6); got != "output" {
+		t.Fatalf("stream: %q", got)
 	}
 	select {
-	case k := <-keys:
+	case k := <-r.keys:
 		t.Fatalf("the queued client's keys were typed: %q", k)
 	default:
 	}
 	// The next client learns what the shell said meanwhile, and where in
 	// the stream it starts.
 	prompt := "$ " + markers.PromptEvent(99) + "\x1b[?2004h"
-	feed.Write([]byte(prompt))
-	io.ReadFull(first, make([]byte, len(prompt)))
-	third, err := Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer third.Close()
+	r.write(prompt)
+	readN(t, first, len(prompt))
 	first.Close()
-	if err := third.WaitTurn(time.Time{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if want := (markers.Snapshot{State: markers.StatePrompt, PID: 99}); third.Shell != want {
-		t.Fatalf("the shell's state in the greeting: want %v, got %v", want, third.Shell)
-	}
-	want := StreamView{Relay: first.Stream.Relay, Offset: int64(len("output") + len(prompt)), Paste: markers.PasteOn}
-	if third.Stream != want {
-		t.Fatalf("stream view: want %v, got %v", want, third.Stream)
-	}
-	feed.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	third := r.turn("third")
+	want := View{PaneID: "%7", PanePID: 42, Shell: markers.Snapshot{State: markers.StatePrompt, PID: 99}, Relay: first.Relay,
+		Offset: int64(len("output") + len(prompt)), Paste: markers.On, Alternate: markers.Unknown}
+	if third.View != want {
+		t.Fatalf("hello: want %+v, got %+v", want, third.View)
 	}
 }
 
-func TestStreamViewRoundTrips(t *testing.T) {
-	v := StreamView{Relay: newInstance(), Offset: 123456789, Paste: markers.PasteOn}
-	if got, err := parseStreamView(v.String()); err != nil || got != v {
-		t.Fatalf("%v: got %v, %v", v, got, err)
+func TestTypeIfTypesOnlyWhenTheStreamIsWhereTheClientSawIt(t *testing.T) {
+	r := sharedPane(t)
+	turn := r.turn("make")
+	r.write("a key of the human's")
+	// The relay read the pipe before it answered: what came since the
+	// client's look is there, and nothing was typed.
+	if typed, err := turn.TypeIf("make\r"); err != nil || typed {
+		t.Fatalf("TypeIf after output the client did not read: %v, %v", typed, err)
 	}
-	for _, bad := range []string{"", "a:1", ":1:on", "a:-1:on", "a:x:on", "a:1:maybe", "a:1:on:x"} {
-		if _, err := parseStreamView(bad); err == nil {
-			t.Errorf("%q must not parse", bad)
-		}
+	select {
+	case k := <-r.keys:
+		t.Fatalf("typed %q", k)
+	default:
+	}
+	if got := readN(t, turn, len("a key of the human's")); got != "a key of the human's" {
+		t.Fatalf("the stream that came: %q", got)
+	}
+	if typed, err := turn.TypeIf("make\r"); err != nil || !typed {
+		t.Fatalf("TypeIf at the stream's end: %v, %v", typed, err)
+	}
+	if got := <-r.keys; got != "make\r" {
+		t.Fatalf("typed %q", got)
 	}
 }
 
 func TestAQueuedClientHearsAtOnceWhatHoldsThePane(t *testing.T) {
-	dir, err := os.MkdirTemp("/tmp", "rl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	sock := filepath.Join(dir, "r.sock")
-	paneOut, feed := io.Pipe()
-	defer feed.Close()
-	go run(sock, "%7", 42, paneOut, io.Discard, nil)
-	if err := WaitFor(sock, 10*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	dial := func() *Client {
-		t.Helper()
-		c, err := Dial(sock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
-	holder := dial()
-	var told []Queued
-	if err := holder.WaitTurn(time.Time{}, func(q Queued) { told = append(told, q) }); err != nil || told != nil {
-		t.Fatalf("the first client waits for nobody: %v, told %v", err, told)
-	}
-
-	// The holder has not said what it runs yet: a queued client hears
-	// that it waits, and since when.
-	second := dial()
-	turn := make(chan error, 1)
+	r := sharedPane(t)
+	holder := r.turn("make test")
 	heard := make(chan Queued, 4)
-	go func() { turn <- second.WaitTurn(time.Time{}, func(q Queued) { heard <- q }) }()
-	q := <-heard
-	if q.Ahead != 1 || q.Call != "" || time.Since(q.Since) < 0 {
-		t.Fatalf("first notice: %+v", q)
-	}
-	// Once it says, every queued client hears it; a third is one further back.
-	if err := holder.Declare("make test"); err != nil {
-		t.Fatal(err)
-	}
-	if q2 := <-heard; q2.Call != "make test" || !q2.Since.Equal(q.Since) || q2.Ahead != 1 {
-		t.Fatalf("after the declaration: %+v", q2)
-	}
-	third := dial()
-	var thirdHeard []Queued
-	thirdTurn := make(chan error, 1)
+	second := make(chan *Turn, 1)
 	go func() {
-		thirdTurn <- third.WaitTurn(time.Time{}, func(q Queued) { thirdHeard = append(thirdHeard, q) })
+		t2, err := RequestTurn(t0, r.sock, "ls", time.Time{}, func(q Queued) { heard <- q })
+		if err != nil {
+			t.Error(err)
+		}
+		second <- t2
 	}()
-
-	// A queued client may not declare: it is hung up on.
-	intruder := dial()
-	intruder.Declare("intruder")
-	if err := intruder.WaitTurn(time.Time{}, nil); err == nil {
-		t.Fatal("a client that declared before its turn must be hung up on")
+	q := <-heard
+	if q.Ahead != 1 || q.Call != "make test" || time.Since(q.Since) < 0 {
+		t.Fatalf("notice: %+v", q)
 	}
-
+	var thirdHeard []Queued
+	third := make(chan *Turn, 1)
+	go func() {
+		t3, _ := RequestTurn(t0, r.sock, "pwd", time.Time{}, func(q Queued) { thirdHeard = append(thirdHeard, q) })
+		third <- t3
+	}()
 	holder.Close()
-	if err := <-turn; err != nil {
-		t.Fatal(err)
+	t2 := <-second
+	if q := <-heard; q.Call != "ls" || q.Ahead != 1 {
+		t.Fatalf("the third client hears the new holder: %+v", q)
 	}
-	second.Close()
-	if err := <-thirdTurn; err != nil {
-		t.Fatal(err)
-	}
+	_ = q
+	t2.Close()
+	t3 := <-third
 	if len(thirdHeard) == 0 || thirdHeard[0].Ahead != 2 || thirdHeard[0].Call != "make test" {
 		t.Fatalf("the third client: %+v", thirdHeard)
 	}
 	// A client that comes right after the holder hung up (the agent's next
 	// call) waits for nobody, whether or not the relay noticed the hang-up.
 	for range 20 {
-		third.Close()
-		next := dial()
+		t3.Close()
 		var told []Queued
-		if err := next.WaitTurn(time.Time{}, func(q Queued) { told = append(told, q) }); err != nil || told != nil {
+		next, err := RequestTurn(t0, r.sock, "next", time.Time{}, func(q Queued) { told = append(told, q) })
+		if err != nil || told != nil {
 			t.Fatalf("the next call: %v, told %+v", err, told)
 		}
-		third = next
+		t3 = next
+	}
+	t3.Close()
+}
+
+func TestQueriesAreAnsweredWhileACallHoldsThePane(t *testing.T) {
+	r := sharedPane(t)
+	holder := r.turn("make test")
+	const id markers.ID = "0123456789abcdef"
+	holder.Runs(string(id), "make test")
+	source := " . '/rt/" + string(id) + ".sh'"
+	holder.Type(source + "\r")
+	<-r.keys // the relay serves a client's requests in order: runs is done
+	stream := "$ " + markers.PromptEvent(9) + "ls /nonexistent\r\n" + markers.CommandLineEvent(9, "ls /nonexistent") +
+		"ls: cannot access\r\n" + markers.FinishedEvent(9, 2, "/srv", "") + "$ " + markers.PromptEvent(9) +
+		source + "\r\n" + markers.CommandLineEvent(9, source) + "[agent] $ make test\r\n" + markers.Start(id) + "ok\r\n"
+	r.write(stream)
+	readN(t, holder, len(stream))
+
+	s, err := QueryStatus(r.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PaneID != "%7" || s.PanePID != 42 || s.Shell != (markers.Snapshot{State: markers.StateRunning, PID: 9}) || s.ShellDir != "/srv" {
+		t.Fatalf("status: %+v", s)
+	}
+	if s.Call == nil || s.Call.Call != "make test" || s.Call.Queued != 0 || time.Since(s.Call.Since) < 0 {
+		t.Fatalf("the call that holds the pane: %+v", s.Call)
+	}
+	if s.Running == nil || s.Running.Command != "make test" || s.Running.Who != ByAgent || !s.Running.Running {
+		t.Fatalf("the running command: %+v", s.Running)
+	}
+	es, err := QueryHistory(r.sock, 10)
+	if err != nil || len(es) != 2 || es[0].Command != "ls /nonexistent" || *es[0].Status != 2 || es[0].Dir != "/srv" ||
+		es[1].Who != ByAgent || !es[1].Running {
+		t.Fatalf("history: %+v, %v", es, err)
+	}
+	for id, want := range map[int]string{0: "ls: cannot access\n", 2: "ok\n"} {
+		e, body, err := QueryOutput(r.sock, id)
+		if err != nil || string(body) != want || e.ID == 0 {
+			t.Fatalf("output %d: got %+v, %q, %v", id, e, body, err)
+		}
+	}
+	if _, _, err := QueryOutput(r.sock, 3); !IsAnswer(err) || !strings.Contains(err.Error(), "no command with id 3") {
+		t.Fatalf("unknown id: %v", err)
+	}
+	if _, err := query(r.sock, "sing"); !IsAnswer(err) {
+		t.Fatalf("a bad query: %v", err)
 	}
 }
+
+func TestAQueryToNoRelaySaysSo(t *testing.T) {
+	if _, err := QueryStatus("/nonexistent/r.sock"); !errors.Is(err, ErrNoRelay) {
+		t.Fatalf("want ErrNoRelay, got %v", err)
+	}
+}
+
+func TestTheRelayRemovesItsSocket(t *testing.T) {
+	r := sharedPane(t)
+	r.feed.Close()
+	<-r.done
+	r.done <- nil
+	if _, err := os.Stat(r.sock); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the socket must be gone: %v", err)
+	}
+}
+
+// t0 is the context of the tests' turns.
+var t0 = context.Background()

@@ -3,218 +3,184 @@ package relay
 import (
 	"bufio"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// The query socket's answers are lines of words, not JSON: a query is a
-// whole ptysend process that must cost at most half a trivial call, and
-// encoding/json's first decoding in a fresh process (building its view
-// of the types) cost 0.2-0.6 ms of a ~4 ms --status. Text that may hold
-// anything (a command line, a directory) travels in hex. The answer is
+// Every message between a relay and its clients, calls, queries and jobs
+// alike, is one line of words, the first naming the message; a "data"
+// message is followed by as many bytes as its last word says:
 //
-//	ptybridge-query VERSION
-//	error HEX
-//	pane ID PID
-//	shell STATE:PID
-//	dir HEX
-//	call SINCE QUEUED HEX
-//	running ENTRY
-//	entry ENTRY           (one per command)
-//	size N
-//	end
+//	turn CALL               hello VERSION PANE PID STATE SHELL OFFSET PASTE ALT RELAY
+//	queued AHEAD SINCE CALL data STREAM OFFSET LENGTH, then LENGTH bytes
+//	type KEYS               type-if OFFSET KEYS   ->  typed | moved OFFSET
+//	status                  history N             output ID
+//	info    read STREAM SINCE    follow OFFSET OFFSET    send TEXT ENTER
+//	stop    close    activate ...    started    discard     error TEXT
 //
-// each line but the first and "end" optional, then N bytes when size says
-// so. Times are Unix nanoseconds; HEX is an "x" and the hex digits (so
-// that an empty text is a word too). An ENTRY is
-//
-//	ID WHO RUNNING STATUS START END DURATION_MS SHELL_PID OUTPUT_BYTES LEFT_OUT HEX(DIR) HEX(COMMAND)
-//
-// with RUNNING 0 or 1, STATUS "-" when there is none and END 0 while running.
+// Text travels as "x" and its hex digits, so that any bytes (the empty
+// text too) make one word; numbers in decimal, times as Unix nanoseconds
+// (0: none). Not JSON: a query is a whole ptysend process that must cost
+// at most half a trivial call, and encoding/json's first use in a fresh
+// process (building its view of the types) cost 0.2-0.6 ms of a ~4 ms
+// --status (scripts/bench).
 
-const queryHello = "ptybridge-query"
-
-// appendAnswer encodes a.
-func appendAnswer(b []byte, a *Answer) []byte {
-	b = fmt.Appendf(b, "%s %d\n", queryHello, a.Version)
-	if a.Error != "" {
-		b = fmt.Appendf(b, "error x%x\n", a.Error)
-	}
-	if a.PaneID != "" {
-		b = fmt.Appendf(b, "pane %s %d\n", a.PaneID, a.PanePID)
-	}
-	if a.Shell != "" {
-		b = fmt.Appendf(b, "shell %s\n", a.Shell)
-	}
-	if a.ShellDir != "" {
-		b = fmt.Appendf(b, "dir x%x\n", a.ShellDir)
-	}
-	if c := a.Call; c != nil {
-		b = fmt.Appendf(b, "call %d %d x%x\n", c.Since.UnixNano(), c.Queued, c.Call)
-	}
-	if a.Running != nil {
-		b = appendEntry(append(b, "running "...), a.Running)
-	}
-	for i := range a.Entries {
-		b = appendEntry(append(b, "entry "...), &a.Entries[i])
-	}
-	if a.Entry != nil {
-		b = appendEntry(append(b, "entry "...), a.Entry)
-	}
-	if a.Size > 0 {
-		b = fmt.Appendf(b, "size %d\n", a.Size)
-	}
-	return append(b, "end\n"...)
+// message is one message as read: its words, and a data message's bytes.
+type message struct {
+	words []string
+	data  []byte
+	err   error // the first malformed word asked for
 }
 
-func appendEntry(b []byte, e *Entry) []byte {
-	running, status, end := 0, "-", int64(0)
-	if e.Running {
-		running = 1
+// appendMessage encodes a message: ints, strings, bools and times.
+func appendMessage(b []byte, verb string, fields ...any) []byte {
+	b = append(b, verb...)
+	for _, f := range fields {
+		b = append(b, ' ')
+		switch v := f.(type) {
+		case string:
+			b = append(b, 'x')
+			b = hex.AppendEncode(b, []byte(v))
+		case []byte:
+			b = append(b, 'x')
+			b = hex.AppendEncode(b, v)
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case int64:
+			b = strconv.AppendInt(b, v, 10)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		case time.Time:
+			b = strconv.AppendInt(b, unixNano(v), 10)
+		case word:
+			b = append(b, v...)
+		default:
+			panic(fmt.Sprintf("relay: cannot encode %T", f))
+		}
 	}
-	if e.Status != nil {
-		status = strconv.Itoa(*e.Status)
-	}
-	if e.End != nil {
-		end = e.End.UnixNano()
-	}
-	return fmt.Appendf(b, "%d %s %d %s %d %d %d %d %d %d x%x x%x\n", e.ID, e.Who, running, status, e.Start.UnixNano(), end,
-		e.DurationMS, e.ShellPID, e.OutputBytes, e.OutputLeftOut, e.Dir, e.Command)
+	return append(b, '\n')
 }
 
-// readAnswer decodes an answer, up to its "end" line.
-func readAnswer(rd *bufio.Reader) (*Answer, error) {
-	a := &Answer{}
-	first := true
-	for {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			return nil, err
+// word is a field sent as it is: a name that is known to be one word.
+type word string
+
+// appendData encodes a data message with its bytes.
+func appendData(b []byte, stream string, offset int64, data []byte) []byte {
+	b = appendMessage(b, "data", word(stream), offset, len(data))
+	return append(b, data...)
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// maxLine bounds a message's line: a typed text travels in pieces.
+const maxLine = 64 << 10
+
+// maxData bounds a data message's bytes.
+const maxData = 64 << 20
+
+var errLongLine = errors.New("a message longer than the protocol allows")
+
+// readMessage reads one message, a data message's bytes included.
+func readMessage(r *bufio.Reader) (message, error) {
+	line, err := r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return message{}, errLongLine
+	}
+	if err != nil {
+		if err == io.EOF && len(line) > 0 {
+			err = io.ErrUnexpectedEOF
 		}
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			return nil, fmt.Errorf("an empty line")
+		return message{}, err
+	}
+	m := message{words: strings.Fields(string(line))}
+	if len(m.words) == 0 {
+		return message{}, errors.New("an empty message")
+	}
+	if m.verb() == "data" {
+		n := m.int(len(m.words) - 1)
+		if m.err != nil || n < 0 || n > maxData {
+			return message{}, fmt.Errorf("a malformed message %q", line)
 		}
-		if first {
-			if len(f) != 2 || f[0] != queryHello {
-				return nil, fmt.Errorf("not an answer: %q", line)
-			}
-			a.Version, err = strconv.Atoi(f[1])
-			if err != nil || a.Version != protocolVersion {
-				return a, nil // the caller refuses another version
-			}
-			first = false
-			continue
+		m.data = make([]byte, n)
+		if _, err := io.ReadFull(r, m.data); err != nil {
+			return message{}, err
 		}
-		if err := a.readLine(f); err != nil {
-			return nil, fmt.Errorf("%v in %q", err, line)
-		}
-		if f[0] == "end" {
-			return a, nil
-		}
+	}
+	return m, nil
+}
+
+func (m *message) verb() string { return m.words[0] }
+
+// field is word i (1: the first after the verb), or "" and an error.
+func (m *message) field(i int) string {
+	if i >= len(m.words) {
+		m.fail(fmt.Errorf("%s: no field %d", m.verb(), i))
+		return ""
+	}
+	return m.words[i]
+}
+
+func (m *message) fail(err error) {
+	if m.err == nil {
+		m.err = err
 	}
 }
 
-func (a *Answer) readLine(f []string) error {
-	var err error
-	need := func(n int) bool {
-		if len(f) != n {
-			err = fmt.Errorf("%d fields, want %d", len(f), n)
-		}
-		return err == nil
+func (m *message) int64(i int) int64 {
+	n, err := strconv.ParseInt(m.field(i), 10, 64)
+	if err != nil {
+		m.fail(fmt.Errorf("%s: field %d: %w", m.verb(), i, err))
 	}
-	switch f[0] {
-	case "end":
-	case "error":
-		if need(2) {
-			a.Error, err = unhex(f[1])
-		}
-	case "pane":
-		if need(3) {
-			a.PaneID = f[1]
-			a.PanePID, err = strconv.Atoi(f[2])
-		}
-	case "shell":
-		if need(2) {
-			a.Shell = f[1]
-		}
-	case "dir":
-		if need(2) {
-			a.ShellDir, err = unhex(f[1])
-		}
-	case "call":
-		if need(4) {
-			c := &Call{}
-			var since int64
-			since, err = strconv.ParseInt(f[1], 10, 64)
-			c.Since = time.Unix(0, since)
-			if err == nil {
-				c.Queued, err = strconv.Atoi(f[2])
-			}
-			if err == nil {
-				c.Call, err = unhex(f[3])
-			}
-			a.Call = c
-		}
-	case "running", "entry":
-		var e *Entry
-		if e, err = parseEntry(f[1:]); err == nil {
-			if f[0] == "running" {
-				a.Running = e
-			} else {
-				a.Entries = append(a.Entries, *e)
-				a.Entry = &a.Entries[len(a.Entries)-1]
-			}
-		}
-	case "size":
-		if need(2) {
-			a.Size, err = strconv.Atoi(f[1])
-		}
-	}
-	// Lines of kinds a later version adds are skipped.
-	return err
+	return n
 }
 
-func parseEntry(f []string) (*Entry, error) {
-	if len(f) != 12 {
-		return nil, fmt.Errorf("an entry of %d fields", len(f))
+func (m *message) int(i int) int { return int(m.int64(i)) }
+
+func (m *message) bool(i int) bool { return m.field(i) == "true" }
+
+func (m *message) time(i int) time.Time {
+	if n := m.int64(i); n != 0 {
+		return time.Unix(0, n)
 	}
-	var n [8]int64
-	for i, j := range []int{0, 4, 5, 6, 7, 8, 9, 2} {
-		v, err := strconv.ParseInt(f[j], 10, 64)
-		if err != nil {
-			return nil, err
-		}
-		n[i] = v
-	}
-	e := &Entry{ID: int(n[0]), Who: f[1], Running: n[7] == 1, Start: time.Unix(0, n[1]), DurationMS: n[3],
-		ShellPID: int(n[4]), OutputBytes: n[5], OutputLeftOut: n[6]}
-	if f[3] != "-" {
-		s, err := strconv.Atoi(f[3])
-		if err != nil {
-			return nil, err
-		}
-		e.Status = &s
-	}
-	if n[2] != 0 {
-		end := time.Unix(0, n[2])
-		e.End = &end
-	}
-	var err error
-	if e.Dir, err = unhex(f[10]); err != nil {
-		return nil, err
-	}
-	e.Command, err = unhex(f[11])
-	return e, err
+	return time.Time{}
 }
 
-func unhex(s string) (string, error) {
-	digits, ok := strings.CutPrefix(s, "x")
-	if !ok {
-		return "", fmt.Errorf("%q is no hex field", s)
+func (m *message) text(i int) string {
+	s, ok := strings.CutPrefix(m.field(i), "x")
+	b, err := hex.DecodeString(s)
+	if !ok || err != nil {
+		m.fail(fmt.Errorf("%s: field %d is no text", m.verb(), i))
 	}
-	b, err := hex.DecodeString(digits)
-	return string(b), err
+	return string(b)
+}
+
+// fieldCount checks that the message has n words after its verb.
+func (m *message) fieldCount(n int) bool {
+	if len(m.words) != n+1 {
+		m.fail(fmt.Errorf("%s: %d fields, want %d", m.verb(), len(m.words)-1, n))
+		return false
+	}
+	return true
+}
+
+// errorMessage is the error a relay answered with ("error TEXT").
+type errorMessage string
+
+func (e errorMessage) Error() string { return string(e) }
+
+// asError turns an "error TEXT" message into an error; nil for others.
+func (m *message) asError() error {
+	if m.verb() != "error" {
+		return nil
+	}
+	return errorMessage(m.text(1))
 }

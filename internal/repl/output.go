@@ -8,13 +8,13 @@ import (
 	"unicode"
 )
 
-// replOutput decides which finished screen lines are the REPL's response.
+// output decides which finished screen lines are the REPL's response.
 // The REPL echoes each typed line after its prompt or continuation prompt
 // ("... "), possibly interleaved with output (python evaluates line 1 of
 // "a=1\nprint(a)" before it reads line 2): a line is dropped as an echo
 // when it is the next expected input behind a prompt, every other line
 // is output.
-type replOutput struct {
+type output struct {
 	mu           sync.Mutex
 	w            io.Writer
 	prompt, cont *regexp.Regexp
@@ -23,14 +23,14 @@ type replOutput struct {
 }
 
 // expect adds lines typed into the REPL, in order.
-func (o *replOutput) expect(lines ...string) {
+func (o *output) expect(lines ...string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.pending = append(o.pending, lines...)
 }
 
 // echoed reports whether every typed line has been echoed.
-func (o *replOutput) echoed() bool {
+func (o *output) echoed() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return len(o.pending) == 0
@@ -38,13 +38,13 @@ func (o *replOutput) echoed() bool {
 
 // interrupted: Ctrl-C discards typed input that was not read yet, and
 // the terminal's "^C" echo is not the REPL's output.
-func (o *replOutput) interrupted() {
+func (o *output) interrupted() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.pending, o.stripCtrlC = nil, true
 }
 
-func (o *replOutput) line(s string) {
+func (o *output) line(s string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.pending) > 0 && o.isEcho(s, o.pending[0]) {
@@ -54,13 +54,13 @@ func (o *replOutput) line(s string) {
 	o.writeLocked(s + "\n")
 }
 
-func (o *replOutput) write(s string) {
+func (o *output) write(s string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.writeLocked(s)
 }
 
-func (o *replOutput) writeLocked(s string) {
+func (o *output) writeLocked(s string) {
 	if o.stripCtrlC {
 		s = strings.ReplaceAll(s, "^C", "")
 	}
@@ -71,7 +71,7 @@ func (o *replOutput) writeLocked(s string) {
 // prompt or continuation prompt, or alone (a REPL whose line editor
 // shows a multi-line paste as one edit). Blanks are compared loosely, as
 // TABs are shown as spaces and auto-indenting editors add some.
-func (o *replOutput) isEcho(s, input string) bool {
+func (o *output) isEcho(s, input string) bool {
 	rest := o.stripPrompts(s)
 	if rest == s && squeeze(input) == "" {
 		return false // an empty line's echo is a bare prompt
@@ -82,7 +82,7 @@ func (o *replOutput) isEcho(s, input string) bool {
 // stripPrompts removes the prompts at the start of s. There can be
 // several: a REPL reading in cooked mode gets lines the terminal echoed
 // already, and prints its prompts for them one after the other.
-func (o *replOutput) stripPrompts(s string) string {
+func (o *output) stripPrompts(s string) string {
 	for s != "" {
 		at := leadingMatch(o.prompt, s)
 		if at <= 0 {

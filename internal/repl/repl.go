@@ -1,13 +1,15 @@
 // Package repl drives an interpreter (python, node, psql...) in the shared
-// pane for --repl-start, --repl-eval and --repl-close: the prompt
-// presets, the cursor-line emulator that shows the REPL's output as the
-// human sees it, telling the echo of the input from the response, the
-// kernel's word that the REPL waits for input, and the REPL's state kept
-// between calls in the runtime directory. Shell commands are not its
-// business (internal/session).
+// pane for --repl-start, --repl-eval and --repl-close, on the call
+// pipeline of internal/call (the turn, the look, the approval, the
+// timeouts): the prompt presets, telling the echo of the input from the
+// response, and the REPL's end of an evaluation. Whether the REPL may be
+// typed into is internal/pane's to decide; shell commands are
+// internal/call's.
 package repl
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,48 +18,32 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/call"
 	"github.com/ptybridge/ptybridge/internal/failure"
-	"github.com/ptybridge/ptybridge/internal/limits"
+	"github.com/ptybridge/ptybridge/internal/human"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/platform"
-	"github.com/ptybridge/ptybridge/internal/rundir"
-	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
 // A REPL runs in the shared pane from the ordinary wrapper script: the
 // shell prints the START marker, runs the REPL, and prints the END marker
 // only when the REPL exits. Every later ptysend call reads the pane's
-// stream through the relay (which also queues the calls) and watches for
-// that END marker: it is how a dying REPL is noticed at once. In between,
-// the REPL's output is read as the human sees it (lineScreen), and the
-// REPL is done with an input when two things hold: the cursor line
-// matches its prompt, and the REPL sleeps waiting for terminal input
-// (platform.WaitsForInput). Either alone can be fooled; both together only by a
-// program that prints a prompt and then really waits for input.
+// stream and watches for that END marker: it is how a dying REPL is
+// noticed at once. In between, the REPL's output is read as the human
+// sees it (lineScreen), and the REPL is done with an input when two
+// things hold: the cursor line matches its prompt, and the REPL sleeps
+// waiting for terminal input. Either alone can be fooled; both together
+// only by a program that prints a prompt and then really waits for input.
 
-// Request is one --repl-start, --repl-eval or --repl-close call.
+// Request is one --repl-start, --repl-eval or --repl-close call: the
+// call's limits and files, and for --repl-start the prompts that
+// override the preset's.
 type Request struct {
-	Bridge bridge.Bridge
-	// Timeout is the no-output timeout; MaxTime the overall one. Zero
-	// disables either.
-	Timeout, MaxTime time.Duration
-	Stdout, Stderr   io.Writer
-	// Prompt and Continuation override the preset for --repl-start.
+	call.Request
 	Prompt, Continuation string
-	// WaitFree is how long to wait for the terminal to be free instead of
-	// refusing at once (exit 75); zero refuses at once.
-	WaitFree time.Duration
-	// Cancel, when closed, stops the call as a stop signal does: an
-	// evaluation gets Ctrl-C, and a call still waiting for its turn
-	// types nothing.
-	Cancel <-chan struct{}
-	// StartFar types the far call that runs a REPL in a far shell
-	// (session.StartFarREPL); nil: far REPLs are refused.
-	StartFar FarStarter
 }
 
 // deathGrace is how long ptysend waits for the shell's END marker (which
@@ -67,89 +53,120 @@ const deathGrace = time.Second
 // closeGrace is how long each means of --repl-close gets to end the REPL.
 const closeGrace = 2 * time.Second
 
-// Start runs command in the shared pane and returns once the REPL
-// shows its prompt; what it printed until then goes to Stdout.
-func Start(req Request, command string) (int, error) {
-	return untilFree(req, func() (int, error) { return startAttempt(req, command) })
-}
-
-func startAttempt(req Request, command string) (int, error) {
-	start := time.Now()
-	rc, err := req.Bridge.TurnUnlessCancelled(req.MaxTime, req.Stderr, start, req.Cancel)
+// Start runs command in the shared pane and returns once the REPL shows
+// its prompt; what it printed until then goes to Stdout.
+func Start(ctx context.Context, b bridge.Bridge, req Request, command string) (int, error) {
+	rec, err := newRecord(b, req, command)
 	if err != nil {
 		return 0, err
 	}
-	defer rc.Close()
-	if err := refuseSecondREPL(req.Bridge, rc.PanePID); err != nil {
-		return 0, err
-	}
-	st, err := newREPLState(req, command)
-	if err != nil {
-		return 0, err
-	}
-	if t, err := pane.Locate(rc.PanePID); err == nil && t.Far {
-		if req.StartFar == nil {
-			return 0, farREPLError(t)
+	q := &human.Question{Action: "start this REPL in the shared terminal", Text: command}
+	return call.Do(ctx, b, req.Request, pane.IntoShell, q, func(c *call.Call, st *pane.State) (int, error) {
+		var pre []byte
+		if st.Far != nil {
+			rec.Far, rec.Carrier = true, platform.ExecImage(st.Far.Carrier.PID)
+			rec.ShellPID, rec.TTY = -1, platform.TTYOf(st.View.PanePID)
+			var err error
+			if pre, _, err = c.LoadFar(st, rec.ID, command); err != nil {
+				return 0, err
+			}
+		} else if err := typeStart(c, st, rec); err != nil {
+			return 0, err
 		}
-		return startFar(req, rc, st, t, start)
-	}
-	shellPID, shell, err := pane.IdleShell(rc.PanePID)
-	if err != nil {
-		return 0, pane.ProgramInTheWay(err, rc.PanePID)
-	}
-	st.ShellPID, st.TTY = shellPID, platform.TTYOf(shellPID)
-	// The REPL's stderr stays on the terminal (the wrapper would send it to
-	// a file): python prints its prompts and tracebacks there.
-	job := markers.Job{ID: st.ID, Command: command, StderrPath: "/dev/tty"}
-	if err := os.WriteFile(st.Script, []byte(markers.Script(shell, job)), 0o600); err != nil {
-		return 0, failure.From(err)
-	}
-	r := newREPLRun(req, rc, st, start)
-	defer r.stop()
-	if err := r.approveStart(); err != nil {
-		os.Remove(st.Script)
-		return 0, err
-	}
-	rc.Job(st.ID, command) // for the relay's history
-	if err := pane.TypeSourceLine(rc, req.Bridge, shell, st.Script); err != nil {
-		os.Remove(st.Script)
-		return 0, failure.From(err)
-	}
-	return r.awaitStart()
+		r := newRun(c, rec, nil, pre).start()
+		defer r.finish()
+		return r.awaitStart()
+	})
 }
 
-func (r *replRun) awaitStart() (int, error) {
-	o := r.waitPrompt(r.req.Timeout, limits.Remaining(r.start, r.req.MaxTime))
+// typeStart writes the REPL's wrapper and types the line that sources
+// it. The REPL's stderr stays on the terminal (the wrapper would send it
+// to a file): python prints its prompts and tracebacks there.
+func typeStart(c *call.Call, st *pane.State, rec *pane.REPLRecord) error {
+	rec.ShellPID, rec.TTY = st.Shell.PID, platform.TTYOf(st.Shell.PID)
+	job := markers.Job{ID: rec.ID, Command: rec.Command, StderrPath: "/dev/tty"}
+	if err := os.WriteFile(rec.Script, []byte(markers.Script(st.Shell.Syntax, job)), 0o600); err != nil {
+		return failure.From(err)
+	}
+	c.T.Runs(string(rec.ID), rec.Command) // for the relay's history
+	typed, err := c.T.TypeIf(markers.SourceLine(st.Shell.Syntax, rec.Script) + "\r")
+	if err != nil || !typed {
+		os.Remove(rec.Script)
+	}
+	switch {
+	case err != nil:
+		return c.B.Closed(false)
+	case !typed:
+		return call.ErrMoved
+	}
+	return nil
+}
+
+// newRecord is the record of the REPL command starts: its prompts (the
+// preset's, or the request's), its id and wrapper script.
+func newRecord(b bridge.Bridge, req Request, command string) (*pane.REPLRecord, error) {
+	preset, _ := presetFor(command)
+	rec := &pane.REPLRecord{Command: command, Program: replProgram(command), Prompt: preset.Prompt, Continuation: preset.Continuation}
+	// --prompt replaces the preset's prompt; its continuation prompt stays
+	// unless --continuation replaces it too (python's "... " must not be
+	// lost to a --prompt '^>>> ').
+	if req.Prompt != "" {
+		rec.Prompt = req.Prompt
+	}
+	if req.Continuation != "" {
+		rec.Continuation = req.Continuation
+	}
+	if rec.Prompt == "" {
+		return nil, &failure.Error{
+			Msg:  fmt.Sprintf("ptysend does not know the prompt of %q", rec.Program),
+			Hint: "say what it looks like with --prompt REGEX (matched against the line the cursor is on), e.g. --prompt '^>>> '",
+		}
+	}
+	for _, re := range []string{rec.Prompt, rec.Continuation} {
+		if _, err := regexp.Compile(re); err != nil {
+			return nil, &failure.Error{Msg: fmt.Sprintf("invalid prompt regex %q: %v", re, err), Hint: "use Go regexp syntax, e.g. --prompt '^>>> '"}
+		}
+	}
+	id, err := call.NewCallID(b.RuntimeDir)
+	if err != nil {
+		return nil, failure.From(err)
+	}
+	rec.ID, rec.Script = id, filepath.Join(b.RuntimeDir, string(id)+".repl.sh")
+	return rec, nil
+}
+
+func (r *run) awaitStart() (int, error) {
+	o := r.waitPrompt(r.c.Req.Timeout, call.Remaining(r.c.Start, r.c.Req.MaxTime))
 	switch o.kind {
 	case atPrompt:
-		r.st.PID = o.pid
-		r.st.View = r.view()
-		if err := saveREPL(r.req.Bridge, r.st); err != nil {
+		r.rec.PID = o.pid
+		r.rec.View = r.view()
+		if err := pane.SaveREPL(r.c.B, r.rec); err != nil {
 			return 0, failure.From(err)
 		}
 		r.writeBeforePrompt(o)
 		return 0, nil
 	case ended, died:
-		os.Remove(r.st.Script)
+		os.Remove(r.rec.Script)
 		return 0, &failure.Error{
-			Msg:  fmt.Sprintf("%s %s before showing a prompt", r.st.Program, exitDescription(o)),
+			Msg:  fmt.Sprintf("%s %s before showing a prompt", r.rec.Program, exitDescription(o)),
 			Hint: "its output is above; check the command, and pass --prompt REGEX if its prompt is not " + r.prompt.String(),
 		}
-	case timedOut, signalled:
-		// Keep the state: the REPL may just be slow, or its prompt unknown;
-		// either way --repl-close can end it.
-		if fg, err := platform.ForegroundPID(r.rc.PanePID); err == nil && fg != r.st.ShellPID {
-			r.st.PID = fg
-			saveREPL(r.req.Bridge, r.st)
+	case timedOut, stopped:
+		// Keep the record: the REPL may just be slow, or its prompt
+		// unknown; either way --repl-close can end it.
+		if fg, err := platform.ForegroundPID(r.c.T.PanePID); err == nil && fg != r.rec.ShellPID {
+			r.rec.PID = fg
+			pane.SaveREPL(r.c.B, r.rec)
 		}
 		line, _ := r.screen.cursorLine()
 		code := failure.ExitTimeout
-		if o.kind == signalled {
-			code = 128 + int(o.sig.(syscall.Signal))
+		if o.kind == stopped {
+			code, _ = failure.Stopped(r.c.Ctx)
 		}
 		return code, &failure.Error{
 			Code: code,
-			Msg:  fmt.Sprintf("%s showed no prompt matching %s: %s; the cursor line is %q", r.st.Program, r.prompt, o.why, line),
+			Msg:  fmt.Sprintf("%s showed no prompt matching %s: %s; the cursor line is %q", r.rec.Program, r.prompt, o.why, line),
 			Hint: "if that line is its prompt, run ptysend --repl-close and start it again with --prompt REGEX; if it is slow to start, use a larger --timeout",
 		}
 	}
@@ -157,42 +174,29 @@ func (r *replRun) awaitStart() (int, error) {
 }
 
 // Eval types expr into the running REPL and prints its response.
-func Eval(req Request, expr string) (int, error) {
-	return untilFree(req, func() (int, error) { return evalAttempt(req, expr) })
+func Eval(ctx context.Context, b bridge.Bridge, req Request, expr string) (int, error) {
+	q := &human.Question{Action: "evaluate this in the REPL", Text: expr}
+	if rec := pane.LoadREPL(b); rec != nil {
+		q.Action += " " + rec.Program
+	}
+	return call.Do(ctx, b, req.Request, pane.IntoREPL, q, func(c *call.Call, st *pane.State) (int, error) {
+		r := newRun(c, st.REPL, st.Prompt, nil)
+		defer r.finish()
+		lines := inputLines(expr)
+		r.out.expect(lines...)
+		if err := r.typeInput(lines); err != nil {
+			return 0, err
+		}
+		r.start()
+		r.watchStuck = true
+		return r.awaitResponse()
+	})
 }
 
-func evalAttempt(req Request, expr string) (int, error) {
-	start := time.Now()
-	rc, err := req.Bridge.TurnUnlessCancelled(req.MaxTime, req.Stderr, start, req.Cancel)
-	if err != nil {
-		return 0, err
-	}
-	defer rc.Close()
-	st, err := runningREPL(req.Bridge, rc.PanePID)
-	if err != nil {
-		return 0, err
-	}
-	r := newREPLRun(req, rc, st, start)
-	defer r.stop()
-	if err := r.checkReady(); err != nil {
-		return 0, err
-	}
-	if err := r.approveEval(expr); err != nil {
-		return 0, err
-	}
-	lines := inputLines(expr)
-	r.out.expect(lines...)
-	if err := r.typeInput(lines); err != nil {
-		return 0, failure.From(err)
-	}
-	r.watchStuck = true
-	return r.awaitResponse()
-}
-
-func (r *replRun) awaitResponse() (int, error) {
+func (r *run) awaitResponse() (int, error) {
 	closedBlock := false
 	for {
-		o := r.waitPrompt(r.req.Timeout, limits.Remaining(r.start, r.req.MaxTime))
+		o := r.waitPrompt(r.c.Req.Timeout, call.Remaining(r.c.Start, r.c.Req.MaxTime))
 		switch {
 		case o.kind == atPrompt:
 			r.writeBeforePrompt(o)
@@ -202,11 +206,11 @@ func (r *replRun) awaitResponse() (int, error) {
 			// A compound statement (python's def) ends with an empty line.
 			closedBlock = true
 			r.out.expect("")
-			r.sendKey("Enter")
+			r.c.T.Type("\r")
 			continue
 		case o.kind == atContinuation:
 			return r.cancelIncomplete()
-		case o.kind == timedOut || o.kind == signalled:
+		case o.kind == timedOut || o.kind == stopped:
 			return r.interrupt(o)
 		case o.kind == stuck:
 			return 0, r.stuckError(o)
@@ -215,147 +219,63 @@ func (r *replRun) awaitResponse() (int, error) {
 	}
 }
 
-// Close leaves the REPL: Ctrl-D, then SIGTERM, then SIGKILL, until
-// the shell is back.
-func Close(req Request) (int, error) {
-	start := time.Now()
-	rc, err := req.Bridge.Turn(req.MaxTime, req.Stderr, start)
-	if err != nil {
-		return 0, err
-	}
-	defer rc.Close()
-	st, err := loadREPL(req.Bridge)
-	if err != nil {
-		return 0, failure.From(err)
-	}
-	if st == nil {
+// Close leaves the REPL: Ctrl-D, then SIGTERM, then SIGKILL (a far one:
+// Ctrl-C, Ctrl-\), until the shell is back. A busy REPL gets Ctrl-C
+// first: it is the agent's; a line the human types at its prompt is
+// theirs, and refused.
+func Close(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
+	if pane.LoadREPL(b) == nil {
 		fmt.Fprintln(req.Stderr, "ptysend: no REPL is open in the shared terminal; nothing to close")
 		return 0, nil
 	}
-	if !st.inForeground(rc.PanePID) {
-		clearREPL(req.Bridge, st)
-		fmt.Fprintf(req.Stderr, "ptysend: the REPL %s had already exited; forgot it\n", st.Program)
+	// What the REPL shows on its way out (its prompt, which Ctrl-D's
+	// newline finishes; a goodbye) is for the human.
+	req.Stdout = io.Discard
+	status, err := call.Do(ctx, b, req.Request, pane.CloseREPL, nil, func(c *call.Call, st *pane.State) (int, error) {
+		r := newRun(c, st.REPL, st.Prompt, nil).start()
+		defer r.finish()
+		return r.close(st.Prompt != nil)
+	})
+	var gone *pane.REPLGone
+	if errors.As(err, &gone) || errors.Is(err, pane.ErrNoREPL) {
+		if gone != nil {
+			fmt.Fprintf(req.Stderr, "ptysend: the REPL %s had already exited; forgot it\n", gone.R.Program)
+		}
 		return 0, nil
 	}
-	// What the REPL shows on its way out (its prompt, which Ctrl-D's
-	// newline finishes; a goodbye) is for the human: --repl-close prints
-	// nothing on stdout.
-	req.Stdout = io.Discard
-	r := newREPLRun(req, rc, st, start)
-	defer r.stop()
-	return r.close()
+	return status, err
 }
 
-func (r *replRun) close() (int, error) {
+func (r *run) close(atPrompt bool) (int, error) {
 	means := []struct {
 		name string
 		do   func()
 	}{
 		{"Ctrl-D", func() {
-			if r.checkReady() != nil {
-				r.sendKey("C-c") // the human's half-typed line, or a running evaluation
+			if !atPrompt {
+				r.c.T.Type(call.CtrlC) // a running evaluation
 			}
-			r.sendKey("C-d")
+			r.c.T.Type("\x04")
 		}},
-		{"SIGTERM", func() { syscall.Kill(r.st.PID, syscall.SIGTERM) }},
-		{"SIGKILL", func() { syscall.Kill(r.st.PID, syscall.SIGKILL) }},
+		{"SIGTERM", func() { syscall.Kill(r.rec.PID, syscall.SIGTERM) }},
+		{"SIGKILL", func() { syscall.Kill(r.rec.PID, syscall.SIGKILL) }},
 	}
-	if r.st.Far { // no signal reaches the far end but through the terminal
-		means[1].name, means[1].do = "Ctrl-C", func() { r.sendKey("C-c") }
-		means[2].name, means[2].do = `Ctrl-\`, func() { r.sendKey(`C-\`) }
+	if r.rec.Far { // no signal reaches the far end but through the terminal
+		means[1].name, means[1].do = "Ctrl-C", func() { r.c.T.Type(call.CtrlC) }
+		means[2].name, means[2].do = `Ctrl-\`, func() { r.c.T.Type(call.CtrlBackslash) }
 	}
 	for _, m := range means {
 		m.do()
 		if o := r.waitGone(closeGrace); o.kind == ended || o.kind == died {
-			clearREPL(r.req.Bridge, r.st)
+			pane.ClearREPL(r.c.B, r.rec)
 			return 0, nil
 		} else if o.kind == hungUp {
 			return r.failed(o)
 		}
 	}
 	return 0, &failure.Error{
-		Msg:  fmt.Sprintf("the REPL %s (pid %d) did not exit after Ctrl-D, SIGTERM and SIGKILL", r.st.Program, r.st.PID),
+		Msg:  fmt.Sprintf("the REPL %s (pid %d) did not exit after Ctrl-D, SIGTERM and SIGKILL", r.rec.Program, r.rec.PID),
 		Hint: "ask the user to look at the ptybridge terminal",
-	}
-}
-
-// refuseSecondREPL: one REPL at a time (a REPL started from inside
-// another one, like pdb in python, is just part of it).
-func refuseSecondREPL(b bridge.Bridge, panePID int) error {
-	st, err := loadREPL(b)
-	if err != nil || st == nil {
-		return err
-	}
-	if !st.inForeground(panePID) {
-		clearREPL(b, st)
-		return nil
-	}
-	return &failure.Error{
-		Msg:  fmt.Sprintf("the REPL %s is already running in the shared terminal, and ptysend drives one REPL at a time", st.Program),
-		Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close before starting another",
-	}
-}
-
-func newREPLState(req Request, command string) (*replState, error) {
-	preset, _ := presetFor(command)
-	st := &replState{Command: command, Program: replProgram(command), Prompt: preset.Prompt, Continuation: preset.Continuation}
-	// --prompt replaces the preset's prompt; its continuation prompt stays
-	// unless --continuation replaces it too (python's "... " must not be
-	// lost to a --prompt '^>>> ').
-	if req.Prompt != "" {
-		st.Prompt = req.Prompt
-	}
-	if req.Continuation != "" {
-		st.Continuation = req.Continuation
-	}
-	if st.Prompt == "" {
-		return nil, &failure.Error{
-			Msg:  fmt.Sprintf("ptysend does not know the prompt of %q", st.Program),
-			Hint: "say what it looks like with --prompt REGEX (matched against the line the cursor is on), e.g. --prompt '^>>> '",
-		}
-	}
-	for _, re := range []string{st.Prompt, st.Continuation} {
-		if _, err := regexp.Compile(re); err != nil {
-			return nil, &failure.Error{Msg: fmt.Sprintf("invalid prompt regex %q: %v", re, err), Hint: "use Go regexp syntax, e.g. --prompt '^>>> '"}
-		}
-	}
-	id, err := markers.NewID()
-	if err != nil {
-		return nil, failure.From(err)
-	}
-	// Claimed, as a command's id is, before its script exists: no other
-	// call takes the script for a leftover (see rundir/calls.go).
-	rundir.Claim(req.Bridge.RuntimeDir, string(id))
-	st.ID, st.Script = id, filepath.Join(req.Bridge.RuntimeDir, string(id)+".repl.sh")
-	return st, nil
-}
-
-// runningREPL is the REPL an evaluation goes to, or why there is none.
-func runningREPL(b bridge.Bridge, panePID int) (*replState, error) {
-	st, err := loadREPL(b)
-	if err != nil {
-		return nil, failure.From(err)
-	}
-	if st == nil {
-		return nil, &failure.Error{
-			Msg:  "no REPL is running in the shared terminal",
-			Hint: "start one first, e.g. ptysend --repl-start python3 (or node, psql, irb, 'nix repl', ghci, lua, sqlite3; others with --prompt REGEX), then ptysend --repl-eval EXPR",
-		}
-	}
-	if st.inForeground(panePID) {
-		return st, nil
-	}
-	if !st.Far && platform.Stopped(st.PID) {
-		return nil, &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", st.Program, st.PID),
-			Hint: "ask the user to resume it with fg in the ptybridge terminal, then retry",
-		}
-	}
-	clearREPL(b, st)
-	return nil, &failure.Error{
-		Msg:  fmt.Sprintf("the REPL %s (pid %d) is no longer running in the shared terminal: it exited or was killed since the last call", st.Program, st.PID),
-		Hint: fmt.Sprintf("its state (variables, definitions) is gone; start it again with ptysend --repl-start %s; ptysend -- CMD runs shell commands again", markers.QuotePOSIX(st.Command)),
 	}
 }
 
@@ -366,107 +286,18 @@ func inputLines(expr string) []string {
 	return strings.Split(strings.TrimRight(expr, "\n"), "\n")
 }
 
-// pasteWithTmux pastes the lines and presses Enter with tmux (see
-// typeInput): paste-buffer -p brackets the paste when the REPL has asked
-// for bracketed paste, as tmux knows from the pane's output.
-func (r *replRun) pasteWithTmux(lines []string) error {
-	buf := "ptybridge-" + string(r.st.ID)
-	pane := r.rc.PaneID
-	_, err := tmux.RunInput(strings.Join(lines, "\n"),
-		"load-buffer", "-b", buf, "-",
-		";", "paste-buffer", "-p", "-d", "-b", buf, "-t", pane,
-		";", "send-keys", "-t", pane, "Enter")
-	return err
-}
-
-// checkReady makes sure the REPL waits at its prompt with an empty line
-// before anything is typed: not evaluating, and not holding a line the
-// human is typing.
-func (r *replRun) checkReady() error {
-	if !r.viewed {
-		// No view from the stream (the human typed, the REPL printed on
-		// its own, the relay was restarted since the last call): tmux's.
-		line, col, inMode, err := tmux.CursorLine(r.rc.PaneID)
-		if err != nil {
-			return failure.From(err)
-		}
-		if inMode {
-			return pane.CopyModeError
-		}
-		r.screen.reset(line, col)
-	} else if r.req.Bridge.InCopyMode() {
-		return pane.CopyModeError
-	}
-	line, col := r.screen.cursorLine() // with the prompt's trailing blanks
-	start, end := promptIn(r.prompt, line)
-	if start > 0 {
-		// Output without a final newline before the prompt went to an
-		// earlier call; the echo of this input starts at the prompt.
-		r.screen.reset(line[start:], col-utf8.RuneCountInString(line[:start]))
-	}
-	switch {
-	case start < 0 || !r.waitsForInputSoon():
-		return &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the REPL %s is busy (not waiting at its prompt), so nothing was typed; the cursor line is %q", r.st.Program, line),
-			Hint: "wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close",
-		}
-	case strings.TrimSpace(line[end:]) != "":
-		return &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.st.Program, line),
-			Hint: "ask the user to finish or clear their line in the ptybridge terminal, then retry",
-		}
-	}
-	return nil
-}
-
-// waitsForInputSoon allows for a REPL that has just printed its prompt
-// and is about to sleep, or a runtime thread that is briefly awake: node
-// reads its history file in worker threads after its first prompt. Up
-// to ~250 ms, on a loaded machine (it waits only when the REPL is not
-// asleep: at once for an eval that follows the last call's prompt).
-func (r *replRun) waitsForInputSoon() bool {
-	if r.st.Far {
-		return r.farQuiet()
-	}
-	for d := time.Millisecond; d <= 128*time.Millisecond; d *= 2 {
-		if platform.WaitsForInput(r.st.PID, r.tty) {
-			return true
-		}
-		time.Sleep(d)
-	}
-	return false
-}
-
-// promptIn finds the prompt on a cursor line: at its start (the human may
-// have typed after it), or ending the line (after output that had no
-// final newline). It returns the prompt's span, or -1, -1.
-func promptIn(re *regexp.Regexp, line string) (int, int) {
-	if loc := re.FindStringIndex(line); loc != nil && loc[0] == 0 {
-		return 0, loc[1]
-	}
-	trimmed := strings.TrimRight(line, " ")
-	for i := 1; i < len(line); i++ {
-		if loc := re.FindStringIndex(line[i:]); loc != nil && loc[0] == 0 && i+loc[1] >= len(trimmed) {
-			return i, i + loc[1]
-		}
-	}
-	return -1, -1
-}
-
 // failed turns the ways a REPL run can go wrong into an error.
-func (r *replRun) failed(o outcome) (int, error) {
+func (r *run) failed(o outcome) (int, error) {
 	switch o.kind {
 	case ended, died:
-		clearREPL(r.req.Bridge, r.st)
+		pane.ClearREPL(r.c.B, r.rec)
 		return 0, &failure.Error{
-			Msg: fmt.Sprintf("the REPL %s (pid %d) %s", r.st.Program, r.st.PID, exitDescription(o)),
+			Msg: fmt.Sprintf("the REPL %s (pid %d) %s", r.rec.Program, r.rec.PID, exitDescription(o)),
 			Hint: fmt.Sprintf("its state (variables, definitions) is lost; start it again with ptysend --repl-start %s if you need it; ptysend -- CMD runs shell commands again",
-				markers.QuotePOSIX(r.st.Command)),
+				markers.QuotePOSIX(r.rec.Command)),
 		}
 	case hungUp:
-		return 0, r.req.Bridge.Closed(true)
+		return 0, r.c.B.Closed(true)
 	}
 	return 0, &failure.Error{Msg: "unexpected state " + fmt.Sprint(o.kind), Hint: "this is unexpected: please report it with the command you ran"}
 }
@@ -484,27 +315,27 @@ func exitDescription(o outcome) string {
 	}
 }
 
-// interrupt stops an evaluation that ran into a timeout (or ptysend being
-// stopped) with Ctrl-C, which REPLs take as "abandon this input", not
+// interrupt stops an evaluation that ran into a timeout (or a stopped
+// call) with Ctrl-C, which REPLs take as "abandon this input", not
 // "quit"; the REPL stays usable. There is no Ctrl-\ as for commands: that
 // would kill the REPL and all its state.
-func (r *replRun) interrupt(why outcome) (int, error) {
+func (r *run) interrupt(why outcome) (int, error) {
 	r.out.interrupted()
 	r.promptOnly = true
-	r.sendKey("C-c")
-	o := r.waitPrompt(0, limits.KillGrace)
+	r.c.T.Type(call.CtrlC)
+	o := r.waitPrompt(0, call.KillGrace)
 	code := failure.ExitTimeout
-	if why.kind == signalled {
-		code = 128 + int(why.sig.(syscall.Signal))
+	if why.kind == stopped {
+		code, _ = failure.Stopped(r.c.Ctx)
 	}
 	switch o.kind {
 	case atPrompt:
 		r.writeBeforePrompt(o)
 		return code, &failure.Error{Code: code, Msg: why.why + ": interrupted the evaluation with Ctrl-C; the REPL is at its prompt again", Hint: why.hint}
-	case timedOut, signalled:
+	case timedOut, stopped:
 		return code, &failure.Error{
 			Code: code,
-			Msg:  why.why + fmt.Sprintf(": sent Ctrl-C, but the REPL %s is still busy in the shared terminal", r.st.Program),
+			Msg:  why.why + fmt.Sprintf(": sent Ctrl-C, but the REPL %s is still busy in the shared terminal", r.rec.Program),
 			Hint: "ask the user to look at the ptybridge terminal, or end the REPL with ptysend --repl-close",
 		}
 	}
@@ -513,12 +344,12 @@ func (r *replRun) interrupt(why outcome) (int, error) {
 
 // cancelIncomplete: the REPL still waits for more after an empty line, so
 // the expression was incomplete; Ctrl-C drops it, as a human would.
-func (r *replRun) cancelIncomplete() (int, error) {
+func (r *run) cancelIncomplete() (int, error) {
 	r.out.interrupted()
 	r.promptOnly = true
-	r.sendKey("C-c")
-	o := r.waitPrompt(0, limits.KillGrace)
-	what := fmt.Sprintf("the REPL %s still waited for more input after the expression and an empty line: the expression looks incomplete (an unclosed bracket, string or block?)", r.st.Program)
+	r.c.T.Type(call.CtrlC)
+	o := r.waitPrompt(0, call.KillGrace)
+	what := fmt.Sprintf("the REPL %s still waited for more input after the expression and an empty line: the expression looks incomplete (an unclosed bracket, string or block?)", r.rec.Program)
 	switch o.kind {
 	case ended, died, hungUp:
 		return r.failed(o)
@@ -533,14 +364,14 @@ func (r *replRun) cancelIncomplete() (int, error) {
 
 // writeBeforePrompt passes on output that the prompt was printed after,
 // on the same line (output without a final newline).
-func (r *replRun) writeBeforePrompt(o outcome) {
+func (r *run) writeBeforePrompt(o outcome) {
 	if o.before != "" {
 		r.out.write(o.before)
 	}
 }
 
 // waitGone waits for the REPL to end, within limit.
-func (r *replRun) waitGone(limit time.Duration) outcome {
+func (r *run) waitGone(limit time.Duration) outcome {
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	for {
@@ -553,15 +384,5 @@ func (r *replRun) waitGone(limit time.Duration) outcome {
 		case <-deadline.C:
 			return outcome{kind: timedOut}
 		}
-	}
-}
-
-// farREPLError refuses a REPL in a far shell: its readiness check reads
-// the REPL's wait channels in /proc, which does not see the far end.
-func farREPLError(t pane.Target) error {
-	return &failure.Error{
-		Msg: fmt.Sprintf("the shared terminal's shell is at the far end of %s: ptysend starts REPLs in a local shell only "+
-			"(it tells a REPL waiting for input from one that is busy through /proc, which does not see the far end)", t.Name),
-		Hint: "run the interpreter's code with ptysend -- instead (e.g. ptysend -- python3 -c '...', or a here-document)",
 	}
 }

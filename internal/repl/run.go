@@ -3,41 +3,38 @@ package repl
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/ptybridge/ptybridge/internal/limits"
+	"github.com/ptybridge/ptybridge/internal/call"
+	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/platform"
-	"github.com/ptybridge/ptybridge/internal/relay"
+	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// replRun is one ptysend call's view of the REPL: the pane's stream read
+// run is one ptysend call's view of the REPL: the pane's stream read
 // through the wrapper's extractor into a lineScreen, whose finished lines
-// go through replOutput to stdout.
-type replRun struct {
-	req          Request
-	rc           *relay.Client
-	st           *replState
-	start        time.Time
+// go through output to stdout.
+type run struct {
+	c            *call.Call
+	rec          *pane.REPLRecord
 	prompt, cont *regexp.Regexp
 	tty          *os.File
 	screen       *lineScreen
-	out          *replOutput
+	out          *output
 	ext          *markers.Extractor
 	// streamMu is held while a chunk goes through ext into screen, so
 	// that the screen, ext's held bytes and fed (the bytes of the stream
-	// they have taken, from our turn on) are seen together.
+	// they have taken, from the turn's look on) are seen together.
 	streamMu sync.Mutex
 	fed      int64
-	// viewed: the screen starts from the view the last call saved, so the
-	// cursor line is known without asking tmux.
-	viewed bool
+	base     int64 // the stream's offset where fed starts
 	// promptOnly: after a Ctrl-C only the main prompt means the REPL gave
 	// up the input; its continuation prompt may still show for a moment.
 	promptOnly bool
@@ -46,89 +43,82 @@ type replRun struct {
 	watchStuck bool
 	stuckLook  stuckLook
 	chunks     chan struct{}
-	done       chan streamResult
+	done       chan streamEnd
 	death      <-chan struct{}
-	stopDeath  context.CancelFunc // ends the watch of death, if any
-	written    int64              // the REPL's written bytes at the last look (see check)
-	// cancel is the request's Cancel until it fired: a closed channel
-	// would stop the wait for the prompt after the interrupt too.
-	cancel <-chan struct{}
+	written    int64 // the REPL's written bytes at the last look (see check)
+	// cancelled: the call's context ended and was answered already (the
+	// wait for the prompt after the interrupt goes on).
+	cancelled bool
 	// lastOutput is when the stream last brought bytes (UnixNano): a far
-	// REPL is at its prompt when the stream has been quiet since (far.go).
+	// REPL is at its prompt when the stream has been quiet since.
 	lastOutput atomic.Int64
+	ctx        context.Context
+	stop       context.CancelFunc
 }
 
-func newREPLRun(req Request, rc *relay.Client, st *replState, start time.Time) *replRun {
-	return newREPLRunFrom(req, rc, st, start, nil)
-}
+// streamEnd is how the stream ended: nil, the END marker was seen.
+type streamEnd struct{ err error }
 
-// newREPLRunFrom is newREPLRun for a stream of which pre was read already
-// (a far REPL's start read it past the loader's READY).
-func newREPLRunFrom(req Request, rc *relay.Client, st *replState, start time.Time, pre []byte) *replRun {
-	r := &replRun{
-		req: req, rc: rc, st: st, start: start,
-		prompt: regexp.MustCompile(st.Prompt),
-		tty:    platform.OpenTTY(st.TTY),
-		out:    &replOutput{w: req.Stdout},
+// newRun is a run that reads the REPL's stream (once started): from its
+// START (rec.PID 0: it starts now; pre is what was read of the stream
+// already), or from the prompt line the look saw.
+func newRun(c *call.Call, rec *pane.REPLRecord, at *pane.PromptLine, pre []byte) *run {
+	r := &run{
+		c: c, rec: rec,
+		prompt: rec.PromptRE(), cont: rec.ContinuationRE(),
+		tty:    platform.OpenTTY(rec.TTY),
 		chunks: make(chan struct{}, 1),
-		done:   make(chan streamResult, 1),
-		cancel: req.Cancel,
+		done:   make(chan streamEnd, 1),
+		base:   c.T.StreamOffset(),
 	}
-	if st.Continuation != "" {
-		r.cont = regexp.MustCompile(st.Continuation)
-	}
-	r.out.prompt, r.out.cont = r.prompt, r.cont
-	r.screen = &lineScreen{onLine: r.out.line, paste: rc.Stream.Paste}
-	r.ext = markers.NewExtractor(st.ID, r.screen)
-	if st.PID == 0 {
-		// --repl-start: the REPL's output starts at START, on the line
-		// after the [agent] $ line.
+	r.ctx, r.stop = context.WithCancel(c.Ctx)
+	r.out = &output{w: c.Req.Stdout, prompt: r.prompt, cont: r.cont}
+	r.screen = &lineScreen{onLine: r.out.line, paste: c.T.Paste}
+	r.ext = markers.NewExtractor(rec.ID, r.screen)
+	switch {
+	case rec.PID == 0: // --repl-start: the output starts at START, on a line of its own
 		r.screen.restore("", 0)
-	} else if st.View.startsAt(rc.Stream) {
-		r.screen.restore(st.View.Cells, st.View.Col)
-		r.viewed = true
+	case at != nil && at.Saved:
+		r.screen.restore(at.Line, at.Col)
+	case at != nil:
+		r.screen.reset(at.Line, at.Col)
 	}
-	if st.PID != 0 {
+	if rec.PID != 0 {
 		// The START marker went by in an earlier call: declare it seen, so
 		// the extractor passes the REPL's output on and stops at END.
-		r.ext.Write([]byte(markers.Start(st.ID)))
-		r.watchDeath()
+		r.ext.Write([]byte(markers.Start(rec.ID)))
+		if !rec.Far { // a far REPL's death is its END marker alone
+			r.death = platform.WatchExit(r.ctx, rec.PID)
+		}
 	}
 	if len(pre) > 0 {
 		r.ext.Write(pre)
-		r.fed += int64(len(pre))
 		r.lastOutput.Store(time.Now().UnixNano())
 	}
+	return r
+}
+
+// start starts reading the stream, once what had to be typed first (an
+// evaluation's input, answered by the relay on the same stream) is.
+func (r *run) start() *run {
 	go r.pump()
 	return r
 }
 
-func (r *replRun) stop() {
+// finish releases what the run holds.
+func (r *run) finish() {
+	r.stop()
 	if r.tty != nil {
 		r.tty.Close()
-	}
-	if r.stopDeath != nil {
-		r.stopDeath()
-	}
-}
-
-// watchDeath makes r.death close when the REPL's process exits. (The END
-// marker normally says so too; it does not when the shell dropped the rest
-// of the wrapper, e.g. after the REPL died of SIGINT.)
-func (r *replRun) watchDeath() {
-	if !r.st.Far { // a far REPL's death is its END marker alone
-		var ctx context.Context
-		ctx, r.stopDeath = context.WithCancel(context.Background())
-		r.death = platform.WatchExit(ctx, r.st.PID)
 	}
 }
 
 // pump feeds the stream to the extractor; r.chunks says that output came
 // and nothing more is buffered, the moment to look at the prompt.
-func (r *replRun) pump() {
-	buf := make([]byte, 64*1024)
+func (r *run) pump() {
+	buf := make([]byte, 64<<10)
 	for {
-		n, err := r.rc.Read(buf)
+		n, err := r.c.T.Read(buf)
 		if n > 0 {
 			r.streamMu.Lock()
 			r.ext.Write(buf[:n])
@@ -136,10 +126,10 @@ func (r *replRun) pump() {
 			r.streamMu.Unlock()
 			r.lastOutput.Store(time.Now().UnixNano())
 			if r.ext.Done() {
-				r.done <- streamResult{}
+				r.done <- streamEnd{}
 				return
 			}
-			if r.rc.Buffered() == 0 {
+			if r.c.T.Buffered() == 0 {
 				select {
 				case r.chunks <- struct{}{}:
 				default:
@@ -147,15 +137,10 @@ func (r *replRun) pump() {
 			}
 		}
 		if err != nil {
-			r.done <- streamResult{err: io.ErrUnexpectedEOF}
+			r.done <- streamEnd{err: err}
 			return
 		}
 	}
-}
-
-// streamResult is how the relay stream ended.
-type streamResult struct {
-	err error // nil: the END marker was seen
 }
 
 type outcomeKind int
@@ -167,8 +152,8 @@ const (
 	died                       // the process is gone, no END marker
 	hungUp                     // the relay stream broke
 	timedOut
-	signalled // ptysend was stopped by a signal
-	stuck     // waits for input on a line that is neither prompt (stuck.go)
+	stopped // the call's context ended (a signal, a cancelled request)
+	stuck   // waits for input on a line that is neither prompt (stuck.go)
 )
 
 type outcome struct {
@@ -177,14 +162,13 @@ type outcome struct {
 	before string // atPrompt: output on the prompt's line, before it
 	status int    // ended: the shell's $? for the REPL
 	line   string // stuck: the cursor line
-	why    string // timedOut, signalled: what happened
+	why    string // timedOut, stopped: what happened
 	hint   string
-	sig    os.Signal
 }
 
 // Backoff of the re-check while the prompt shows but the REPL is not yet
 // asleep: it has just printed it, or it prints prompt-shaped text while
-// still working. Only /proc is read; the cap bounds the delay.
+// still working. Only the kernel is asked; the cap bounds the delay.
 const (
 	recheckFirst = time.Millisecond
 	recheckMax   = 64 * time.Millisecond
@@ -193,13 +177,14 @@ const (
 // waitPrompt waits until the REPL waits at its prompt (or continuation
 // prompt) for input, with a no-output timeout and an overall one (zero:
 // none).
-func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
-	noOutput, overall := limits.NewTimer(noOutputLimit), limits.NewTimer(overallLimit)
+func (r *run) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
+	noOutput, overall := call.NewTimer(noOutputLimit), call.NewTimer(overallLimit)
+	defer noOutput.Stop()
+	defer overall.Stop()
 	recheck := time.NewTimer(time.Hour)
 	recheck.Stop()
+	defer recheck.Stop()
 	backoff := recheckFirst
-	signals, stopSignals := limits.NotifyStop()
-	defer stopSignals()
 	stuckTimer := r.newStuckTimer()
 	defer stuckTimer.Stop()
 	look := func(fromTimer bool) (outcome, bool) {
@@ -212,6 +197,10 @@ func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome 
 	}
 	if o, ok := look(false); ok {
 		return o
+	}
+	cancelled := r.c.Ctx.Done()
+	if r.cancelled {
+		cancelled = nil
 	}
 	for {
 		select {
@@ -238,13 +227,12 @@ func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome 
 			return outcome{kind: timedOut, why: fmt.Sprintf("no output for %v (--timeout)", noOutputLimit),
 				hint: "if the evaluation is slow but quiet, retry with a larger --timeout, e.g. --timeout 60; if it waits for input (input(), a debugger), ask the user"}
 		case <-overall.C():
-			return outcome{kind: timedOut, why: fmt.Sprintf("it ran longer than %v (--max-time)", r.req.MaxTime),
+			return outcome{kind: timedOut, why: fmt.Sprintf("it ran longer than %v (--max-time)", r.c.Req.MaxTime),
 				hint: "if it needs longer, retry with a larger --max-time"}
-		case s := <-signals:
-			return outcome{kind: signalled, sig: s, why: "ptysend was stopped by " + s.String()}
-		case <-r.cancel: // as a Ctrl-C at the caller's end
-			r.cancel = nil
-			return outcome{kind: signalled, sig: syscall.SIGINT, why: "the call was cancelled"}
+		case <-cancelled:
+			r.cancelled = true
+			_, why := failure.Stopped(r.c.Ctx)
+			return outcome{kind: stopped, why: why}
 		}
 	}
 }
@@ -259,21 +247,21 @@ func (r *replRun) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome 
 // it wrote last is still on its way through tmux and the relay. It is
 // done only if it wrote nothing since the previous look (the kernel's
 // count of its written bytes); else that output will arrive and decide.
-func (r *replRun) check(fromTimer bool) (o outcome, ok, again bool) {
+func (r *run) check(fromTimer bool) (o outcome, ok, again bool) {
 	if !r.out.echoed() {
 		return o, false, false
 	}
 	line, _ := r.screen.cursorLine()
-	start, _ := promptIn(r.prompt, line)
+	start, _ := pane.PromptIn(r.prompt, line)
 	continuing := start < 0 && !r.promptOnly && r.cont != nil && r.cont.MatchString(line)
 	if start < 0 && !continuing {
 		return o, false, false
 	}
-	if r.st.Far {
+	if r.rec.Far {
 		return r.checkFar(continuing, line, start)
 	}
-	fg, err := platform.ForegroundPID(r.rc.PanePID)
-	if err != nil || fg == r.st.ShellPID {
+	fg, err := platform.ForegroundPID(r.c.T.PanePID)
+	if err != nil || fg == r.rec.ShellPID {
 		return o, false, false // not started yet, or exited: END will come
 	}
 	written, previous := platform.BytesWritten(fg), r.written
@@ -287,7 +275,36 @@ func (r *replRun) check(fromTimer bool) (o outcome, ok, again bool) {
 	return outcome{kind: atPrompt, pid: fg, before: line[:start]}, true, false
 }
 
-func (r *replRun) streamEnd(res streamResult) outcome {
+// A far REPL (behind ssh, su, sudo...) is read from the stream as a local
+// one, with a weaker readiness check: the kernel does not see the far
+// REPL, so "it waits for input" is judged from the stream alone. An
+// evaluation is over when the cursor line shows the prompt and the
+// stream has been quiet for farQuiet since. Output that looks like the
+// prompt followed by a pause as long (print(">>> "); time.sleep(1)) ends
+// an evaluation early there.
+const farQuiet = 150 * time.Millisecond
+
+// checkFar is check's end for a far REPL: the prompt (or continuation
+// prompt) shows; the REPL waits for input once the stream is quiet.
+func (r *run) checkFar(continuing bool, line string, start int) (o outcome, ok, again bool) {
+	if last := r.lastOutput.Load(); last != 0 && time.Since(time.Unix(0, last)) < farQuiet {
+		return o, false, true
+	}
+	pid := r.rec.PID
+	if pid == 0 {
+		fg, err := platform.ForegroundPID(r.c.T.PanePID)
+		if err != nil {
+			return o, false, false
+		}
+		pid = fg // the carrier
+	}
+	if continuing {
+		return outcome{kind: atContinuation, pid: pid}, true, false
+	}
+	return outcome{kind: atPrompt, pid: pid, before: line[:start]}, true, false
+}
+
+func (r *run) streamEnd(res streamEnd) outcome {
 	if res.err != nil {
 		return outcome{kind: hungUp}
 	}
@@ -296,7 +313,7 @@ func (r *replRun) streamEnd(res streamResult) outcome {
 
 // afterDeath waits briefly for the END marker that follows the REPL's
 // death, for its status.
-func (r *replRun) afterDeath() outcome {
+func (r *run) afterDeath() outcome {
 	grace := time.NewTimer(deathGrace)
 	defer grace.Stop()
 	for {
@@ -308,4 +325,86 @@ func (r *replRun) afterDeath() outcome {
 			return outcome{kind: died}
 		}
 	}
+}
+
+// view is the cursor line as of the stream read so far, nil when it
+// cannot be known from it (a tmux capture with no newline since, a
+// sequence half read or held back).
+func (r *run) view() *pane.LineView {
+	r.streamMu.Lock()
+	defer r.streamMu.Unlock()
+	cells, col, ok := r.screen.view()
+	if !ok || r.ext.Holding() || r.c.T.Relay == "" {
+		return nil
+	}
+	return &pane.LineView{Relay: r.c.T.Relay, Offset: r.base + r.fed, Cells: cells, Col: col}
+}
+
+// saveView records the view for the next call. Bytes still on their way
+// (the REPL printed after its prompt) make the next call's offset differ:
+// it asks tmux then.
+func (r *run) saveView() {
+	r.rec.View = r.view()
+	pane.SaveREPL(r.c.B, r.rec)
+}
+
+// Bracketed paste wraps a paste in these (xterm's, as tmux sends them).
+const (
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
+)
+
+// typeInput types the lines and presses Enter, byte for byte as tmux's
+// paste-buffer -p followed by send-keys Enter would, if the stream is
+// still where the look saw it: newlines become "\r" (Enter), and when the
+// REPL has turned bracketed paste on the text is bracketed, so that its
+// line editor takes it as text (a TAB is no completion, the lines are one
+// edit). Without bracketed paste the REPL gets the keys as a plain paste:
+// python 3.11 (which turns readline's bracketed paste off) and node never
+// turn it on. When the mode is unknown (no switch seen since the relay
+// started, as under dash, whose prompt never sends one), tmux pastes, as
+// it knows the mode.
+func (r *run) typeInput(lines []string) error {
+	text := strings.Join(lines, "\r")
+	keys := ""
+	switch r.pasteMode() {
+	case markers.On:
+		keys = pasteStart + text + pasteEnd + "\r"
+	case markers.Off:
+		keys = text + "\r"
+	}
+	typed, err := r.c.T.TypeIf(keys)
+	switch {
+	case err != nil:
+		return r.c.B.Closed(false)
+	case !typed:
+		return call.ErrMoved
+	case keys == "":
+		return r.pasteWithTmux(lines)
+	}
+	return nil
+}
+
+// pasteWithTmux pastes the lines and presses Enter with tmux:
+// paste-buffer -p brackets the paste when the REPL has asked for
+// bracketed paste, as tmux knows from the pane's output.
+func (r *run) pasteWithTmux(lines []string) error {
+	buf := "ptybridge-" + string(r.rec.ID)
+	pane := r.c.T.PaneID
+	_, err := tmux.RunInput(strings.Join(lines, "\n"),
+		"load-buffer", "-b", buf, "-",
+		";", "paste-buffer", "-p", "-d", "-b", buf, "-t", pane,
+		";", "send-keys", "-t", pane, "Enter")
+	return err
+}
+
+// pasteMode is the REPL's bracketed paste mode as of the stream read so
+// far; unknown while a possible escape sequence is held back.
+func (r *run) pasteMode() markers.Mode {
+	r.streamMu.Lock()
+	defer r.streamMu.Unlock()
+	if r.ext.Holding() {
+		return markers.Unknown
+	}
+	return r.screen.pasteMode()
 }

@@ -27,7 +27,7 @@ type lineScreen struct {
 	onLine func(string)
 	// paste is the bracketed paste mode: the relay's as of our first
 	// byte, then switched by what the REPL prints.
-	paste markers.PasteMode
+	paste markers.Mode
 	// own: the current line is what the stream made it, from a known
 	// start (a saved view, the REPL's START, or a newline since a reset
 	// from tmux's capture), so it may be saved as the next call's view.
@@ -81,11 +81,11 @@ func (s *lineScreen) view() (cells string, col int, ok bool) {
 
 // pasteMode is the bracketed paste mode, unknown in the middle of an
 // escape sequence (the switch may be the one coming).
-func (s *lineScreen) pasteMode() markers.PasteMode {
+func (s *lineScreen) pasteMode() markers.Mode {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state != ground || s.paste == "" {
-		return markers.PasteUnknown
+		return markers.Unknown
 	}
 	return s.paste
 }
@@ -163,7 +163,7 @@ func (s *lineScreen) afterEscape(r rune) {
 	case '(', ')', '*', '+', '#', '%':
 		s.state = charset
 	case 'c': // RIS, a full reset: modes off
-		s.state, s.paste = ground, markers.PasteOff
+		s.state, s.paste = ground, markers.Off
 	default:
 		s.state = ground
 	}
@@ -213,7 +213,7 @@ func (s *lineScreen) control(final rune, params []byte) {
 	if len(params) > 0 && (params[0] == '?' || params[0] == '>' || params[0] == '=') {
 		// Private modes (bracketed paste, cursor keys...) change no text.
 		if final == 'h' || final == 'l' {
-			s.paste = markers.PasteSwitch(params, final == 'h', s.paste)
+			s.paste = markers.ModeSwitch(params, final == 'h', s.paste, []string{"2004"})
 		}
 		return
 	}

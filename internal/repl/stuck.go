@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
@@ -18,7 +19,7 @@ import (
 // line, is stuck when a second look stuckConfirm later finds it the same
 // (nothing written meanwhile, no output arrived), and the call says so
 // (exit 125) and leaves the REPL as it is. While the REPL computes
-// quietly, the look comes back once per stuckQuiet, reading only /proc.
+// quietly, the look comes back once per stuckQuiet, reading only /platform.
 // A REPL that waits in an event loop (node) is never taken for stuck: it
 // waits there alike while it awaits a timer or a promise
 // (platform.WaitsOnlyForInput); its evaluation runs into the timeout as before.
@@ -35,10 +36,10 @@ type stuckLook struct {
 
 // watchingStuck: only after an evaluation's input, and not while an
 // interrupt waits for the prompt.
-func (r *replRun) watchingStuck() bool { return r.watchStuck && !r.promptOnly && !r.st.Far }
+func (r *run) watchingStuck() bool { return r.watchStuck && !r.promptOnly && !r.rec.Far }
 
 // newStuckTimer starts the quiet spell of a wait for the prompt.
-func (r *replRun) newStuckTimer() *time.Timer {
+func (r *run) newStuckTimer() *time.Timer {
 	t := time.NewTimer(stuckQuiet)
 	if !r.watchingStuck() {
 		t.Stop()
@@ -48,7 +49,7 @@ func (r *replRun) newStuckTimer() *time.Timer {
 }
 
 // resetStuck starts the quiet spell over: output came.
-func (r *replRun) resetStuck(t *time.Timer) {
+func (r *run) resetStuck(t *time.Timer) {
 	r.stuckLook = stuckLook{}
 	if r.watchingStuck() {
 		t.Reset(stuckQuiet)
@@ -57,15 +58,15 @@ func (r *replRun) resetStuck(t *time.Timer) {
 
 // lookStuck looks whether the REPL is stuck (see above), and sets t for
 // the next look when it is not known to be.
-func (r *replRun) lookStuck(t *time.Timer) (outcome, bool) {
+func (r *run) lookStuck(t *time.Timer) (outcome, bool) {
 	if !r.watchingStuck() {
 		return outcome{}, false
 	}
 	line, _ := r.screen.cursorLine()
-	start, _ := promptIn(r.prompt, line)
+	start, _ := pane.PromptIn(r.prompt, line)
 	atAPrompt := start >= 0 || r.cont != nil && r.cont.MatchString(line)
-	fg, err := platform.ForegroundPID(r.rc.PanePID)
-	if atAPrompt || err != nil || fg == r.st.ShellPID || !platform.WaitsOnlyForInput(fg, r.tty) {
+	fg, err := platform.ForegroundPID(r.c.T.PanePID)
+	if atAPrompt || err != nil || fg == r.rec.ShellPID || !platform.WaitsOnlyForInput(fg, r.tty) {
 		r.stuckLook = stuckLook{}
 		t.Reset(stuckQuiet)
 		return outcome{}, false
@@ -80,14 +81,14 @@ func (r *replRun) lookStuck(t *time.Timer) (outcome, bool) {
 }
 
 // stuckError says what the stuck REPL shows, and what to do about it.
-func (r *replRun) stuckError(o outcome) error {
+func (r *run) stuckError(o outcome) error {
 	prompts := fmt.Sprintf("neither its prompt (%s) nor its continuation prompt (%s)", r.prompt, r.cont)
 	if r.cont == nil {
 		prompts = fmt.Sprintf("not its prompt (%s), and it has no continuation prompt (--continuation)", r.prompt)
 	}
 	return &failure.Error{
 		Msg: fmt.Sprintf("the REPL %s waits for input on the line %q, which is %s; nothing more was typed, and the REPL was left waiting",
-			r.st.Program, o.line, prompts),
+			r.rec.Program, o.line, prompts),
 		Hint: "if the evaluation asks a question (input()), ask the user to answer it in the ptybridge terminal; " +
 			"if that line is the REPL's continuation prompt, leave it with ptysend --repl-close and start it again with --continuation REGEX matching that line",
 	}

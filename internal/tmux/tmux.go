@@ -126,24 +126,62 @@ func IsDuplicateSession(err error) bool {
 	return errors.As(err, &te) && strings.Contains(te.Msg, "duplicate session")
 }
 
-// CursorLine is the line the cursor is on in pane, as tmux shows it
-// (trailing blanks trimmed), with the cursor column and whether the pane
-// is in a mode (copy mode), from one tmux call.
-func CursorLine(pane string) (line string, col int, inMode bool, err error) {
-	out, err := Run("display-message", "-p", "-t", pane, "#{pane_in_mode} #{cursor_x} #{cursor_y}",
-		";", "capture-pane", "-p", "-t", pane)
+// Screen is a pane as the human sees it, from one tmux call: its visible
+// rows as text (a full-screen program's alternate screen when it is on),
+// the cursor (counted from 0, as tmux does), the size and the modes.
+type Screen struct {
+	Session   string // the pane's session (tmux 3.3a answers for another one when ours is gone)
+	Shared    string // the session's shared pane (@ptybridge_pane), "" when it has none
+	Pane      string
+	Rows      []string
+	CursorX   int
+	CursorY   int
+	Width     int
+	Height    int
+	Alternate bool // a full-screen program drew it
+	InMode    bool // copy mode: the human scrolls back
+}
+
+const screenFormat = "#{session_name}\t#{@ptybridge_pane}\t#{pane_id}\t#{cursor_x}\t#{cursor_y}\t#{pane_width}\t#{pane_height}\t#{alternate_on}\t#{pane_in_mode}"
+
+// Capture reads the screen of the pane target: display-message for the
+// facts, chained with capture-pane for the rows. It is how ptysend looks
+// at a screen, everywhere.
+func Capture(target string) (Screen, error) {
+	out, err := Run("display-message", "-p", "-t", target, screenFormat, ";", "capture-pane", "-p", "-t", target)
 	if err != nil {
-		return "", 0, false, err
+		return Screen{}, err
 	}
-	rows := strings.Split(out, "\n")
-	var mode, y int
-	if _, err := fmt.Sscanf(rows[0], "%d %d %d", &mode, &col, &y); err != nil {
-		return "", 0, false, fmt.Errorf("unexpected answer from tmux: %q", rows[0])
+	return parseScreen(out)
+}
+
+// parseScreen reads Capture's answer: the facts, then the rows.
+func parseScreen(out string) (Screen, error) {
+	head, rows, _ := strings.Cut(out, "\n")
+	f := strings.Split(head, "\t")
+	s := Screen{}
+	var alt, mode int
+	if len(f) != 9 {
+		return Screen{}, fmt.Errorf("unexpected answer from tmux: %q", head)
 	}
-	if y+1 < len(rows) {
-		line = rows[y+1]
+	s.Session, s.Shared, s.Pane = f[0], f[1], f[2]
+	if _, err := fmt.Sscan(strings.Join(f[3:], " "), &s.CursorX, &s.CursorY, &s.Width, &s.Height, &alt, &mode); err != nil {
+		return Screen{}, fmt.Errorf("unexpected answer from tmux: %q", head)
 	}
-	return line, col, mode != 0, nil
+	s.Alternate, s.InMode = alt != 0, mode != 0
+	s.Rows = strings.Split(strings.TrimSuffix(rows, "\n"), "\n")
+	for len(s.Rows) < s.Height {
+		s.Rows = append(s.Rows, "")
+	}
+	return s, nil
+}
+
+// CursorLine is the row the cursor is on, trailing blanks trimmed.
+func (s Screen) CursorLine() string {
+	if s.CursorY < 0 || s.CursorY >= len(s.Rows) {
+		return ""
+	}
+	return strings.TrimRight(s.Rows[s.CursorY], " ")
 }
 
 // Exec replaces this process with tmux run with args (attaching the

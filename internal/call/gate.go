@@ -1,0 +1,65 @@
+package call
+
+import (
+	"bytes"
+	"io"
+	"sync"
+)
+
+// gate sits between the extractor and stdout. While a command is being
+// interrupted, its output is held back: an interrupted shell drops the
+// rest of the line, END never comes, and what follows the terminal's "^C"
+// echo is the shell's next prompt, not output.
+type gate struct {
+	mu   sync.Mutex
+	w    io.Writer
+	held *bytes.Buffer
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held != nil {
+		return g.held.Write(p)
+	}
+	return g.w.Write(p)
+}
+
+// hold starts holding output back.
+func (g *gate) hold() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held == nil {
+		g.held = new(bytes.Buffer)
+	}
+}
+
+// release passes on what was held: when the command reached its END marker
+// (it handled the interrupt and finished), all of it but the terminal's
+// echoes of the interrupt keys; else only what came before that echo, and nothing
+// when there was no echo (the program had turned echo off).
+func (g *gate) release(finished bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held == nil {
+		return
+	}
+	b := g.held.Bytes()
+	g.held = nil
+	if finished {
+		b = bytes.ReplaceAll(b, []byte("^C"), nil)
+		g.w.Write(bytes.ReplaceAll(b, []byte(`^\`), nil))
+	} else if i := interruptEcho(b); i >= 0 {
+		g.w.Write(b[:i])
+	}
+}
+
+// interruptEcho is where the terminal echoed Ctrl-C ("^C") or Ctrl-\
+// ("^\\"), or -1.
+func interruptEcho(b []byte) int {
+	i := bytes.Index(b, []byte("^C"))
+	if j := bytes.Index(b, []byte(`^\`)); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	return i
+}

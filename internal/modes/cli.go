@@ -1,0 +1,186 @@
+package modes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/cli"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/rundir"
+)
+
+// Main runs ptysend with the command line args and returns its exit
+// status.
+func Main(args []string) int {
+	opts, modes, quick := quickFlags(args)
+	if !quick && !parse(&opts, modes, args) {
+		return failure.ExitFailure
+	}
+	m, err := choose(&opts, modes)
+	if err != nil {
+		return usageError(err.Error())
+	}
+	b, err := newBridge(opts.Session)
+	if err != nil {
+		return cli.Report(os.Stderr, "ptysend", err)
+	}
+	ctx, stop := stopContext()
+	defer stop()
+	e := &Env{Bridge: b, Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	status, err := m.Run(ctx, e)
+	if err != nil {
+		return cli.Report(os.Stderr, "ptysend", err)
+	}
+	return status
+}
+
+// parse reads the command line into opts and the modes with kong, which
+// prints help and the version itself; false when it is unusable (after
+// saying why).
+func parse(opts *Options, modes []Mode, args []string) bool {
+	options := []kong.Option{
+		kong.Name("ptysend"),
+		kong.Description(helpDescription(args)),
+		kong.Vars{"version": cli.Version()},
+		kong.Exit(func(code int) {
+			if code != 0 {
+				code = failure.ExitFailure
+			}
+			os.Exit(code)
+		}),
+	}
+	// The modes are plugins of the command line: their flags, and the
+	// command's words, are the root's.
+	plugins := make(kong.Plugins, len(modes))
+	for i, m := range modes {
+		plugins[i] = m
+	}
+	parser, err := kong.New(&struct {
+		*Options
+		Version kong.VersionFlag `help:"Print the version and exit."`
+		Modes   kong.Plugins     `embed:""`
+	}{Options: opts, Modes: plugins}, options...)
+	if err != nil {
+		panic(err)
+	}
+	if _, err := parser.Parse(args); err != nil {
+		usageError(err.Error())
+		return false
+	}
+	return true
+}
+
+func usageError(msg string) int {
+	fmt.Fprintf(os.Stderr, "ptysend: error: %s\nhint: usage: ptysend [flags] -- WORDS...; see ptysend --help\n", msg)
+	return failure.ExitFailure
+}
+
+// choose is the one mode the command line asks for, with its arguments
+// checked.
+func choose(opts *Options, modes []Mode) (Mode, error) {
+	cmd := modes[len(modes)-1].(*command)
+	for _, m := range modes {
+		if tw, ok := m.(takesWords); ok && m.Chosen() {
+			tw.takeWords(cmd.words())
+			cmd.Words = nil
+		}
+	}
+	var chosen []Mode
+	for _, m := range modes {
+		if m.Chosen() {
+			chosen = append(chosen, m)
+		}
+	}
+	switch {
+	case len(chosen) > 1:
+		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, the --job modes, or -- WORDS, not several")
+	case len(chosen) == 0:
+		for _, m := range modes {
+			if o, ok := m.(ownsOptions); ok {
+				if err := o.misplaced(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return nil, errors.New("no command given")
+	}
+	m := chosen[0]
+	if w, ok := m.(*jobWait); ok { // --since is one flag for two modes
+		for _, o := range modes {
+			if o, ok := o.(*jobOutput); ok {
+				w.Since, o.Since = o.Since, nil
+			}
+		}
+	}
+	for _, m := range modes {
+		if o, ok := m.(ownsOptions); ok && !m.Chosen() {
+			if err := o.misplaced(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	switch takes := m.Takes(); {
+	case opts.WaitFree != nil && takes&TakesWaitFree == 0:
+		return nil, errors.New("--wait-free goes with -- WORDS, --repl-start or --repl-eval")
+	case opts.JSON && takes&TakesJSON == 0:
+		return nil, errors.New("--json goes with --screen, --status, --history, --sessions, --jobs, --job-output or --job-screen")
+	}
+	return m, m.Check()
+}
+
+// takesWords is a mode that takes the words after "--" (which are
+// otherwise a command's).
+type takesWords interface{ takeWords(words []string) }
+
+// ownsOptions is a mode with options of its own, which are refused
+// when given without it.
+type ownsOptions interface{ misplaced() error }
+
+func newBridge(session string) (bridge.Bridge, error) {
+	if session == "" {
+		session = bridge.DefaultName()
+	}
+	exe, _ := os.Executable()
+	return bridge.Bridge{Name: session, RuntimeDir: rundir.Path(), Exe: exe}, bridge.ValidateName(session)
+}
+
+// stopContext ends when ptysend itself is stopped (SIGINT, SIGTERM,
+// SIGHUP), with the signal as its cause: the call interrupts its command
+// and exits 128+N (failure.Stopped).
+func stopContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-signals:
+			cancel(failure.StopSignal{Signal: s.(syscall.Signal)})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(signals)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// words are a command's words after "--", without it.
+func words(w []string) []string {
+	if len(w) > 0 && w[0] == "--" {
+		return w[1:]
+	}
+	return w
+}
+
+// joined is the words as one line of shell code.
+func joined(w []string) string { return strings.Join(w, " ") }

@@ -1,0 +1,253 @@
+package pane
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/platform"
+)
+
+// REPLRecord is the REPL that --repl-start runs in the shared pane, kept
+// between calls in the private runtime directory (<session>.repl.json).
+type REPLRecord struct {
+	// Command is what --repl-start ran; Program names it for messages.
+	Command string `json:"command"`
+	Program string `json:"program"`
+	// PID leads the REPL's process group, in the terminal's foreground
+	// while the REPL runs; ShellPID is the shell that runs it (-1 far).
+	PID      int `json:"pid"`
+	ShellPID int `json:"shell_pid"`
+	// TTY is the pane's terminal, whose mode tells when a line editor reads.
+	TTY          string `json:"tty"`
+	Prompt       string `json:"prompt"`
+	Continuation string `json:"continuation,omitempty"`
+	// ID is the wrapper's: its END marker, printed by the shell when the
+	// REPL exits, is how ptysend learns of a death without polling.
+	ID     markers.ID `json:"id"`
+	Script string     `json:"script,omitempty"`
+	// View is the cursor line as the last call left it.
+	View *LineView `json:"view,omitempty"`
+	// Far: the REPL runs in a far shell; PID is then the carrier's (ssh,
+	// su...), Carrier its platform.ExecImage.
+	Far     bool   `json:"far,omitempty"`
+	Carrier string `json:"carrier,omitempty"`
+}
+
+// LineView is a REPL's cursor line as a call left it, with the point of
+// the relay's stream it holds for: the next call trusts it only when its
+// own stream starts at that very point (not one byte was printed in
+// between), and asks tmux for the line otherwise.
+type LineView struct {
+	Relay  string `json:"relay"`
+	Offset int64  `json:"offset"`
+	Cells  string `json:"cells"` // the line, trailing blanks included
+	Col    int    `json:"col"`
+}
+
+// LoadREPL reads the REPL's record; nil when none was started.
+func LoadREPL(b bridge.Bridge) *REPLRecord {
+	var r REPLRecord
+	if !loadJSON(b.File(".repl.json"), &r) || !r.ID.Valid() {
+		return nil
+	}
+	return &r
+}
+
+// SaveREPL writes the REPL's record.
+func SaveREPL(b bridge.Bridge, r *REPLRecord) error { return saveJSON(b.File(".repl.json"), r) }
+
+// ClearREPL forgets the REPL and removes its wrapper script.
+func ClearREPL(b bridge.Bridge, r *REPLRecord) {
+	os.Remove(b.File(".repl.json"))
+	if r != nil && r.Script != "" {
+		os.Remove(r.Script)
+	}
+}
+
+// InForeground reports whether the REPL still leads the terminal's
+// foreground: it has not exited, been suspended or replaced.
+func (r *REPLRecord) InForeground(panePID int) bool {
+	fg, err := platform.ForegroundPID(panePID)
+	if r.Far { // the carrier still leads: the REPL's END has not come
+		return err == nil && fg == r.PID && platform.ExecImage(fg) == r.Carrier
+	}
+	return err == nil && fg == r.PID
+}
+
+// PromptRE and ContinuationRE are the REPL's prompts, compiled.
+func (r *REPLRecord) PromptRE() *regexp.Regexp { return regexp.MustCompile(r.Prompt) }
+
+func (r *REPLRecord) ContinuationRE() *regexp.Regexp {
+	if r.Continuation == "" {
+		return nil
+	}
+	return regexp.MustCompile(r.Continuation)
+}
+
+// PromptLine is the cursor line of a REPL waiting at its prompt, and the
+// column of the cursor: the line an input is typed at, from where its
+// echo starts. Saved says that it came from the stream (the last call's
+// view), not from tmux.
+type PromptLine struct {
+	Line  string
+	Col   int
+	Saved bool
+}
+
+// readREPL decides for input to the agent's REPL: it must lead the
+// foreground, wait at its prompt with nothing typed at it, and sleep
+// until the terminal has input; no copy mode, no full-screen program.
+func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
+	r := s.REPL
+	if r == nil {
+		return false, s.noREPL(b)
+	}
+	s.Kind = REPLState
+	if s.CopyMode {
+		s.Kind, s.Refusal = CopyMode, CopyModeError
+		return false, nil
+	}
+	line, col, saved := "", 0, false
+	if v := r.View; v != nil && v.Relay == s.View.Relay && v.Offset == s.View.Offset {
+		line, col, saved = v.Cells, v.Col, true
+	} else {
+		scr, err := s.screen()
+		if err != nil {
+			return false, failure.From(err)
+		}
+		if scr.InMode {
+			s.Kind, s.CopyMode, s.Refusal = CopyMode, true, CopyModeError
+			return false, nil
+		}
+		if scr.Alternate {
+			s.Kind = Busy
+			s.Refusal = busyError(s.Foreground.Name+" (a full-screen program started from the REPL "+r.Program+")", nil)
+			return true, nil
+		}
+		line, col = scr.CursorLine(), scr.CursorX
+	}
+	start, end := PromptIn(r.PromptRE(), line)
+	if start > 0 {
+		// Output without a final newline before the prompt went to an
+		// earlier call; the echo of this input starts at the prompt.
+		line, col = line[start:], col-utf8.RuneCountInString(line[:start])
+		end, saved = end-start, false
+	}
+	switch {
+	case (start < 0 || !s.replWaits(r)) && want == CloseREPL:
+		return false, nil // closing a busy REPL interrupts it first
+	case start < 0 || !s.replWaits(r):
+		s.Refusal = &failure.Error{
+			Code: failure.ExitBusy,
+			Msg:  fmt.Sprintf("the REPL %s is busy (not waiting at its prompt), so nothing was typed; the cursor line is %q", r.Program, strings.TrimRight(line, " ")),
+			Hint: "wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close",
+		}
+		return true, nil
+	case strings.TrimSpace(line[end:]) != "":
+		s.HalfTyped = true
+		s.Refusal = &failure.Error{
+			Code: failure.ExitBusy,
+			Msg:  fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.Program, strings.TrimRight(line, " ")),
+			Hint: "ask the user to finish or clear their line in the ptybridge terminal, then retry",
+		}
+		return true, nil
+	}
+	s.Prompt = &PromptLine{Line: line, Col: col, Saved: saved}
+	return false, nil
+}
+
+// replWaits reports whether the REPL sleeps until the terminal has input.
+// A far REPL cannot be seen: its prompt on the screen is all there is.
+func (s *State) replWaits(r *REPLRecord) bool {
+	if r.Far {
+		return true
+	}
+	tty := platform.OpenTTY(r.TTY)
+	if tty == nil {
+		return false
+	}
+	defer tty.Close()
+	return platform.WaitsForInput(s.Foreground.PID, tty)
+}
+
+// noREPL says why there is no REPL to type into: none was started, it is
+// suspended (that clears by itself), or it is gone (forgotten now).
+func (s *State) noREPL(b bridge.Bridge) error {
+	r := LoadREPL(b)
+	switch {
+	case r == nil:
+		return ErrNoREPL
+	case !r.Far && platform.Stopped(r.PID):
+		s.Kind = Busy
+		s.Refusal = &failure.Error{
+			Code: failure.ExitBusy,
+			Msg:  fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", r.Program, r.PID),
+			Hint: "ask the user to resume it with fg in the ptybridge terminal, then retry",
+		}
+		return nil
+	}
+	ClearREPL(b, r)
+	return &REPLGone{r}
+}
+
+// ErrNoREPL: no REPL was started with --repl-start.
+var ErrNoREPL = &failure.Error{
+	Msg:  "no REPL is running in the shared terminal",
+	Hint: "start one first, e.g. ptysend --repl-start python3 (or node, psql, irb, 'nix repl', ghci, lua, sqlite3; others with --prompt REGEX), then ptysend --repl-eval EXPR",
+}
+
+// REPLGone is a REPL that exited or was killed since the last call.
+type REPLGone struct{ R *REPLRecord }
+
+func (e *REPLGone) Error() string {
+	return fmt.Sprintf("the REPL %s (pid %d) is no longer running in the shared terminal: it exited or was killed since the last call", e.R.Program, e.R.PID)
+}
+
+func (e *REPLGone) Hint() string {
+	return fmt.Sprintf("its state (variables, definitions) is gone; start it again with ptysend --repl-start %s; ptysend -- CMD runs shell commands again",
+		markers.QuotePOSIX(e.R.Command))
+}
+
+// PromptIn finds the prompt on a cursor line: at its start (the human may
+// have typed after it), or ending the line (after output that had no
+// final newline). It returns the prompt's span, or -1, -1.
+func PromptIn(re *regexp.Regexp, line string) (int, int) {
+	if loc := re.FindStringIndex(line); loc != nil && loc[0] == 0 {
+		return 0, loc[1]
+	}
+	trimmed := strings.TrimRight(line, " ")
+	for i := 1; i < len(line); i++ {
+		if loc := re.FindStringIndex(line[i:]); loc != nil && loc[0] == 0 && i+loc[1] >= len(trimmed) {
+			return i, i + loc[1]
+		}
+	}
+	return -1, -1
+}
+
+// ScriptsInUse reports, for a file name in the runtime directory dir,
+// whether it is the wrapper script of a REPL that a bridge's record (any
+// bridge sharing the directory) says is running: not a leftover. The
+// records are read on the first question.
+func ScriptsInUse(dir string) func(name string) bool {
+	var scripts map[string]bool
+	return func(name string) bool {
+		if scripts == nil {
+			scripts = map[string]bool{}
+			records, _ := filepath.Glob(filepath.Join(dir, "*.repl.json"))
+			for _, path := range records {
+				var r REPLRecord
+				if loadJSON(path, &r) && r.Script != "" {
+					scripts[filepath.Base(r.Script)] = true
+				}
+			}
+		}
+		return scripts[name]
+	}
+}

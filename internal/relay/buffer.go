@@ -1,0 +1,187 @@
+package relay
+
+import "bytes"
+
+// Buffer keeps what a command or a job printed, in memory, whole up to a
+// bound; past it, the first headSize bytes and the last (bound - headSize)
+// bytes, with the middle dropped. Offsets count every byte ever written,
+// so an offset stays valid whatever was dropped since. It is the one
+// bound of everything a relay keeps, and of the MCP server's capture.
+type Buffer struct {
+	bound, headSize int
+
+	// Until the bound is reached, head holds everything. After, head holds
+	// the first headSize bytes and ring the last len(ring) bytes, circular:
+	// the oldest of them at ring[pos].
+	head  []byte
+	ring  []byte
+	pos   int
+	total int64
+}
+
+// The bounds: 8 MiB of a job's output kept whole; past that, its first
+// MiB and its last 7 MiB; its stderr: 2 MiB, then the first 256 KiB and
+// the last part. A command of the history: its first and its last 512 KiB.
+const (
+	OutputBound  = 8 << 20
+	OutputHead   = 1 << 20
+	StderrBound  = 2 << 20
+	StderrHead   = 256 << 10
+	HistoryBound = 1 << 20
+	HistoryHead  = 512 << 10
+)
+
+// NewBuffer returns a buffer that keeps bound bytes whole, then the first
+// headSize (0 < headSize < bound) and the last ones.
+func NewBuffer(bound, headSize int) *Buffer {
+	return &Buffer{bound: bound, headSize: headSize}
+}
+
+// Total is the number of bytes ever written: the offset of the next one.
+func (b *Buffer) Total() int64 { return b.total }
+
+// Write keeps p. It never fails.
+func (b *Buffer) Write(p []byte) (int, error) {
+	n := len(p)
+	b.total += int64(n)
+	if b.ring == nil {
+		if len(b.head)+len(p) <= b.bound {
+			b.head = append(b.head, p...)
+			return n, nil
+		}
+		// The bound is reached: the head keeps its first bytes, the ring
+		// the last ones of head and p together.
+		tailSize := b.bound - b.headSize
+		b.ring = make([]byte, tailSize)
+		var rest []byte
+		if need := b.headSize - len(b.head); need > 0 {
+			b.head = append(b.head, p[:need]...)
+			rest = p[need:]
+		} else {
+			rest = append(b.head[b.headSize:len(b.head):len(b.head)], p...)
+			b.head = append([]byte(nil), b.head[:b.headSize]...)
+		}
+		if len(rest) > tailSize {
+			rest = rest[len(rest)-tailSize:]
+		}
+		// rest is exactly tailSize long: the bound was passed.
+		copy(b.ring, rest)
+		b.pos = 0
+		return n, nil
+	}
+	if len(p) >= len(b.ring) {
+		copy(b.ring, p[len(p)-len(b.ring):])
+		b.pos = 0
+		return n, nil
+	}
+	k := copy(b.ring[b.pos:], p)
+	copy(b.ring, p[k:])
+	b.pos = (b.pos + len(p)) % len(b.ring)
+	return n, nil
+}
+
+// Segment is a run of kept bytes and where it starts in the output.
+type Segment struct {
+	Offset int64
+	Data   []byte
+}
+
+// Read returns copies of the bytes kept from offset since to the end, as
+// one segment, or two when the dropped middle lies between them. Bytes
+// before since, and dropped ones, are not returned: the first segment may
+// start after since.
+func (b *Buffer) Read(since int64) []Segment {
+	since = max(0, min(since, b.total))
+	if b.ring == nil {
+		return []Segment{{since, append([]byte(nil), b.head[since:]...)}}
+	}
+	var segs []Segment
+	if since < int64(len(b.head)) {
+		segs = append(segs, Segment{since, append([]byte(nil), b.head[since:]...)})
+	}
+	tailStart := b.total - int64(len(b.ring))
+	from := max(since, tailStart)
+	tail := make([]byte, 0, b.total-from)
+	skip := int(from - tailStart)
+	i := (b.pos + skip) % len(b.ring)
+	if i >= b.pos && skip < len(b.ring) {
+		tail = append(tail, b.ring[i:]...)
+		tail = append(tail, b.ring[:b.pos]...)
+	} else {
+		tail = append(tail, b.ring[i:b.pos]...)
+	}
+	if len(tail) > 0 || len(segs) == 0 {
+		segs = append(segs, Segment{from, tail})
+	}
+	return segs
+}
+
+// Tail returns a copy of the last n bytes kept (fewer when fewer are).
+func (b *Buffer) Tail(n int) []byte {
+	segs := b.Read(b.total - int64(n))
+	return segs[len(segs)-1].Data
+}
+
+// Dropped is how many bytes the buffer no longer holds.
+func (b *Buffer) Dropped() int64 {
+	if b.ring == nil {
+		return 0
+	}
+	return b.total - int64(len(b.head)) - int64(len(b.ring))
+}
+
+// Render is what the buffer holds, with a line saying how much was left
+// out where the middle went: the head up to its last line end, the tail
+// from its first line start.
+func (b *Buffer) Render(note func(left int64) string) []byte {
+	segs := b.Read(0)
+	if len(segs) == 1 {
+		return segs[0].Data
+	}
+	head, tail := segs[0].Data, segs[1].Data
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1]
+	}
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i+1 < len(tail) {
+		tail = tail[i+1:]
+	}
+	out := append([]byte(nil), head...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	out = append(out, note(b.total-int64(len(head))-int64(len(tail)))...)
+	return append(out, tail...)
+}
+
+// crlfUndoer turns the terminal's "\r\n" back into "\n" as a stream
+// passes: a "\r" at the end of a write waits for the next.
+type crlfUndoer struct {
+	held bool
+	buf  []byte
+}
+
+func (c *crlfUndoer) undo(p []byte) []byte {
+	c.buf = c.buf[:0]
+	if c.held {
+		if len(p) == 0 || p[0] != '\n' {
+			c.buf = append(c.buf, '\r')
+		}
+		c.held = false
+	}
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\r')
+		if i < 0 {
+			c.buf = append(c.buf, p...)
+			break
+		}
+		c.buf = append(c.buf, p[:i]...)
+		p = p[i+1:]
+		switch {
+		case len(p) == 0:
+			c.held = true
+		case p[0] != '\n':
+			c.buf = append(c.buf, '\r')
+		}
+	}
+	return c.buf
+}

@@ -1,0 +1,177 @@
+package relay
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
+)
+
+// Queries (ptysend --status, --history, --output) read what the shared
+// pane's relay knows and never wait while a call holds the pane: one
+// request, one answer, then the relay hangs up.
+//
+//	status       -> status VERSION VIEW... CALL SINCE QUEUED HELD DIR, [running ENTRY], end
+//	history N    -> entry ENTRY..., end
+//	output ID    -> entry ENTRY, data o 0 LENGTH BYTES, end    (ID 0: the human's last command)
+
+// View is where the pane stands as a relay tells it, in a turn's hello
+// and in a status answer: the pane, what its shell last said (the hooks'
+// events), and the stream (how many bytes came, in which modes).
+type View struct {
+	PaneID  string
+	PanePID int
+	Shell   markers.Snapshot
+	// Relay names the relay process; Offset counts the bytes of the
+	// stream it read so far: a view with the same Relay and Offset as
+	// another one saw the same stream, not one byte more.
+	Relay  string
+	Offset int64
+	// Paste and Alternate are the pane's bracketed paste and alternate
+	// screen (a full-screen program) modes.
+	Paste, Alternate markers.Mode
+}
+
+// view is the relay's View as message fields. Call with s.mu held.
+func (s *server) view() []any {
+	snap := s.tracker.Snapshot()
+	return []any{s.cfg.PaneID, s.cfg.PanePID, word(snap.State), snap.PID, s.instance, s.streamed,
+		word(s.tracker.Paste()), word(s.tracker.Alternate())}
+}
+
+// parseView reads the view's fields from word i on.
+func parseView(m *message, i int) View {
+	return View{PaneID: m.text(i), PanePID: m.int(i + 1),
+		Shell: markers.Snapshot{State: markers.PaneState(m.field(i + 2)), PID: m.int(i + 3)},
+		Relay: m.field(i + 4), Offset: m.int64(i + 5),
+		Paste: markers.Mode(m.field(i + 6)), Alternate: markers.Mode(m.field(i + 7))}
+}
+
+const viewFields = 8
+
+// Status is the relay's answer to "status".
+type Status struct {
+	View
+	// Call is the ptysend call that holds the pane, nil when none does.
+	Call *Call
+	// Running is the innermost command the history sees running.
+	Running *Entry
+	// ShellDir is the directory at the shell's last FINISHED event.
+	ShellDir string
+}
+
+// Call is the ptysend call that holds the pane.
+type Call struct {
+	Call   string    `json:"call"` // as the agent typed it, shortened; "" when it did not say
+	Since  time.Time `json:"since"`
+	Queued int       `json:"queued"` // calls waiting behind it
+}
+
+// query answers one query of the shared pane's relay.
+func (s *server) query(c *os.File, m message) {
+	s.mu.Lock()
+	s.catchUp()
+	s.scratch = s.answer(s.scratch[:0], m)
+	s.mu.Unlock()
+	c.Write(s.scratch)
+}
+
+// answer encodes the answer to m. Call with s.mu held.
+func (s *server) answer(b []byte, m message) []byte {
+	switch {
+	case m.verb() == "status" && m.fieldCount(0):
+		s.turns.dropHungUp()
+		held, call, since := s.turns.current != nil, "", time.Time{}
+		if held {
+			call, since = s.turns.holder.call, s.turns.holder.since
+		}
+		dir := ""
+		if sh := s.history.shells[s.tracker.Snapshot().PID]; sh != nil {
+			dir = sh.dir
+		}
+		fields := append(append([]any{Version}, s.view()...), held, call, since, len(s.turns.queue), dir)
+		b = appendMessage(b, "status", fields...)
+		if run := s.history.Running(); run != nil {
+			b = appendEntry(b, "running", run.entry(s.history.now()))
+		}
+	case m.verb() == "history" && m.fieldCount(1) && m.int(1) >= 0 && m.err == nil:
+		for _, e := range s.history.Entries(m.int(1)) {
+			b = appendEntry(b, "entry", e)
+		}
+	case m.verb() == "output" && m.fieldCount(1) && m.int(1) >= 0 && m.err == nil:
+		rec := s.history.Find(m.int(1))
+		if rec == nil {
+			return appendMessage(b, "error", unknownCommand(m.int(1)))
+		}
+		b = appendEntry(b, "entry", rec.entry(s.history.now()))
+		b = appendData(b, "o", 0, rec.render())
+	default:
+		return appendMessage(b, "error", fmt.Sprintf("bad query %q", strings.Join(m.words, " ")))
+	}
+	return appendMessage(b, "end")
+}
+
+func unknownCommand(id int) string {
+	if id == 0 {
+		return "the history holds no command of the user's yet (a shell's commands are recorded from the first ptysend command in it on)"
+	}
+	return fmt.Sprintf("the history holds no command with id %d", id)
+}
+
+// Entry is one command of the history, as the queries answer it (and
+// ptysend --history --json prints it).
+type Entry struct {
+	ID      int    `json:"id"`
+	Who     string `json:"who"`
+	Command string `json:"command"`
+	// Running: no end seen yet. Status is null while running, and for a
+	// command whose end came without a status (an interrupted one).
+	Running    bool       `json:"running"`
+	Status     *int       `json:"status"`
+	Start      time.Time  `json:"started_at"`
+	End        *time.Time `json:"ended_at"`
+	DurationMS int64      `json:"duration_ms"`
+	Dir        string     `json:"cwd"`
+	ShellPID   int        `json:"shell_pid"`
+	// OutputBytes is all it printed; OutputLeftOut what of that the
+	// history no longer holds (the middle of a long output).
+	OutputBytes   int64 `json:"output_bytes"`
+	OutputLeftOut int64 `json:"output_left_out"`
+}
+
+func appendEntry(b []byte, verb string, e Entry) []byte {
+	status, end := -1, time.Time{}
+	if e.Status != nil {
+		status = *e.Status
+	}
+	if e.End != nil {
+		end = *e.End
+	}
+	return appendMessage(b, verb, e.ID, word(e.Who), e.Command, e.Running, status, e.Start, end, e.DurationMS,
+		e.Dir, e.ShellPID, e.OutputBytes, e.OutputLeftOut)
+}
+
+func parseEntry(m *message) Entry {
+	e := Entry{ID: m.int(1), Who: m.field(2), Command: m.text(3), Running: m.bool(4), Start: m.time(6),
+		DurationMS: m.int64(8), Dir: m.text(9), ShellPID: m.int(10), OutputBytes: m.int64(11), OutputLeftOut: m.int64(12)}
+	if st := m.int(5); st >= 0 {
+		e.Status = &st
+	}
+	if end := m.time(7); !end.IsZero() {
+		e.End = &end
+	}
+	return e
+}
+
+// parseStatus reads a status answer's first message.
+func parseStatus(m *message) *Status {
+	s := &Status{View: parseView(m, 2)}
+	i := 2 + viewFields
+	if m.bool(i) {
+		s.Call = &Call{Call: m.text(i + 1), Since: m.time(i + 2), Queued: m.int(i + 3)}
+	}
+	s.ShellDir = m.text(i + 4)
+	return s
+}

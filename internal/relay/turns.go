@@ -1,0 +1,234 @@
+package relay
+
+import (
+	"bufio"
+	"os"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/platform"
+)
+
+// The queue of concurrent calls: a client asks for a turn ("turn CALL",
+// with the call as the agent typed it), waits in the order it came, and
+// when its turn comes gets the hello (what the pane's shell last said,
+// where the stream stands) and from then on the pane's stream, and may
+// type. While it waits it hears at once what holds the pane, and since
+// when ("queued"), and again when that changes. A client that breaks the
+// protocol (a request before its turn) is hung up on.
+
+// maxCall bounds a declared call, in bytes.
+const maxCall = 512
+
+type turns struct {
+	current *turnClient
+	queue   []*turnClient
+	holder  holder
+}
+
+// holder is what the current client runs, and since when it holds the pane.
+type holder struct {
+	call  string
+	since time.Time
+}
+
+type turnClient struct {
+	c     *os.File
+	call  string
+	ready chan struct{} // closed when its turn comes
+	// greeted: its hello went out, so the stream goes to it.
+	greeted bool
+}
+
+// serveTurn queues c, greets it when its turn comes, and serves its
+// requests until it hangs up.
+func (s *server) serveTurn(c *os.File, r *bufio.Reader, call string) {
+	tc := &turnClient{c: c, call: call[:min(len(call), maxCall)], ready: make(chan struct{})}
+	s.mu.Lock()
+	s.turns.dropHungUp()
+	s.turns.queue = append(s.turns.queue, tc)
+	s.turns.promote()
+	if s.turns.current != tc {
+		s.turns.tellQueued(tc, len(s.turns.queue))
+	}
+	s.mu.Unlock()
+
+	requests := make(chan message)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		defer close(requests)
+		for {
+			m, err := readMessage(r)
+			if err != nil {
+				return
+			}
+			select {
+			case requests <- m:
+			case <-done:
+				return
+			}
+		}
+	}()
+	select {
+	case <-tc.ready:
+		s.mu.Lock()
+		s.catchUp()
+		s.greet(tc)
+		s.mu.Unlock()
+		for m := range requests {
+			if !s.request(tc, m) {
+				break
+			}
+		}
+	case <-requests: // a hang-up, or a request before its turn
+	}
+	s.mu.Lock()
+	s.turns.drop(tc)
+	s.mu.Unlock()
+}
+
+// greet sends the hello: the pane, what its shell last said and where the
+// stream stands for this client. Call with s.mu held.
+func (s *server) greet(tc *turnClient) {
+	s.scratch = appendMessage(s.scratch[:0], "hello", append([]any{Version}, s.view()...)...)
+	tc.c.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if _, err := tc.c.Write(s.scratch); err != nil {
+		s.turns.drop(tc)
+		return
+	}
+	tc.greeted = true
+}
+
+// request serves one request of the client whose turn it is; false hangs
+// up on it.
+func (s *server) request(tc *turnClient, m message) bool {
+	switch m.verb() {
+	case "type":
+		keys := []byte(m.text(1))
+		if m.err != nil {
+			return false
+		}
+		s.mu.Lock()
+		if s.history != nil {
+			s.history.Typed(keys)
+		}
+		s.mu.Unlock()
+		return s.typeKeys(keys) == nil
+	case "type-if":
+		return s.typeIf(tc, m.int64(1), []byte(m.text(2)), m.err)
+	case "runs":
+		id, command := markers.ID(m.text(1)), m.text(2)
+		if m.err != nil || !id.Valid() {
+			return false
+		}
+		s.mu.Lock()
+		if s.history != nil {
+			s.history.Runs(id, command)
+		}
+		s.mu.Unlock()
+		return true
+	}
+	return false
+}
+
+// typeIf types keys only if the stream is still where the client saw it
+// (offset) and the human has typed nothing the shell has not read yet:
+// the client decided on the pane as of offset, and anything since may
+// have changed the answer. It answers "typed", or "moved" with where the
+// stream is now, after what waited in the pipe came in.
+func (s *server) typeIf(tc *turnClient, offset int64, keys []byte, err error) bool {
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.catchUp()
+	if s.streamed != offset || platform.TypedAhead(s.cfg.PanePID) {
+		s.scratch = appendMessage(s.scratch[:0], "moved", s.streamed)
+	} else {
+		if s.history != nil {
+			s.history.Typed(keys)
+		}
+		if s.typeKeys(keys) != nil {
+			return false
+		}
+		s.scratch = appendMessage(s.scratch[:0], "typed")
+	}
+	tc.c.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_, werr := tc.c.Write(s.scratch)
+	return werr == nil
+}
+
+// forward passes a piece of the stream to the client whose turn it is.
+// Call with s.mu held.
+func (t *turns) forward(s *server, b []byte) {
+	tc := t.current
+	if tc == nil || !tc.greeted {
+		return
+	}
+	s.scratch = appendData(s.scratch[:0], "s", s.streamed-int64(len(b)), b)
+	tc.c.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if _, err := tc.c.Write(s.scratch); err != nil {
+		t.drop(tc)
+	}
+}
+
+// promote makes the first queued client current when nobody is, and
+// tells those behind it. Call with s.mu held.
+func (t *turns) promote() {
+	if t.current != nil || len(t.queue) == 0 {
+		return
+	}
+	t.current, t.queue = t.queue[0], t.queue[1:]
+	t.holder = holder{call: t.current.call, since: time.Now()}
+	close(t.current.ready)
+	for i, q := range t.queue {
+		t.tellQueued(q, i+1)
+	}
+}
+
+// drop forgets tc wherever it is. Call with s.mu held.
+func (t *turns) drop(tc *turnClient) {
+	tc.c.Close()
+	if t.current == tc {
+		t.current = nil
+		t.promote()
+		return
+	}
+	for i, q := range t.queue {
+		if q == tc {
+			t.queue = append(t.queue[:i], t.queue[i+1:]...)
+			return
+		}
+	}
+}
+
+// dropHungUp forgets the clients that have hung up and whose requests'
+// reader has not noticed yet: a call that comes right after the previous
+// one ended (the agent's next command) must not be queued behind it, nor
+// told that it waits. Call with s.mu held.
+func (t *turns) dropHungUp() {
+	for _, tc := range append([]*turnClient{t.current}, t.queue...) {
+		if tc != nil && platform.PeerHungUp(tc.c) {
+			t.drop(tc)
+		}
+	}
+}
+
+// tellQueued tells tc that it waits behind ahead calls. A client that
+// cannot take the line is left to its hang-up. Call with s.mu held.
+func (t *turns) tellQueued(tc *turnClient, ahead int) {
+	tc.c.SetWriteDeadline(time.Now().Add(writeTimeout))
+	tc.c.Write(appendMessage(nil, "queued", ahead, t.holder.since, t.holder.call))
+}
+
+func (t *turns) closeAll() {
+	if t.current != nil {
+		t.current.c.Close()
+	}
+	for _, tc := range t.queue {
+		tc.c.Close()
+	}
+	t.current, t.queue = nil, nil
+}
