@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func TestVersionSaysWhichBuildThisIs(t *testing.T) {
@@ -45,5 +47,23 @@ func TestVersionSaysWhichBuildThisIs(t *testing.T) {
 	}
 	if got := VersionFrom(nil); got != "dev (built without version information)" {
 		t.Fatalf("no build information: got %q", got)
+	}
+}
+
+func TestDurationTakesSecondsOrGoDurations(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		`10`: 10 * time.Second, `0.5`: 500 * time.Millisecond, `0`: 0,
+		`"90s"`: 90 * time.Second, `"2m"`: 2 * time.Minute, `"15"`: 15 * time.Second,
+	} {
+		var d Duration
+		if err := json.Unmarshal([]byte(in), &d); err != nil || d.Duration() != want {
+			t.Errorf("%s: got %v, %v; want %v", in, d.Duration(), err, want)
+		}
+	}
+	for _, in := range []string{`-1`, `"soon"`, `true`, `"-2s"`} {
+		var d Duration
+		if err := json.Unmarshal([]byte(in), &d); err == nil {
+			t.Errorf("%s: want an error, got %v", in, d.Duration())
+		}
 	}
 }

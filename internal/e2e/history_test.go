@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -353,10 +354,7 @@ func TestTheReadOnlyModesRefuseBadArguments(t *testing.T) {
 
 func TestAQueryRepairsOrReplacesTheRelay(t *testing.T) {
 	b := startBridge(t)
-	querySock := filepath.Join(b.runtimeDir(), b.name+".query.sock")
-	if fi, err := os.Stat(querySock); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("the query socket must be private: %v, %v", fi, err)
-	}
+	sock := filepath.Join(b.runtimeDir(), b.name+".sock")
 	// A dead relay is repaired, as for a call.
 	pid := relayPID(t, b)
 	must(t, syscall.Kill(pid, syscall.SIGKILL))
@@ -366,11 +364,25 @@ func TestAQueryRepairsOrReplacesTheRelay(t *testing.T) {
 	if relayPID(t, b) == pid {
 		t.Fatal("the dead relay was not replaced")
 	}
-	// A live relay that takes no queries (an older version's) is replaced.
+	// A live relay of an older version, which answers with its own
+	// greeting, is replaced.
 	pid = relayPID(t, b)
-	must(t, os.Remove(querySock))
+	must(t, os.Remove(sock))
+	old, err := net.Listen("unix", sock)
+	must(t, err)
+	go func() {
+		for {
+			c, err := old.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("ptybridge-relay 7 %0 1 unknown:0 x:0:unknown\n"))
+			c.Close()
+		}
+	}()
+	defer old.Close()
 	if r := b.send("--history"); r.code != 0 {
-		t.Fatalf("--history with a relay that takes no queries:\n%v", r)
+		t.Fatalf("--history with a relay of an older version:\n%v", r)
 	}
 	b.waitFor("the old relay to exit", func() bool { return syscall.Kill(pid, 0) != nil })
 	if got := b.run("--", "echo still-works"); got != "still-works\n" {

@@ -1,7 +1,6 @@
 package human
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,50 +9,6 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/failure"
 )
-
-func TestParseScreen(t *testing.T) {
-	for _, c := range []struct {
-		name, out string
-		want      Screen
-		shared    string
-		noBridge  bool
-	}{
-		{
-			name: "a prompt with a half-typed line, the rows padded to the height",
-			out:  "s\t%1\t%1\t9\t1\t20\t4\t0\t0\n$ ls\n$ echo hi\n",
-			want: Screen{Rows: []string{"$ ls", "$ echo hi", "", ""}, CursorRow: 2, CursorCol: 10, Width: 20, Height: 4},
-		},
-		{
-			name: "less on the alternate screen, in copy mode",
-			out:  "s\t%1\t%1\t1\t2\t10\t3\t1\t1\na\nb\n:\n",
-			want: Screen{Rows: []string{"a", "b", ":"}, CursorRow: 3, CursorCol: 2, Width: 10, Height: 3, AlternateScreen: true, CopyMode: true},
-		},
-		{
-			name: "no pane recorded: the session's active pane",
-			out:  "s\t\t%3\t0\t0\t5\t1\t0\t0\nx\n",
-			want: Screen{Rows: []string{"x"}, CursorRow: 1, CursorCol: 1, Width: 5, Height: 1},
-		},
-		{name: "the human made another pane active", out: "s\t%1\t%2\t0\t0\t5\t1\t0\t0\nother\n", shared: "%1"},
-		{name: "tmux answered for another session", out: "t\t%1\t%1\t0\t0\t5\t1\t0\t0\nx\n", noBridge: true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			got, shared, err := parseScreen(c.out, "s")
-			if c.noBridge {
-				var e *failure.Error
-				if !errors.As(err, &e) || !strings.Contains(e.Verbatim, "No PTY bridge") {
-					t.Fatalf("want the no-bridge message, got %v", err)
-				}
-				return
-			}
-			if err != nil || shared != c.shared || (c.shared == "" && !reflect.DeepEqual(got, c.want)) {
-				t.Fatalf("got %+v, shared %q, %v; want %+v, shared %q", got, shared, err, c.want, c.shared)
-			}
-		})
-	}
-	if _, _, err := parseScreen("garbage\n", "s"); err == nil {
-		t.Fatal("an unexpected answer must be an error")
-	}
-}
 
 func TestScreenText(t *testing.T) {
 	for _, c := range []struct {

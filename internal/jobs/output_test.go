@@ -17,6 +17,8 @@ import (
 
 // An output beyond the bound keeps its first and last parts, and says so
 // where the middle went.
+const testID = markers.ID("0123456789abcdef")
+
 func TestOutputBeyondTheBoundKeepsHeadAndTailWithANote(t *testing.T) {
 	dir, err := os.MkdirTemp("/tmp", "jo")
 	if err != nil {
@@ -27,7 +29,7 @@ func TestOutputBeyondTheBoundKeepsHeadAndTailWithANote(t *testing.T) {
 	paneOut, feed := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- runKeeper(KeeperArgs{Socket: SocketPath(b, "big"), Name: "big", ID: testID}, paneOut, io.Discard)
+		done <- relay.Serve(relay.Config{Socket: SocketPath(b, "big"), Job: &relay.JobConfig{Name: "big", ID: testID}}, paneOut, io.Discard)
 	}()
 	defer func() { feed.Close(); <-done }()
 	if err := relay.WaitFor(SocketPath(b, "big"), 10*time.Second); err != nil {
@@ -43,12 +45,12 @@ func TestOutputBeyondTheBoundKeepsHeadAndTailWithANote(t *testing.T) {
 		w.WriteString(markers.End(testID, 0))
 		w.Flush()
 	}()
-	c, err := dial(b, "big")
+	c, err := relay.DialJob(SocketPath(b, "big"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Follow(int64(lines*8), 0)
-	for ev, err := c.Next(); ev.Stream != "end"; ev, err = c.Next() {
+	for ev, err := c.Next(); ev.Stream != "ended"; ev, err = c.Next() {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,12 +62,12 @@ func TestOutputBeyondTheBoundKeepsHeadAndTailWithANote(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	dropped := lines*8 - OutputBound
-	note := fmt.Sprintf("[ptysend: %d bytes of the job's output were dropped here (offsets %d to %d)", dropped, OutputHead, OutputHead+dropped)
+	dropped := lines*8 - relay.OutputBound
+	note := fmt.Sprintf("[ptysend: %d bytes of the job's output were dropped here (offsets %d to %d)", dropped, relay.OutputHead, relay.OutputHead+dropped)
 	if !strings.HasPrefix(text, "0000000\n0000001\n") || !strings.HasSuffix(text, fmt.Sprintf("%07d\n", lines-1)) || !strings.Contains(text, note) {
 		t.Fatalf("got %d bytes: %q ... %q", len(text), text[:40], text[len(text)-300:])
 	}
-	if len(text) > OutputBound+300 {
+	if len(text) > relay.OutputBound+300 {
 		t.Fatalf("%d bytes printed", len(text))
 	}
 	if !strings.Contains(notes.String(), fmt.Sprintf("next offset %d ", lines*8)) {
@@ -74,14 +76,14 @@ func TestOutputBeyondTheBoundKeepsHeadAndTailWithANote(t *testing.T) {
 
 	// From an offset in the dropped middle: the tail, and how much is gone.
 	out.Reset()
-	if _, err := Output(OutputRequest{Bridge: b, Name: "big", Since: OutputHead + 8, JSON: true, Out: &out, Notes: io.Discard}); err != nil {
+	if _, err := Output(OutputRequest{Bridge: b, Name: "big", Since: relay.OutputHead + 8, JSON: true, Out: &out, Notes: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
 	var ans outputAnswer
 	if err := json.Unmarshal([]byte(out.String()), &ans); err != nil {
 		t.Fatal(err)
 	}
-	if ans.Dropped != int64(dropped-8) || ans.Next != lines*8 || ans.Running || len(ans.Text) > OutputBound {
+	if ans.Dropped != int64(dropped-8) || ans.Next != lines*8 || ans.Running || len(ans.Text) > relay.OutputBound {
 		t.Fatalf("since the middle: dropped %d, next %d, running %v, %d bytes", ans.Dropped, ans.Next, ans.Running, len(ans.Text))
 	}
 }

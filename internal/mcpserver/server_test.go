@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,28 +12,6 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/failure"
 )
-
-func TestDurationTakesSecondsOrGoDurations(t *testing.T) {
-	for in, want := range map[string]time.Duration{
-		`10`: 10 * time.Second, `0.5`: 500 * time.Millisecond, `0`: 0,
-		`"90s"`: 90 * time.Second, `"2m"`: 2 * time.Minute, `"15"`: 15 * time.Second,
-	} {
-		var d Duration
-		if err := json.Unmarshal([]byte(in), &d); err != nil || time.Duration(d) != want {
-			t.Errorf("%s: got %v, %v; want %v", in, time.Duration(d), err, want)
-		}
-	}
-	for _, in := range []string{`-1`, `"soon"`, `true`, `"-2s"`} {
-		var d Duration
-		if err := json.Unmarshal([]byte(in), &d); err == nil {
-			t.Errorf("%s: want an error, got %v", in, time.Duration(d))
-		}
-	}
-	var none *Duration
-	if none.or(7*time.Second) != 7*time.Second {
-		t.Error("no limit given must mean the default")
-	}
-}
 
 func TestResults(t *testing.T) {
 	// A command's own status, non-zero too, is a result.

@@ -102,6 +102,7 @@ func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 	deadline := time.Now().Add(settleLimit)
 	tracker := t.Tracker
 	tracker.Write(t.Stashed())
+	backoff := firstBackoff
 	for {
 		s := &State{View: t.View}
 		s.View.Shell, s.View.Offset = tracker.Snapshot(), t.StreamOffset()
@@ -109,7 +110,7 @@ func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 		if err != nil || !settle || time.Now().After(deadline) {
 			return s, err
 		}
-		if err := waitForChange(t, tracker, s.Foreground.PID, deadline); err != nil {
+		if err := waitForChange(t, tracker, s.Foreground.PID, &backoff, deadline); err != nil {
 			return s, b.Closed(false)
 		}
 	}
@@ -126,32 +127,31 @@ func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
 	return s, err
 }
 
-// waitForChange waits until the stream brings something or the program
-// in the foreground goes, until deadline.
-func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, deadline time.Time) error {
+// waitForChange waits until the stream brings something, the program in
+// the foreground goes, or a moment passes: a shell or a REPL that is
+// about to sleep at its prompt shows it only to another look (backoff,
+// doubled at each look, up to deadline).
+func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, backoff *time.Duration, deadline time.Time) error {
 	ctx, cancel := contextUntil(deadline)
 	defer cancel()
 	exited := platform.WatchExit(ctx, fg)
-	// Short reads: the stream, or a look at the foreground again.
-	next := time.Now().Add(10 * time.Millisecond)
-	if exited != nil {
+	next := time.Now().Add(*backoff)
+	if deadline.Before(next) {
 		next = deadline
 	}
 	t.SetReadDeadline(next)
 	defer t.SetReadDeadline(time.Time{})
+	*backoff = min(2**backoff, maxBackoff)
 	buf := make([]byte, 4096)
 	for {
 		n, err := t.Read(buf)
 		tracker.Write(buf[:n])
-		if n > 0 {
-			return nil
-		}
 		select {
 		case <-exited:
 			return nil
 		default:
 		}
-		if errors.Is(err, os.ErrDeadlineExceeded) {
+		if n > 0 || errors.Is(err, os.ErrDeadlineExceeded) {
 			return nil
 		}
 		if err != nil {
@@ -159,6 +159,12 @@ func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, deadline tim
 		}
 	}
 }
+
+// The looks of a settling pane come soon, then less often.
+const (
+	firstBackoff = time.Millisecond
+	maxBackoff   = 64 * time.Millisecond
+)
 
 // read fills s from the processes and the records; settle says that the
 // refusal may clear in a moment.

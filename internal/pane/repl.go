@@ -131,7 +131,7 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 			s.Refusal = busyError(s.Foreground.Name+" (a full-screen program started from the REPL "+r.Program+")", nil)
 			return true, nil
 		}
-		line, col = scr.CursorLine(), scr.CursorX
+		line, col = scr.CursorRow(), scr.CursorX
 	}
 	start, end := PromptIn(r.PromptRE(), line)
 	if start > 0 {

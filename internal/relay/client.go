@@ -161,11 +161,18 @@ const maxKeys = maxLine/2 - 64
 // TypeIf types keys only if nothing came in the stream beyond what Read
 // returned so far (the caller decided on that), and the human has typed
 // nothing the shell has not read: typed is false when something did,
-// and nothing was typed; what came is there for Read.
+// and nothing was typed; what came is there for Read (Stashed). Keys too
+// long for one request go in several: the first decides, the others
+// follow it.
 func (t *Turn) TypeIf(keys string) (typed bool, err error) {
-	if len(keys) > maxKeys {
-		return false, errors.New("the keys are too long to type at once")
+	first, rest := keys[:min(len(keys), maxKeys)], keys[min(len(keys), maxKeys):]
+	if typed, err = t.typeIf(first); err != nil || !typed {
+		return typed, err
 	}
+	return true, t.Type(rest)
+}
+
+func (t *Turn) typeIf(keys string) (typed bool, err error) {
 	if _, err := t.c.Write(appendMessage(nil, "type-if", t.StreamOffset(), keys)); err != nil {
 		return false, hungUp(err)
 	}
@@ -216,8 +223,15 @@ func query(path string, verb string, fields ...any) ([]message, error) {
 	var answer []message
 	for {
 		m, err := readMessage(r)
+		if err != nil && len(answer) == 0 && errors.Is(hungUp(err), ErrHungUp) {
+			// A relay of an older version greets and hangs up.
+			return nil, fmt.Errorf("%w: it hung up on %q", ErrVersion, verb)
+		}
 		if err != nil {
 			return nil, hungUp(err)
+		}
+		if len(answer) == 0 && !answers[m.verb()] {
+			return nil, fmt.Errorf("%w: %q", ErrVersion, m.words)
 		}
 		if err := m.asError(); err != nil {
 			return nil, err
@@ -228,6 +242,9 @@ func query(path string, verb string, fields ...any) ([]message, error) {
 		answer = append(answer, m)
 	}
 }
+
+// answers are the messages a query's answer may start with.
+var answers = map[string]bool{"status": true, "entry": true, "end": true, "error": true}
 
 // QueryStatus asks the shared pane's relay where the pane stands.
 func QueryStatus(path string) (*Status, error) {

@@ -315,41 +315,65 @@ func (j *job) forgetSpare() {
 func (j *job) serve(c *os.File, r *bufio.Reader, m message) {
 	for {
 		c.SetDeadline(time.Time{})
+		if err := j.answer(c, r, m); err != nil {
+			if !errors.Is(err, errLast) {
+				reply(c, appendMessage(nil, "error", err.Error()))
+			}
+			return
+		}
 		var err error
-		switch m.verb() {
-		case "info":
-			err = j.info(c)
-		case "read":
-			err = j.read(c, m.field(1), m.int64(2))
-		case "follow":
-			j.follow(c, r, m.int64(1), m.int64(2))
-			return
-		case "send":
-			err = j.send(c, m.text(1), m.bool(2))
-		case "stop":
-			j.stop(c)
-			return
-		case "close":
-			j.closeWindow(c)
-			return
-		case "activate":
-			err = j.activate(c, markers.ID(m.text(1)), m.text(2), m.text(3), m.text(4))
-		case "started":
-			err = j.answerStarted(c)
-		case "discard":
-			tmux.Run("kill-pane", "-t", j.s.cfg.PaneID)
-			return
-		default:
-			err = errors.New("unknown request")
-		}
-		if m.err != nil || err != nil {
-			reply(c, appendMessage(nil, "error", fmt.Sprint(errors.Join(m.err, err))))
-			return
-		}
 		if m, err = readMessage(r); err != nil {
 			return
 		}
 	}
+}
+
+// errLast: the request was a connection's last.
+var errLast = errors.New("the last request")
+
+// answer answers one request.
+func (j *job) answer(c *os.File, r *bufio.Reader, m message) error {
+	switch verb := m.verb(); {
+	case verb == "info" && m.fieldCount(0):
+		return j.info(c)
+	case verb == "read" && m.fieldCount(2):
+		stream, since := m.field(1), m.int64(2)
+		if m.err != nil {
+			return m.err
+		}
+		return j.read(c, stream, since)
+	case verb == "follow" && m.fieldCount(2):
+		out, err := m.int64(1), m.int64(2)
+		if m.err != nil {
+			return m.err
+		}
+		j.follow(c, r, out, err)
+		return errLast
+	case verb == "send" && m.fieldCount(2):
+		text, enter := m.text(1), m.bool(2)
+		if m.err != nil {
+			return m.err
+		}
+		return j.send(c, text, enter)
+	case verb == "stop":
+		j.stop(c)
+		return errLast
+	case verb == "close":
+		j.closeWindow(c)
+		return errLast
+	case verb == "activate" && m.fieldCount(4):
+		id, name, command, socket := markers.ID(m.text(1)), m.text(2), m.text(3), m.text(4)
+		if m.err != nil {
+			return m.err
+		}
+		return j.activate(c, id, name, command, socket)
+	case verb == "started":
+		return j.answerStarted(c)
+	case verb == "discard":
+		tmux.Run("kill-pane", "-t", j.s.cfg.PaneID)
+		return errLast
+	}
+	return fmt.Errorf("bad request %q", strings.Join(m.words, " "))
 }
 
 func reply(w io.Writer, b []byte) error {

@@ -68,9 +68,11 @@ type server struct {
 
 // Run serves the pane on the process's standard input (its output) and
 // standard output (its input: nothing else may ever be written there).
-func Run(cfg Config) error { return run(cfg, os.Stdin, os.Stdout) }
+func Run(cfg Config) error { return Serve(cfg, os.Stdin, os.Stdout) }
 
-func run(cfg Config, in io.Reader, keys io.Writer) error {
+// Serve serves the pane whose output in brings, typing to keys, until
+// in ends.
+func Serve(cfg Config, in io.Reader, keys io.Writer) error {
 	ln, err := listen(cfg)
 	if err != nil {
 		if cfg.Job != nil {

@@ -45,7 +45,7 @@ func startRelay(t *testing.T, cfg Config) *testRelay {
 	paneOut, feed := io.Pipe()
 	r := &testRelay{t: t, sock: filepath.Join(dir, "r.sock"), feed: feed, keys: make(keysWriter, 16), done: make(chan error, 1)}
 	cfg.Socket = r.sock
-	go func() { r.done <- run(cfg, paneOut, r.keys) }()
+	go func() { r.done <- Serve(cfg, paneOut, r.keys) }()
 	if err := WaitFor(r.sock, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -170,23 +170,23 @@ func TestAQueuedClientHearsAtOnceWhatHoldsThePane(t *testing.T) {
 	if q.Ahead != 1 || q.Call != "make test" || time.Since(q.Since) < 0 {
 		t.Fatalf("notice: %+v", q)
 	}
-	var thirdHeard []Queued
+	thirdHeard := make(chan Queued, 4)
 	third := make(chan *Turn, 1)
 	go func() {
-		t3, _ := RequestTurn(t0, r.sock, "pwd", time.Time{}, func(q Queued) { thirdHeard = append(thirdHeard, q) })
+		t3, _ := RequestTurn(t0, r.sock, "pwd", time.Time{}, func(q Queued) { thirdHeard <- q })
 		third <- t3
 	}()
+	if q := <-thirdHeard; q.Ahead != 2 || q.Call != "make test" {
+		t.Fatalf("the third client, behind two: %+v", q)
+	}
 	holder.Close()
 	t2 := <-second
-	if q := <-heard; q.Call != "ls" || q.Ahead != 1 {
-		t.Fatalf("the third client hears the new holder: %+v", q)
+	// The third one hears the new holder, and is one closer.
+	if q := <-thirdHeard; q.Ahead != 1 || q.Call != "ls" {
+		t.Fatalf("the third client, behind the new holder: %+v", q)
 	}
-	_ = q
 	t2.Close()
 	t3 := <-third
-	if len(thirdHeard) == 0 || thirdHeard[0].Ahead != 2 || thirdHeard[0].Call != "make test" {
-		t.Fatalf("the third client: %+v", thirdHeard)
-	}
 	// A client that comes right after the holder hung up (the agent's next
 	// call) waits for nobody, whether or not the relay noticed the hang-up.
 	for range 20 {

@@ -61,16 +61,16 @@ func TestLineScreenStartsFromTheCapturedLine(t *testing.T) {
 func TestLineScreenFollowsBracketedPaste(t *testing.T) {
 	cases := []struct {
 		name string
-		from markers.PasteMode
+		from markers.Mode
 		raw  string
-		want markers.PasteMode
+		want markers.Mode
 	}{
-		{"the relay's mode holds", markers.PasteOff, ">>> ", markers.PasteOff},
-		{"a line editor turns it on", markers.PasteOff, "\x1b[?2004hsqlite> ", markers.PasteOn},
-		{"and off", markers.PasteOn, "\x1b[?2004l\r", markers.PasteOff},
-		{"a reset ends it", markers.PasteOn, "\x1bc", markers.PasteOff},
-		{"unknown stays unknown", markers.PasteUnknown, "> ", markers.PasteUnknown},
-		{"half a sequence is unknown", markers.PasteOff, "\x1b[?20", markers.PasteUnknown},
+		{"the relay's mode holds", markers.Off, ">>> ", markers.Off},
+		{"a line editor turns it on", markers.Off, "\x1b[?2004hsqlite> ", markers.On},
+		{"and off", markers.On, "\x1b[?2004l\r", markers.Off},
+		{"a reset ends it", markers.On, "\x1bc", markers.Off},
+		{"unknown stays unknown", markers.Unknown, "> ", markers.Unknown},
+		{"half a sequence is unknown", markers.Off, "\x1b[?20", markers.Unknown},
 	}
 	for _, c := range cases {
 		s := &lineScreen{paste: c.from}

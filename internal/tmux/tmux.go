@@ -177,11 +177,24 @@ func parseScreen(out string) (Screen, error) {
 }
 
 // CursorLine is the row the cursor is on, trailing blanks trimmed.
-func (s Screen) CursorLine() string {
+func (s Screen) CursorLine() string { return strings.TrimRight(s.CursorRow(), " ") }
+
+// CursorRow is the row the cursor is on, up to the cursor at least: the
+// blanks before the cursor (a prompt's space, which capture-pane trims)
+// are the line's.
+func (s Screen) CursorRow() string {
 	if s.CursorY < 0 || s.CursorY >= len(s.Rows) {
 		return ""
 	}
-	return strings.TrimRight(s.Rows[s.CursorY], " ")
+	row := []rune(s.Rows[s.CursorY])
+	for len(row) < s.CursorX {
+		row = append(row, ' ')
+	}
+	end := len(row)
+	for end > s.CursorX && row[end-1] == ' ' {
+		end--
+	}
+	return string(row[:end])
 }
 
 // Exec replaces this process with tmux run with args (attaching the
