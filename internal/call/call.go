@@ -45,6 +45,7 @@ type Request struct {
 	// WaitFree is how long to wait for the terminal to be free instead of
 	// refusing at once (exit 75); zero refuses at once.
 	WaitFree time.Duration
+	farStdin *farStdin
 }
 
 // Run runs the request's command in the shared pane and returns its exit
@@ -56,6 +57,7 @@ type Request struct {
 // which status).
 func Run(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	q := &human.Question{Action: "run this in the shared terminal", Text: req.Command}
+	req.farStdin = &farStdin{}
 	return Do(ctx, b, req, pane.IntoShell, q, func(c *Call, st *pane.State) (int, error) {
 		var tr transport
 		var err error

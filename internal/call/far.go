@@ -77,7 +77,7 @@ func newFar(c *Call, st *pane.State) (*far, error) {
 		return nil, err
 	}
 	var err error
-	if f.stdin, f.forward, err = readFarStdin(c.Req.Stdin); err != nil {
+	if f.stdin, f.forward, err = c.Req.farStdin.read(c.Req.Stdin); err != nil {
 		return nil, err
 	}
 	if f.id, err = markers.NewID(); err != nil {
@@ -286,6 +286,23 @@ func lastLine(b []byte) string {
 		}
 	}
 	return "nothing was printed"
+}
+
+// farStdin is the stdin a far call forwards, read once: a call that looks
+// at the pane again (ErrMoved) forwards the same.
+type farStdin struct {
+	once    sync.Once
+	data    []byte
+	forward bool
+	err     error
+}
+
+func (s *farStdin) read(in io.Reader) ([]byte, bool, error) {
+	if s == nil {
+		return readFarStdin(in)
+	}
+	s.once.Do(func() { s.data, s.forward, s.err = readFarStdin(in) })
+	return s.data, s.forward, s.err
 }
 
 // readFarStdin reads the stdin to forward, whole: it is typed after the

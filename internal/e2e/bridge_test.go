@@ -205,7 +205,8 @@ func TestRelayIsRestartedWhenItDied(t *testing.T) {
 	}
 }
 
-// relayPID finds the relay serving this test's runtime directory.
+// relayPID finds the shared pane's relay of this test's bridge (a job
+// window's relay is the same program, on its own socket).
 func relayPID(t *testing.T, b *bridge) int {
 	t.Helper()
 	matches, _ := filepath.Glob("/proc/[0-9]*/cmdline")
@@ -215,7 +216,7 @@ func relayPID(t *testing.T, b *bridge) int {
 			continue
 		}
 		args := strings.Split(string(raw), "\x00")
-		if len(args) > 2 && args[1] == "--relay" && strings.HasPrefix(args[2], b.runtimeDir()) {
+		if len(args) > 2 && args[1] == "--relay" && args[2] == filepath.Join(b.runtimeDir(), b.name+".sock") {
 			pid, _ := strconv.Atoi(strings.Split(m, "/")[2])
 			return pid
 		}

@@ -3,6 +3,7 @@ package jobs
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
@@ -98,9 +99,10 @@ func Keys(b bridge.Bridge, name string, keys []string) (int, error) {
 
 // refuseCopyMode refuses to type into a job's window while the human
 // scrolls back in it: keys sent with send-keys would be copy-mode
-// commands, and typed ones would drift their view.
+// commands, and typed ones would drift their view. tmux is asked: a
+// job's modes are off the path of every call.
 func refuseCopyMode(b bridge.Bridge, name, pane string) error {
-	if !b.InCopyMode(pane) {
+	if mode, err := tmux.Run("display-message", "-p", "-t", pane, "#{pane_in_mode}"); err != nil || strings.TrimSpace(mode) != "1" {
 		return nil
 	}
 	return &failure.Error{

@@ -229,7 +229,7 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	sh := s.Shell
 	snap := s.View.Shell
 	sh.Hooks = snap.PID == sh.PID
-	asleep := waitsForTerminal(sh.PID)
+	asleep := waitsForTerminal(sh)
 	switch {
 	case !sh.Hooks || snap.State == markers.StateRunning && execdSince(b, sh.PID, asleep):
 		// A shell exec'd by the human keeps the pid and the last event of
@@ -253,15 +253,21 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	return s.free(), nil
 }
 
-// waitsForTerminal reports whether the shell sleeps until the terminal
-// has input: in its line editor, or (dash) a read of the terminal.
-func waitsForTerminal(pid int) bool {
-	tty := platform.OpenTTY(platform.TTYOf(pid))
+// waitsForTerminal reports whether the shell sleeps at its prompt until
+// the terminal has input: with the terminal in a line editor's mode for
+// bash, zsh and fish, which always have one (a read in canonical mode is
+// a builtin read), in any mode for a shell that may have none (dash).
+func waitsForTerminal(sh *Shell) bool {
+	tty := platform.OpenTTY(platform.TTYOf(sh.PID))
 	if tty == nil {
 		return false
 	}
 	defer tty.Close()
-	return platform.WaitsForInput(pid, tty)
+	switch sh.Name {
+	case "bash", "zsh", "fish":
+		return platform.WaitsForInput(sh.PID, tty) && platform.EditsLines(tty)
+	}
+	return platform.WaitsForInput(sh.PID, tty)
 }
 
 // RecordHooked notes that the hooks are installed in the program that

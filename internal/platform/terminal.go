@@ -43,3 +43,8 @@ func TypedAhead(shellPID int) bool {
 	n, err := queuedInput(tty)
 	return err == nil && n > 0
 }
+
+// EditsLines reports whether the terminal is in a line editor's mode
+// (non-canonical), as readline, zle and fish's reader set it while they
+// read a line; a builtin read leaves it canonical.
+func EditsLines(tty *os.File) bool { return lineEditorMode(tty) }

@@ -73,9 +73,9 @@ type Call struct {
 func (s *server) query(c *os.File, m message) {
 	s.mu.Lock()
 	s.catchUp()
-	s.scratch = s.answer(s.scratch[:0], m)
+	answer := s.answer(nil, m)
 	s.mu.Unlock()
-	c.Write(s.scratch)
+	c.Write(answer)
 }
 
 // answer encodes the answer to m. Call with s.mu held.
