@@ -317,6 +317,9 @@ func (c *Call) interrupt(tr transport, done <-chan streamEnd, why, hint string) 
 		c.T.Type(CtrlBackslash)
 		stopped, e = waitStopped(tr, done)
 	}
+	if stopped && e == nil {
+		c.out.awaitEcho(drainGrace)
+	}
 	c.out.release(e != nil && e.err == nil)
 	tr.finish(e)
 	if e != nil && errors.Is(e.err, relay.ErrHungUp) {

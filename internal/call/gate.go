@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"sync"
+	"time"
 )
 
 // gate sits between the extractor and stdout. While a command is being
@@ -11,16 +12,26 @@ import (
 // rest of the line, END never comes, and what follows the terminal's "^C"
 // echo is the shell's next prompt, not output.
 type gate struct {
-	mu   sync.Mutex
-	w    io.Writer
-	held *bytes.Buffer
+	mu     sync.Mutex
+	w      io.Writer
+	held   *bytes.Buffer
+	echoed chan struct{} // closed once held shows the interrupt's echo
+	shut   bool          // released after an interrupt: the rest is the shell's
 }
 
 func (g *gate) Write(p []byte) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.held != nil {
-		return g.held.Write(p)
+	switch {
+	case g.shut:
+		return len(p), nil
+	case g.held != nil:
+		g.held.Write(p)
+		if interruptEcho(g.held.Bytes()) >= 0 && g.echoed != nil {
+			close(g.echoed)
+			g.echoed = nil
+		}
+		return len(p), nil
 	}
 	return g.w.Write(p)
 }
@@ -31,13 +42,31 @@ func (g *gate) hold() {
 	defer g.mu.Unlock()
 	if g.held == nil {
 		g.held = new(bytes.Buffer)
+		g.echoed = make(chan struct{})
+	}
+}
+
+// awaitEcho waits up to limit for the interrupt's echo: the shell can be
+// back in the foreground before the stream brought the output that came
+// before the echo.
+func (g *gate) awaitEcho(limit time.Duration) {
+	g.mu.Lock()
+	echoed := g.echoed
+	g.mu.Unlock()
+	if echoed == nil {
+		return
+	}
+	select {
+	case <-echoed:
+	case <-time.After(limit):
 	}
 }
 
 // release passes on what was held: when the command reached its END marker
 // (it handled the interrupt and finished), all of it but the terminal's
-// echoes of the interrupt keys; else only what came before that echo, and nothing
-// when there was no echo (the program had turned echo off).
+// echoes of the interrupt keys; else only what came before that echo, and
+// nothing when there was no echo (the program had turned echo off), and
+// nothing from then on.
 func (g *gate) release(finished bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -45,7 +74,7 @@ func (g *gate) release(finished bool) {
 		return
 	}
 	b := g.held.Bytes()
-	g.held = nil
+	g.held, g.echoed, g.shut = nil, nil, !finished
 	if finished {
 		b = bytes.ReplaceAll(b, []byte("^C"), nil)
 		g.w.Write(bytes.ReplaceAll(b, []byte(`^\`), nil))

@@ -137,6 +137,16 @@ func (l *line) deleteCells(n int) {
 	l.cells = append(l.cells[:l.col], rest...)
 }
 
+// insertBlanks inserts n blanks at the cursor (ICH); the text after them
+// moves right.
+func (l *line) insertBlanks(n int) {
+	if l.col >= len(l.cells) {
+		return
+	}
+	n = min(n, farthestColumn)
+	l.cells = append(l.cells[:l.col], append(make([]cell, n), l.cells[l.col:]...)...)
+}
+
 // blankOut blanks the cells in [from, to) that exist.
 func (l *line) blankOut(from, to int) {
 	to = min(to, len(l.cells))
@@ -155,6 +165,27 @@ func (l *line) appendText(dst []byte) []byte {
 		end--
 	}
 	for _, c := range l.cells[:end] {
+		if c == blank {
+			c = ' '
+		}
+		dst = c.appendTo(dst)
+	}
+	return dst
+}
+
+// appendUpTo appends what the line shows as far as its last character
+// that is not a space, or column col if that is farther (blanks and
+// spaces up to it shown as spaces).
+func (l *line) appendUpTo(dst []byte, col int) []byte {
+	end := len(l.cells)
+	for end > col && (l.cells[end-1] == blank || l.cells[end-1] == ' ') {
+		end--
+	}
+	for i := 0; i < max(end, col); i++ {
+		c := blank
+		if i < end {
+			c = l.cells[i]
+		}
 		if c == blank {
 			c = ' '
 		}

@@ -32,11 +32,13 @@ const largestArg = 1 << 16
 
 // csiSequence is what matters of the CSI being read: its first parameter,
 // and whether it is plain (no private marker such as '?', no intermediate
-// byte), the only kind that may edit the line.
+// byte), the only kind that may edit the line; and its parameter bytes,
+// for a mode switch.
 type csiSequence struct {
 	arg     int
 	argDone bool // the first parameter has ended (';' or ':')
 	plain   bool
+	params  []byte
 }
 
 // control acts on a C0 control byte as the terminal does. It is called in
@@ -118,21 +120,26 @@ func (c *Writer) escapeByte(b byte) {
 		c.state = escapeIntermediate
 	case b == '[':
 		c.state = csi
-		c.seq = csiSequence{plain: true}
+		c.seq = csiSequence{plain: true, params: c.seq.params[:0]}
 	case b == ']':
 		c.state = oscString
 	case b == 'P':
 		c.state = dcsString
 	case b == 'X' || b == '^' || b == '_' || b == 'k':
 		c.state = controlString
+	case b == 'c': // RIS, a full reset: modes off
+		c.state, c.paste = ground, Off
 	case b >= 0x30 && b <= 0x7e:
-		c.state = ground // ESC 7, ESC 8, ESC =, ESC M, ESC c, ...: nothing to show
+		c.state = ground // ESC 7, ESC 8, ESC =, ESC M, ...: nothing to show
 	}
 }
 
 // csiByte reads one byte of a CSI sequence; the final byte (0x40..0x7e)
 // ends it and, if the sequence is plain, carries it out.
 func (c *Writer) csiByte(b byte) {
+	if b < 0x40 && len(c.seq.params) <= MaxParams {
+		c.seq.params = append(c.seq.params, b)
+	}
 	switch {
 	case b >= '0' && b <= '9':
 		if !c.seq.argDone {
@@ -146,16 +153,18 @@ func (c *Writer) csiByte(b byte) {
 		c.state = ground
 		if c.seq.plain {
 			c.editLine(b, c.seq.arg)
+		} else if b == 'h' || b == 'l' {
+			c.paste = ModeSwitch(c.seq.params, b == 'h', c.paste, pasteModes)
 		}
 	}
 }
 
 // editLine carries out the CSI sequences that change what the current
-// line shows. All others (colours, modes, moves to other rows, ...) show
-// nothing in the text and are dropped.
+// line shows. All others (colours, moves to other rows, ...) show nothing
+// in the text and are dropped; of the modes, bracketed paste is followed.
 func (c *Writer) editLine(final byte, arg int) {
 	switch final {
-	case 'K': // EL
+	case 'K', 'J': // EL; ED, which erases the line as a part of the screen
 		switch arg {
 		case 0:
 			c.line.eraseToEnd()
@@ -174,6 +183,8 @@ func (c *Writer) editLine(final byte, arg int) {
 		c.line.deleteCells(countOf(arg))
 	case 'X': // ECH
 		c.line.eraseCells(countOf(arg))
+	case '@': // ICH
+		c.line.insertBlanks(countOf(arg))
 	}
 }
 

@@ -33,6 +33,7 @@ type Writer struct {
 	// dropping: TakePending has taken the line; what follows up to the
 	// next '\n' is the echo of the human's answer, not output.
 	dropping bool
+	paste    Mode // bracketed paste, as the output switched it
 }
 
 // flushSize is how much clean text collects before it is written to w.
@@ -133,6 +134,53 @@ func (c *Writer) takePending() string {
 	c.state = ground
 	c.dropping = true
 	return question
+}
+
+// Line is the line being shown and the cursor's column: what a REPL's
+// prompt is looked for on. It runs up to the cursor at least (the blanks
+// before the cursor, a prompt's space, are the line's); spaces past the
+// cursor and the text are not.
+func (c *Writer) Line() (string, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.line.appendUpTo(nil, c.line.col)), c.line.col
+}
+
+// SetLine starts the line being shown over with text, the cursor at
+// column col: what the line showed where the output read from here on
+// begins (a REPL's prompt line, known from an earlier read or tmux).
+func (c *Writer) SetLine(text string, col int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.line.reset()
+	for _, r := range text {
+		c.line.put(cellOf([]byte(string(r))))
+	}
+	c.line.col = col
+	c.state, c.npartial = ground, 0
+}
+
+// Settled reports whether no escape sequence or character is half read:
+// the line and the modes hold as of what was written.
+func (c *Writer) Settled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state == ground && c.npartial == 0
+}
+
+// Paste is the bracketed paste mode as of what was written: unknown when
+// no switch came since from (the mode the reading started in), or in the
+// middle of a sequence.
+func (c *Writer) Paste(from Mode) Mode {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.state != ground || c.npartial > 0:
+		return Unknown
+	case c.paste == "":
+		return from
+	}
+	return c.paste
 }
 
 // String returns the clean text of a whole terminal output.

@@ -2,9 +2,10 @@ package markers
 
 import (
 	"bytes"
-	"slices"
 	"fmt"
 	"strconv"
+
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 )
 
 // The shell integration (see Integration) makes the human's shell print
@@ -56,50 +57,33 @@ type Tracker struct {
 	// paste and alt are the bracketed paste and alternate screen modes;
 	// params the current CSI sequence's parameter bytes (only what a mode
 	// switch needs).
-	paste, alt Mode
+	paste, alt cleantext.Mode
 	params     []byte
 	// Sink, when set, hears the stream split into output and events.
 	Sink EventSink
 }
 
-// Mode is a terminal mode the pane's program switches, as the stream
-// shows it: bracketed paste (ESC[?2004h, ESC[?2004l; a terminal reset,
-// ESC c, ends it), with which tmux's paste-buffer -p wraps a paste in
-// ESC[200~ ... ESC[201~ and a line editor takes the text as text (a TAB
-// is no completion, a newline does not run the line); and the alternate
-// screen (ESC[?1049h and its older forms 1047 and 47) of a full-screen
-// program.
-type Mode string
-
-const (
-	Unknown Mode = "unknown" // no switch seen since the tracker started
-	Off     Mode = "off"
-	On      Mode = "on"
-)
-
-// Mode numbers of the switches (DECSET/DECRST) the tracker follows.
+// Mode numbers of the switches (DECSET/DECRST) the tracker follows:
+// bracketed paste, and the alternate screen of a full-screen program
+// (cleantext.Mode says more).
 var (
 	pasteModes     = []string{"2004"}
 	alternateModes = []string{"1049", "1047", "47"}
 )
 
-// maxParams bounds the parameters kept of a CSI sequence; a longer one
-// makes a mode switch it carries unknown.
-const maxParams = 32
-
 // Paste is the bracketed paste mode as of the bytes fed so far. In the
 // middle of an escape sequence, or of a held marker prefix (which may
 // turn out to be one), it is unknown: whoever reads the stream from here
 // on cannot finish that sequence.
-func (t *Tracker) Paste() Mode { return t.mode(t.paste) }
+func (t *Tracker) Paste() cleantext.Mode { return t.mode(t.paste) }
 
 // Alternate is the alternate screen mode (a full-screen program), as
 // Paste.
-func (t *Tracker) Alternate() Mode { return t.mode(t.alt) }
+func (t *Tracker) Alternate() cleantext.Mode { return t.mode(t.alt) }
 
-func (t *Tracker) mode(m Mode) Mode {
+func (t *Tracker) mode(m cleantext.Mode) cleantext.Mode {
 	if m == "" || t.esc != escNone || len(t.pending) > 0 {
-		return Unknown
+		return cleantext.Unknown
 	}
 	return m
 }
@@ -237,7 +221,7 @@ func (t *Tracker) sawBytes(b []byte) {
 			case ']', 'P', '_', '^', 'X':
 				t.esc = escString
 			case 'c': // RIS, a full reset: modes off
-				t.esc, t.paste, t.alt = escNone, Off, Off
+				t.esc, t.paste, t.alt = escNone, cleantext.Off, cleantext.Off
 			default:
 				t.esc = escNone
 			}
@@ -245,10 +229,10 @@ func (t *Tracker) sawBytes(b []byte) {
 			if c >= 0x40 && c <= 0x7e {
 				t.esc = escNone
 				if c == 'h' || c == 'l' {
-					t.paste = ModeSwitch(t.params, c == 'h', t.paste, pasteModes)
-					t.alt = ModeSwitch(t.params, c == 'h', t.alt, alternateModes)
+					t.paste = cleantext.ModeSwitch(t.params, c == 'h', t.paste, pasteModes)
+					t.alt = cleantext.ModeSwitch(t.params, c == 'h', t.alt, alternateModes)
 				}
-			} else if len(t.params) <= maxParams {
+			} else if len(t.params) <= cleantext.MaxParams {
 				t.params = append(t.params, c)
 			}
 		case escString:
@@ -262,28 +246,6 @@ func (t *Tracker) sawBytes(b []byte) {
 			t.esc = escNone
 		}
 	}
-}
-
-// ModeSwitch is a mode after a CSI sequence ending in h (set) or l
-// (reset) with the given parameter bytes: private modes ("?1;2004")
-// switch it when they list one of its numbers. Parameters longer than
-// maxParams leave it unknown.
-func ModeSwitch(params []byte, set bool, mode Mode, numbers []string) Mode {
-	if len(params) == 0 || params[0] != '?' {
-		return mode
-	}
-	if len(params) > maxParams {
-		return Unknown
-	}
-	for _, p := range bytes.Split(params[1:], []byte(";")) {
-		if slices.Contains(numbers, string(p)) {
-			if set {
-				return On
-			}
-			return Off
-		}
-	}
-	return mode
 }
 
 // escState is where the tracker is inside an escape sequence.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 )
 
 func TestTrackerFollowsTheShellsEvents(t *testing.T) {
@@ -127,19 +129,19 @@ func FuzzTrackerIgnoresHowTheStreamIsCut(f *testing.F) {
 func TestTrackerFollowsBracketedPasteMode(t *testing.T) {
 	cases := []struct {
 		name, stream string
-		want         Mode
+		want         cleantext.Mode
 	}{
-		{"nothing said", "$ ls\r\n", Unknown},
-		{"a line editor turns it on", "\x1b[?2004h$ ", On},
-		{"and off when it runs the line", "\x1b[?2004h$ ls\r\n\x1b[?2004l\r", Off},
-		{"among other private modes", "\x1b[?1;2004;25h", On},
-		{"other modes leave it alone", "\x1b[?2004h\x1b[?25l\x1b[?1049h\x1b[4l\x1b[2004l", On},
-		{"a terminal reset ends it", "\x1b[?2004h\x1bc", Off},
-		{"an event marker between changes nothing", "\x1b[?2004h" + PromptEvent(3), On},
-		{"inside an OSC string it is text", "\x1b]0;\x1b[?2004h\a", Unknown},
-		{"mid-sequence it is unknown", "\x1b[?2004h\x1b[?20", Unknown},
-		{"a held marker prefix makes it unknown", "\x1b[?2004l\x1b]6973;ptyb", Unknown},
-		{"an overlong switch is unknown", "\x1b[?2004h\x1b[?" + strings.Repeat("1;", 40) + "2004l", Unknown},
+		{"nothing said", "$ ls\r\n", cleantext.Unknown},
+		{"a line editor turns it on", "\x1b[?2004h$ ", cleantext.On},
+		{"and off when it runs the line", "\x1b[?2004h$ ls\r\n\x1b[?2004l\r", cleantext.Off},
+		{"among other private modes", "\x1b[?1;2004;25h", cleantext.On},
+		{"other modes leave it alone", "\x1b[?2004h\x1b[?25l\x1b[?1049h\x1b[4l\x1b[2004l", cleantext.On},
+		{"a terminal reset ends it", "\x1b[?2004h\x1bc", cleantext.Off},
+		{"an event marker between changes nothing", "\x1b[?2004h" + PromptEvent(3), cleantext.On},
+		{"inside an OSC string it is text", "\x1b]0;\x1b[?2004h\a", cleantext.Unknown},
+		{"mid-sequence it is unknown", "\x1b[?2004h\x1b[?20", cleantext.Unknown},
+		{"a held marker prefix makes it unknown", "\x1b[?2004l\x1b]6973;ptyb", cleantext.Unknown},
+		{"an overlong switch is unknown", "\x1b[?2004h\x1b[?" + strings.Repeat("1;", 40) + "2004l", cleantext.Unknown},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -155,16 +157,16 @@ func TestTrackerFollowsBracketedPasteMode(t *testing.T) {
 func TestTrackerFollowsTheAlternateScreen(t *testing.T) {
 	cases := []struct {
 		name, stream string
-		want         Mode
+		want         cleantext.Mode
 	}{
-		{"nothing said", "$ ls\r\n", Unknown},
-		{"a full-screen program turns it on", "\x1b[?1049h\x1b[H\x1b[2Jtext", On},
-		{"and off when it leaves", "\x1b[?1049hless\x1b[?1049l\r$ ", Off},
-		{"the older forms", "\x1b[?47h", On},
-		{"among other private modes", "\x1b[?1;1047h", On},
-		{"bracketed paste leaves it alone", "\x1b[?1049h\x1b[?2004l", On},
-		{"a terminal reset ends it", "\x1b[?1049h\x1bc", Off},
-		{"mid-sequence it is unknown", "\x1b[?1049h\x1b[?10", Unknown},
+		{"nothing said", "$ ls\r\n", cleantext.Unknown},
+		{"a full-screen program turns it on", "\x1b[?1049h\x1b[H\x1b[2Jtext", cleantext.On},
+		{"and off when it leaves", "\x1b[?1049hless\x1b[?1049l\r$ ", cleantext.Off},
+		{"the older forms", "\x1b[?47h", cleantext.On},
+		{"among other private modes", "\x1b[?1;1047h", cleantext.On},
+		{"bracketed paste leaves it alone", "\x1b[?1049h\x1b[?2004l", cleantext.On},
+		{"a terminal reset ends it", "\x1b[?1049h\x1bc", cleantext.Off},
+		{"mid-sequence it is unknown", "\x1b[?1049h\x1b[?10", cleantext.Unknown},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -546,10 +546,10 @@ func (j *job) send(w io.Writer, text string, enter bool) error {
 // several lines as one edit and a TAB as text. Nothing in the text can
 // end the paste early: a paste-end sequence in it is dropped. No word is
 // a key name: the text is typed as it is.
-func TypedText(text string, paste markers.Mode, enter bool) string {
+func TypedText(text string, paste cleantext.Mode, enter bool) string {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\n", "\r")
-	if paste == markers.On && text != "" {
+	if paste == cleantext.On && text != "" {
 		text = pasteStart + strings.ReplaceAll(text, pasteEnd, "") + pasteEnd
 	}
 	if enter {

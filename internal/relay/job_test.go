@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
@@ -137,15 +138,15 @@ func TestAJobsRelayRefusesBadRequests(t *testing.T) {
 func TestTypedText(t *testing.T) {
 	for _, c := range []struct {
 		text  string
-		paste markers.Mode
+		paste cleantext.Mode
 		enter bool
 		want  string
 	}{
-		{"ls", markers.Off, true, "ls\r"},
-		{"ls", markers.Unknown, false, "ls"},
-		{"a\r\nb\nc", markers.Off, true, "a\rb\rc\r"},
-		{"a\nb", markers.On, true, "\x1b[200~a\rb\x1b[201~\r"},
-		{"", markers.On, true, "\r"},
+		{"ls", cleantext.Off, true, "ls\r"},
+		{"ls", cleantext.Unknown, false, "ls"},
+		{"a\r\nb\nc", cleantext.Off, true, "a\rb\rc\r"},
+		{"a\nb", cleantext.On, true, "\x1b[200~a\rb\x1b[201~\r"},
+		{"", cleantext.On, true, "\r"},
 	} {
 		if got := TypedText(c.text, c.paste, c.enter); got != c.want {
 			t.Errorf("TypedText(%q, %s, %v) = %q, want %q", c.text, c.paste, c.enter, got, c.want)

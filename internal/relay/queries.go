@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
@@ -31,7 +32,7 @@ type View struct {
 	Offset int64
 	// Paste and Alternate are the pane's bracketed paste and alternate
 	// screen (a full-screen program) modes.
-	Paste, Alternate markers.Mode
+	Paste, Alternate cleantext.Mode
 }
 
 // view is the relay's View as message fields. Call with s.mu held.
@@ -46,7 +47,7 @@ func parseView(m *message, i int) View {
 	return View{PaneID: m.text(i), PanePID: m.int(i + 1),
 		Shell: markers.Snapshot{State: markers.PaneState(m.field(i + 2)), PID: m.int(i + 3)},
 		Relay: m.field(i + 4), Offset: m.int64(i + 5),
-		Paste: markers.Mode(m.field(i + 6)), Alternate: markers.Mode(m.field(i + 7))}
+		Paste: cleantext.Mode(m.field(i + 6)), Alternate: cleantext.Mode(m.field(i + 7))}
 }
 
 const viewFields = 8

@@ -1,8 +1,8 @@
 package relay
 
 import (
-	"context"
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
@@ -86,7 +87,7 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	r := sharedPane(t)
 	first := r.turn("first")
 	if first.Shell.State != markers.StateUnknown || first.PaneID != "%7" || first.PanePID != 42 ||
-		first.Offset != 0 || first.Paste != markers.Unknown || first.Relay == "" {
+		first.Offset != 0 || first.Paste != cleantext.Unknown || first.Relay == "" {
 		t.Fatalf("hello: got %+v", first.View)
 	}
 	// A queued client may not type: the relay hangs up on it.
@@ -123,7 +124,7 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	first.Close()
 	third := r.turn("third")
 	want := View{PaneID: "%7", PanePID: 42, Shell: markers.Snapshot{State: markers.StatePrompt, PID: 99}, Relay: first.Relay,
-		Offset: int64(len("output") + len(prompt)), Paste: markers.On, Alternate: markers.Unknown}
+		Offset: int64(len("output") + len(prompt)), Paste: cleantext.On, Alternate: cleantext.Unknown}
 	if third.View != want {
 		t.Fatalf("hello: want %+v, got %+v", want, third.View)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/call"
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
@@ -73,7 +74,7 @@ func newRun(c *call.Call, rec *pane.REPLRecord, at *pane.PromptLine, pre []byte)
 	}
 	r.ctx, r.stop = context.WithCancel(c.Ctx)
 	r.out = &output{w: c.Req.Stdout, prompt: r.prompt, cont: r.cont}
-	r.screen = &lineScreen{onLine: r.out.line, paste: c.T.Paste}
+	r.screen = newLineScreen(r.out.line, c.T.Paste)
 	r.ext = markers.NewExtractor(rec.ID, r.screen)
 	switch {
 	case rec.PID == 0: // --repl-start: the output starts at START, on a line of its own
@@ -368,9 +369,9 @@ func (r *run) typeInput(lines []string) error {
 	text := strings.Join(lines, "\r")
 	keys := ""
 	switch r.pasteMode() {
-	case markers.On:
+	case cleantext.On:
 		keys = pasteStart + text + pasteEnd + "\r"
-	case markers.Off:
+	case cleantext.Off:
 		keys = text + "\r"
 	}
 	typed, err := r.c.T.TypeIf(keys)
@@ -400,11 +401,11 @@ func (r *run) pasteWithTmux(lines []string) error {
 
 // pasteMode is the REPL's bracketed paste mode as of the stream read so
 // far; unknown while a possible escape sequence is held back.
-func (r *run) pasteMode() markers.Mode {
+func (r *run) pasteMode() cleantext.Mode {
 	r.streamMu.Lock()
 	defer r.streamMu.Unlock()
 	if r.ext.Holding() {
-		return markers.Unknown
+		return cleantext.Unknown
 	}
 	return r.screen.pasteMode()
 }

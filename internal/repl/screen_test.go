@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 )
 
 func TestLineScreenShowsWhatTheHumanSees(t *testing.T) {
@@ -16,7 +16,7 @@ func TestLineScreenShowsWhatTheHumanSees(t *testing.T) {
 		{"plain lines", "a\nb\n>>> ", []string{"a", "b"}, ">>> "},
 		{"colours are dropped", "\x1b[33m42\x1b[39m\n", []string{"42"}, ""},
 		{"node redraws its prompt", "\x1b[1G\x1b[0J> \x1b[3G", nil, "> "},
-		{"node's continuation line", "\x1b[1G\x1b[0J... \x1b[5G\treturn x\r\n", []string{"...     return x"}, ""},
+		{"node's continuation line", "\x1b[1G\x1b[0J... \x1b[5G\treturn x\r\n", []string{"... \treturn x"}, ""},
 		{"carriage return overwrites", "10%\r50%\r100%\n", []string{"100%"}, ""},
 		{"erase to end of line", "abcdef\x1b[3G\x1b[K\n", []string{"ab"}, ""},
 		{"OSC markers are invisible", "x\x1b]6973;ptybridge;S;0123\ay\n", []string{"xy"}, ""},
@@ -30,7 +30,7 @@ func TestLineScreenShowsWhatTheHumanSees(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
-			s := &lineScreen{onLine: func(l string) { got = append(got, l) }}
+			s := newLineScreen(func(l string) { got = append(got, l) }, cleantext.Unknown)
 			// Byte by byte: sequences split across chunks must not matter.
 			for i := 0; i < len(c.raw); i++ {
 				s.Write([]byte{c.raw[i]})
@@ -47,7 +47,7 @@ func TestLineScreenShowsWhatTheHumanSees(t *testing.T) {
 
 func TestLineScreenStartsFromTheCapturedLine(t *testing.T) {
 	var got []string
-	s := &lineScreen{onLine: func(l string) { got = append(got, l) }}
+	s := newLineScreen(func(l string) { got = append(got, l) }, cleantext.Unknown)
 	s.reset(">>>", 4) // tmux trims the prompt's trailing space; the cursor keeps it
 	if line, col := s.cursorLine(); line != ">>> " || col != 4 {
 		t.Fatalf("got %q at %d", line, col)
@@ -61,19 +61,19 @@ func TestLineScreenStartsFromTheCapturedLine(t *testing.T) {
 func TestLineScreenFollowsBracketedPaste(t *testing.T) {
 	cases := []struct {
 		name string
-		from markers.Mode
+		from cleantext.Mode
 		raw  string
-		want markers.Mode
+		want cleantext.Mode
 	}{
-		{"the relay's mode holds", markers.Off, ">>> ", markers.Off},
-		{"a line editor turns it on", markers.Off, "\x1b[?2004hsqlite> ", markers.On},
-		{"and off", markers.On, "\x1b[?2004l\r", markers.Off},
-		{"a reset ends it", markers.On, "\x1bc", markers.Off},
-		{"unknown stays unknown", markers.Unknown, "> ", markers.Unknown},
-		{"half a sequence is unknown", markers.Off, "\x1b[?20", markers.Unknown},
+		{"the relay's mode holds", cleantext.Off, ">>> ", cleantext.Off},
+		{"a line editor turns it on", cleantext.Off, "\x1b[?2004hsqlite> ", cleantext.On},
+		{"and off", cleantext.On, "\x1b[?2004l\r", cleantext.Off},
+		{"a reset ends it", cleantext.On, "\x1bc", cleantext.Off},
+		{"unknown stays unknown", cleantext.Unknown, "> ", cleantext.Unknown},
+		{"half a sequence is unknown", cleantext.Off, "\x1b[?20", cleantext.Unknown},
 	}
 	for _, c := range cases {
-		s := &lineScreen{paste: c.from}
+		s := newLineScreen(func(string) {}, c.from)
 		for i := 0; i < len(c.raw); i++ {
 			s.Write([]byte{c.raw[i]})
 		}
@@ -84,7 +84,7 @@ func TestLineScreenFollowsBracketedPaste(t *testing.T) {
 }
 
 func TestLineScreenViewIsTheStreamsOwnLine(t *testing.T) {
-	s := &lineScreen{}
+	s := newLineScreen(func(string) {}, cleantext.Unknown)
 	s.reset(">>> ab", 6) // from tmux: not the stream's own
 	if _, _, ok := s.view(); ok {
 		t.Fatal("a line captured by tmux must not be saved as a view")
@@ -105,7 +105,7 @@ func TestLineScreenViewIsTheStreamsOwnLine(t *testing.T) {
 	if cells, col, ok := s.view(); !ok || cells != ">>x漢" || col != 4 {
 		t.Fatalf("got %q at %d, %v", cells, col, ok)
 	}
-	var r lineScreen
+	r := newLineScreen(func(string) {}, cleantext.Unknown)
 	r.restore(">>> ", 4)
 	if line, col := r.cursorLine(); line != ">>> " || col != 4 {
 		t.Fatalf("restored: got %q at %d", line, col)
