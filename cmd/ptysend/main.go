@@ -6,8 +6,15 @@ package main
 
 import (
 	"os"
+	"runtime"
 
 	"github.com/ptybridge/ptybridge/internal/modes"
 )
 
-func main() { os.Exit(modes.Main(os.Args[1:])) }
+func main() {
+	// A call mostly waits for the shell, and its work is one stream at a
+	// time: a second processor only adds threads that wake each other, and
+	// their memory (scripts/bench: 0.5 ms of CPU and 0.3 MiB a call).
+	runtime.GOMAXPROCS(1)
+	os.Exit(modes.Main(os.Args[1:]))
+}

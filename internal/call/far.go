@@ -275,11 +275,11 @@ func (f *far) notePre(b []byte) {
 	}
 }
 
-var ansi = regexp.MustCompile(`\x1b(\][^\a]*\a|\[[0-9;?]*[ -/]*[@-~]|.)`)
+var ansi = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b(\][^\a]*\a|\[[0-9;?]*[ -/]*[@-~]|.)`) })
 
 // lastLine is the last non-empty line of raw terminal output, as text.
 func lastLine(b []byte) string {
-	lines := bytes.Split([]byte(ansi.ReplaceAllString(string(b), "")), []byte("\n"))
+	lines := bytes.Split([]byte(ansi().ReplaceAllString(string(b), "")), []byte("\n"))
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := bytes.TrimSpace(lines[i]); len(l) > 0 {
 			return fmt.Sprintf("%q", l)

@@ -5,15 +5,18 @@ import (
 	"testing"
 )
 
-// The read-only modes' command lines read without kong must give the
-// flags kong gives; every other command line is kong's.
+// The command lines read without kong (a command, the read-only modes)
+// must give the flags kong gives; every other command line is kong's.
 func TestQuickFlagsAgreeWithKong(t *testing.T) {
 	t.Setenv("PTYBRIDGE_SESSION", "from-env")
 	for _, args := range [][]string{
 		{"--status"}, {"--status", "--json"}, {"--json", "--status"},
 		{"--history"}, {"--history=5"}, {"--history", "--json"},
 		{"--output"}, {"--output=12"}, {"--output=3", "--raw"}, {"--raw", "--output"},
-		{"--status", "--history"}, // two modes: mode() refuses it, as after kong
+		{"--status", "--history"}, // two modes: choose refuses it, as after kong
+		{"--", "ls"}, {"--", "echo", "hi"}, {"--"}, {"--", "--status"}, {"--status", "--", "ls"},
+		{"--timeout", "60", "--", "make", "test"}, {"--timeout=1.5", "--max-time", "2m", "--raw", "--", "x"},
+		{"--wait-free", "5", "--", "ls"}, {"--max-time=0", "--", "ls", "--timeout", "1"},
 	} {
 		quick, quickModes, ok := quickFlags(args)
 		if !ok {
@@ -30,8 +33,10 @@ func TestQuickFlagsAgreeWithKong(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		nil, {"--", "ls"}, {"ls"}, {"--status", "--session", "x"}, {"--session=x", "--status"},
-		{"--history="}, {"--status", "--timeout", "5"}, {"--statuses"}, {"--status", "--", "ls"}, {"--help"}, {"--version"},
+		nil, {"ls"}, {"--status", "--session", "x"}, {"--session=x", "--status"},
+		{"--history="}, {"--status", "--timeout", "5"}, {"--statuses"}, {"--help"}, {"--version"},
+		{"--timeout"}, {"--timeout", "--", "ls"}, {"--timeout", "-1", "--", "ls"}, {"--timeout=", "--", "ls"},
+		{"--raw", "ls"}, {"--session", "x", "--", "ls"},
 	} {
 		if _, _, ok := quickFlags(args); ok {
 			t.Errorf("%q must be left to kong", args)

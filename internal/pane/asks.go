@@ -1,7 +1,6 @@
 package pane
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/platform"
@@ -36,14 +35,14 @@ func Asks(paneID string) string {
 }
 
 // farAsks: a cursor line that asks the human something.
-var farAsks = regexp.MustCompile(`[:?]\s*$`)
+var farAsks = lazyRegexp(`[:?]\s*$`)
 
 // FarAsks is what a far command asks the human, from the cursor line (the
 // kernel does not see the far program): a password, a yes/no question, a
 // line ending in ':' or '?'; "" when it asks nothing.
 func FarAsks(paneID string) string {
 	line := Asks(paneID)
-	if line == "" || !(secretPrompt.MatchString(line) || farAsks.MatchString(line)) {
+	if line == "" || !(secretPrompt().MatchString(line) || farAsks().MatchString(line)) {
 		return ""
 	}
 	return line

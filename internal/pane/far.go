@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -119,23 +120,29 @@ func carriedProgram(pid int) (string, []string) {
 	return "", nil
 }
 
+// lazyRegexp compiles expr at its first use: compiled at start, the
+// patterns cost every ptysend 0.1 ms, most of which need none of them.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 // The far shell has no hooks yet: what the screen shows must say that it
 // waits at its prompt before anything is typed, and ptysend must never
 // type into a password prompt. These patterns read the cursor line.
 var (
-	secretPrompt = regexp.MustCompile(`(?i)(password|passphrase|passcode|\bpin\b|verification code|` +
+	secretPrompt = lazyRegexp(`(?i)(password|passphrase|passcode|\bpin\b|verification code|` +
 		`\[y/n\]|\(y/n\)|yes/no|\(yes/no|continue\?|are you sure)`)
 	// promptEnd: a shell prompt ends with one of these, then (usually)
 	// the space before the cursor.
-	promptEnd = regexp.MustCompile(`[$#%>❯»➜λ] ?$`)
+	promptEnd = lazyRegexp(`[$#%>❯»➜λ] ?$`)
 	// notShellPrompt: a shell's continuation prompts (sh's "> ", zsh's
 	// "dquote> ") and REPLs' (">>> ", "... ") are no place to type.
-	notShellPrompt = regexp.MustCompile(`^\s*(>|>>|>>>|\.\.\.|[a-z]+( [a-z]+)*>|In \[\d+\]:)\s*$`)
+	notShellPrompt = lazyRegexp(`^\s*(>|>>|>>>|\.\.\.|[a-z]+( [a-z]+)*>|In \[\d+\]:)\s*$`)
 )
 
 // AsksSecret reports whether a cursor line asks for a password, a PIN or
 // a yes/no answer.
-func AsksSecret(line string) bool { return secretPrompt.MatchString(line) }
+func AsksSecret(line string) bool { return secretPrompt().MatchString(line) }
 
 // CheckFarPrompt decides from the screen whether an unhooked far shell
 // waits at an empty prompt.
@@ -153,7 +160,7 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 	line := s.CursorLine()
 	before := cellsBefore(line, s.CursorX)
 	after := strings.TrimSpace(cellsFrom(line, s.CursorX))
-	if secretPrompt.MatchString(before) {
+	if secretPrompt().MatchString(before) {
 		return &failure.Error{
 			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the shared terminal asks for something (%q), so nothing was typed", strings.TrimSpace(before)),
@@ -161,7 +168,7 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 		}
 	}
 	trimmed := strings.TrimRight(before, " ")
-	if trimmed == "" || after != "" || !promptEnd.MatchString(trimmed) || notShellPrompt.MatchString(trimmed) {
+	if trimmed == "" || after != "" || !promptEnd().MatchString(trimmed) || notShellPrompt().MatchString(trimmed) {
 		return &failure.Error{
 			Code: failure.ExitBusy,
 			Msg: fmt.Sprintf("the terminal runs %s, and its cursor line %q does not look like a shell prompt "+

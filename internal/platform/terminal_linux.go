@@ -46,7 +46,7 @@ func SetForegroundGroup(tty *os.File, pgid int) error {
 // OpenTTY opens the pane's terminal to read its mode: never as our
 // controlling terminal, never blocking.
 func OpenTTY(path string) *os.File {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+	f, err := openUnpolled(path, unix.O_RDONLY)
 	if err != nil {
 		return nil
 	}
@@ -57,7 +57,20 @@ func OpenTTY(path string) *os.File {
 // controlling terminal. Its writes wait while the terminal does not take
 // output (the human pressed Ctrl-S).
 func OpenTTYToWrite(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY, 0)
+	return openUnpolled(path, unix.O_WRONLY)
+}
+
+// openUnpolled opens a terminal as a file that Go's poller leaves alone
+// (os.OpenFile would add it): in the poller, a terminal wakes the process
+// at every change of its queues, every byte the pane prints, for a file
+// that is only asked about or written to.
+func openUnpolled(path string, flags int) (*os.File, error) {
+	fd, err := unix.Open(path, flags|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	unix.SetNonblock(fd, false)
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // OpenTTYToWriteNoWait is OpenTTYToWrite for a write that must never

@@ -36,6 +36,9 @@ type Turn struct {
 	// the stream Read returned.
 	data []byte
 	read int64
+	// unread is how many bytes of the data message being read are still
+	// in r.
+	unread int
 	// Tracker follows the shell's events in the stream read, from the
 	// hello's snapshot on: whoever reads the stream before the command's
 	// START (a look at the pane) feeds it.
@@ -106,26 +109,45 @@ func hungUp(err error) error {
 
 // Read reads the pane's stream, from where the turn began.
 func (t *Turn) Read(p []byte) (int, error) {
-	for len(t.data) == 0 {
-		m, err := readMessage(t.r)
+	if len(t.data) > 0 {
+		n := copy(p, t.data)
+		t.data = t.data[n:]
+		t.read += int64(n)
+		return n, nil
+	}
+	for t.unread == 0 {
+		m, err := readHeader(t.r)
 		if err != nil {
 			return 0, hungUp(err)
 		}
 		if m.verb() != "data" {
 			return 0, fmt.Errorf("unexpected message from the relay: %q", m.words)
 		}
-		t.data = m.data
+		t.unread = m.size
 	}
-	n := copy(p, t.data)
-	t.data = t.data[n:]
+	n, err := t.r.Read(p[:min(len(p), t.unread)])
+	t.unread -= n
 	t.read += int64(n)
-	return n, nil
+	return n, hungUp(err)
+}
+
+// readUnread moves the rest of the data message being read into data,
+// before other messages are read.
+func (t *Turn) readUnread() error {
+	if t.unread == 0 {
+		return nil
+	}
+	b := make([]byte, t.unread)
+	_, err := io.ReadFull(t.r, b)
+	t.data, t.unread = append(t.data, b...), 0
+	return hungUp(err)
 }
 
 // Stashed returns the stream that came while the turn waited for an
 // answer (TypeIf's "moved"), as read: a look reads it before it decides
 // again.
 func (t *Turn) Stashed() []byte {
+	t.readUnread()
 	b := t.data
 	t.data = nil
 	t.read += int64(len(b))
@@ -173,6 +195,9 @@ func (t *Turn) TypeIf(keys string) (typed bool, err error) {
 }
 
 func (t *Turn) typeIf(keys string) (typed bool, err error) {
+	if err := t.readUnread(); err != nil {
+		return false, err
+	}
 	if _, err := t.c.Write(appendMessage(nil, "type-if", t.StreamOffset(), keys)); err != nil {
 		return false, hungUp(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // replPreset is how ptysend recognises a well-known REPL's prompts, so
@@ -33,7 +34,7 @@ var replPresets = map[string]replPreset{
 	"sqlite3": {Prompt: `^sqlite> `, Continuation: `^ *\.\.\.> `},
 }
 
-var versionSuffix = regexp.MustCompile(`[0-9.]+$`)
+var versionSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9.]+$`) })
 
 // replProgram names the REPL a command line starts: the basename of its
 // first word, after variable assignments and "env", without a version
@@ -50,7 +51,7 @@ func replProgram(command string) string {
 	if name == "nix" && len(words) > 1 && words[1] == "repl" {
 		return "nix repl"
 	}
-	switch base := versionSuffix.ReplaceAllString(name, ""); base {
+	switch base := versionSuffix().ReplaceAllString(name, ""); base {
 	case "python", "lua", "node", "ghci", "irb":
 		return base
 	}
