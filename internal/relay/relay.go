@@ -35,9 +35,7 @@ type Config struct {
 	Socket  string
 	PaneID  string
 	PanePID int
-	// Job is set for a job window's relay (job.go); nil for the shared
-	// pane's.
-	Job *JobConfig
+	Job     *JobConfig // a job window's relay's job; nil for the shared pane's
 }
 
 // writeTimeout drops a client that stops reading, so that one stuck
@@ -91,19 +89,23 @@ func Serve(cfg Config, in io.Reader, keys io.Writer) error {
 		s.tracker.Sink = s.job
 	} else {
 		s.history = newHistory()
-		s.history.cwd = shellDir(cfg.PanePID)
+		s.history.cwd = s.shellDir
 		s.history.holderCall = func() string { return s.turns.holder.call }
 		s.tracker.Sink = s.history
 		go s.closePaneWhenTheHumanExits()
 	}
-	go acceptFromUs(ln, func(c *os.File) { go s.serve(c) })
+	go s.acceptFromUs(ln)
 	s.readPane()
 	ln.Close()
 	s.mu.Lock()
-	if s.job != nil && s.job.spare {
+	if s.job != nil && s.job.Spare {
 		s.job.forgetSpare()
 	}
-	removeIfMine(s.cfg.Socket, mine) // a job's socket may have been renamed: cfg has its name
+	// Remove the socket unless a newer relay's replaced it; cfg has the
+	// name of a job's renamed socket.
+	if now, err := os.Stat(s.cfg.Socket); err == nil && mine != nil && os.SameFile(mine, now) {
+		os.Remove(s.cfg.Socket)
+	}
 	s.gone = true
 	s.turns.closeAll()
 	s.moved.Broadcast()
@@ -128,14 +130,6 @@ func listen(cfg Config) (*platform.UnixListener, error) {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
 	return ln, nil
-}
-
-// removeIfMine removes the socket file at path if it is still the one we
-// made (mine), not a newer relay's.
-func removeIfMine(path string, mine os.FileInfo) {
-	if now, err := os.Stat(path); err == nil && mine != nil && os.SameFile(mine, now) {
-		os.Remove(path)
-	}
 }
 
 // newInstance names a relay process: a restarted relay counts its
@@ -164,9 +158,9 @@ func (s *server) readPane() {
 	}
 }
 
-// catchUp reads what waits in the pane's pipe before an answer is given:
-// the answer then describes the stream up to the moment it is given (a
-// prompt's event already on its way must count). Call with s.mu held.
+// catchUp reads what waits in the pane's pipe before an answer is given,
+// so that it describes the stream up to that moment (a prompt's event
+// already on its way must count). Call with s.mu held.
 func (s *server) catchUp() {
 	target := s.streamed
 	if f, ok := s.in.(*os.File); ok {
@@ -177,7 +171,6 @@ func (s *server) catchUp() {
 	}
 }
 
-// typeKeys types keys into the pane.
 func (s *server) typeKeys(keys []byte) error {
 	s.typing.Lock()
 	defer s.typing.Unlock()
@@ -205,57 +198,10 @@ func (s *server) serve(c *os.File) {
 	}
 }
 
-// The shared pane has remain-on-exit on, so that a command of the agent's
-// that ends the shell (exit, exec, a failure under set -e) cannot destroy
-// the human's session: ptysend starts a new shell in the pane. When the
-// shell ends while no call holds the pane, the human ended it: the pane is
-// closed, as it would be without remain-on-exit, and the terminal with it.
-func (s *server) closePaneWhenTheHumanExits() {
-	exited := platform.WatchExit(s.ctx, s.cfg.PanePID)
-	if exited == nil {
-		return
-	}
-	select {
-	case <-exited:
-	case <-s.ctx.Done():
-		return
-	}
-	// When the whole pane goes (the session ended, the server was
-	// killed), its pipe closes too: nothing is left to close.
-	select {
-	case <-s.ctx.Done():
-		return
-	case <-time.After(paneGoneGrace):
-	}
-	s.mu.Lock()
-	busy := s.turns.current != nil
-	s.mu.Unlock()
-	if !busy {
-		tmux.Run("kill-pane", "-t", s.cfg.PaneID)
-	}
-}
-
-// paneGoneGrace is how long the relay waits, after the pane's shell ended,
-// for the pane's pipe to close as well.
-const paneGoneGrace = 100 * time.Millisecond
-
-// shellDir is the working directory of a shell of the pane, from the OS:
-// only for a process on the pane's own terminal (a pid that a shell
-// behind ssh reports is no local process of ours).
-func shellDir(panePID int) func(pid int) string {
-	return func(pid int) string {
-		if pid <= 0 || !platform.SameTerminal(pid, panePID) {
-			return ""
-		}
-		dir, _ := platform.Cwd(pid)
-		return dir
-	}
-}
-
-// acceptFromUs accepts connections until ln is closed, and hands each one
-// from a process of our own user to handle; others are hung up on. The
-// runtime directory is private already: this is a second line of defence.
-func acceptFromUs(ln *platform.UnixListener, handle func(c *os.File)) {
+// acceptFromUs serves the connections of processes of our own user until
+// ln is closed, and hangs up on others: the runtime directory is private
+// already, this is a second line of defence.
+func (s *server) acceptFromUs(ln *platform.UnixListener) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -265,8 +211,65 @@ func acceptFromUs(ln *platform.UnixListener, handle func(c *os.File)) {
 			c.Close()
 			continue
 		}
-		handle(c)
+		go s.serve(c)
 	}
+}
+
+// The shared pane has remain-on-exit on, so that a command of the agent's
+// that ends the shell (exit, exec, a failure under set -e) cannot destroy
+// the human's session: ptysend starts a new shell in the pane. A shell that
+// ends while no call holds the pane was ended by the human: the pane is
+// closed, as it would be without remain-on-exit, and the terminal with it.
+func (s *server) closePaneWhenTheHumanExits() {
+	// When the whole pane goes (the session ended, the server was killed),
+	// its pipe closes within paneGoneGrace: nothing is left to close.
+	if !s.waitForExit(s.cfg.PanePID) || closedWithin(s.ctx.Done(), paneGoneGrace) {
+		return
+	}
+	s.mu.Lock()
+	busy := s.turns.current != nil
+	s.mu.Unlock()
+	if !busy {
+		tmux.Run("kill-pane", "-t", s.cfg.PaneID)
+	}
+}
+
+const paneGoneGrace = 100 * time.Millisecond
+
+// waitForExit waits until process pid exits; false if it cannot be
+// watched, or if the pane goes first.
+func (s *server) waitForExit(pid int) bool {
+	exited := platform.WatchExit(s.ctx, pid)
+	if exited == nil {
+		return false
+	}
+	select {
+	case <-exited:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
+}
+
+// closedWithin reports whether ch is closed within d.
+func closedWithin(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// shellDir is the working directory of a shell of the pane, only for a
+// process on the pane's own terminal (a pid that a shell behind ssh
+// reports is no local process of ours).
+func (s *server) shellDir(pid int) string {
+	if pid <= 0 || !platform.SameTerminal(pid, s.cfg.PanePID) {
+		return ""
+	}
+	dir, _ := platform.Cwd(pid)
+	return dir
 }
 
 // Alive reports whether a relay listens on path.

@@ -38,7 +38,12 @@ type message struct {
 	err   error // the first malformed word asked for
 }
 
-// appendMessage encodes a message: ints, strings, bools and times.
+// send writes one message.
+func send(w io.Writer, verb string, fields ...any) error {
+	_, err := w.Write(appendMessage(nil, verb, fields...))
+	return err
+}
+
 func appendMessage(b []byte, verb string, fields ...any) []byte {
 	b = append(b, verb...)
 	for _, f := range fields {
@@ -47,9 +52,6 @@ func appendMessage(b []byte, verb string, fields ...any) []byte {
 		case string:
 			b = append(b, 'x')
 			b = hex.AppendEncode(b, []byte(v))
-		case []byte:
-			b = append(b, 'x')
-			b = hex.AppendEncode(b, v)
 		case int:
 			b = strconv.AppendInt(b, int64(v), 10)
 		case int64:
@@ -70,7 +72,6 @@ func appendMessage(b []byte, verb string, fields ...any) []byte {
 // word is a field sent as it is: a name that is known to be one word.
 type word string
 
-// appendData encodes a data message with its bytes.
 func appendData(b []byte, stream string, offset int64, data []byte) []byte {
 	b = appendMessage(b, "data", word(stream), offset, len(data))
 	return append(b, data...)
@@ -83,15 +84,13 @@ func unixNano(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// maxLine bounds a message's line: a typed text travels in pieces.
-const maxLine = 64 << 10
-
-// maxData bounds a data message's bytes.
-const maxData = 64 << 20
+const (
+	maxLine = 64 << 10 // a message's line: a typed text travels in pieces
+	maxData = 64 << 20 // a data message's bytes
+)
 
 var errLongLine = errors.New("a message longer than the protocol allows")
 
-// readMessage reads one message, a data message's bytes included.
 func readMessage(r *bufio.Reader) (message, error) {
 	m, err := readHeader(r)
 	if err == nil && m.size > 0 {
