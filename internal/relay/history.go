@@ -3,6 +3,7 @@ package relay
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,31 +11,24 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
-// The relay reads every byte of the pane and follows the shell's events,
-// so it keeps the history of the commands run at the shell's prompt, by
-// the human or by the agent, with what each printed: ptysend --history
-// and --output ask for it (queries.go). It lives in the relay's memory
-// only, never on disk, and is bounded: the last historyEntries commands,
-// each with its first and last HistoryHead bytes of output.
+// The shared pane's relay keeps the history of the commands run at the
+// shell's prompt, by the human or by the agent, with what each printed,
+// for ptysend --history and --output (queries.go): in memory only, and
+// bounded (the last historyEntries commands, each with the head and tail
+// of its output).
 //
-// A command of the human's starts with the shell's COMMAND event (or, for
-// a shell that has none, dash's, with the Enter that ends the line the
-// terminal echoed after the PROMPT event) and ends with its FINISHED
-// event (status, directory). An agent's command is the wrapper's: it
-// starts with START and ends with END, which carry the call's id; its
-// text is what the call declared for that id ("runs"), not the line that
-// sourced the wrapper. Its output is exactly what the call got.
+// A command of the human's starts with the shell's COMMAND event (for a
+// shell that has none, dash, with the Enter that ends the line echoed
+// after the PROMPT event) and ends with its FINISHED event (status,
+// directory). An agent's command is the wrapper's, from START to END with
+// the call's id; its text is what the call declared for that id ("runs"),
+// not the line that sourced the wrapper, and its output what the call got.
 
 const (
 	historyEntries = 100
-	// maxTyped bounds the echo kept of a line typed at a prompt, from
-	// which a command is named when its shell does not say.
-	maxTyped = 4096
-	// maxJobs bounds the declared commands kept for calls whose START
-	// has not come yet.
-	maxJobs = 16
-	// maxShells bounds the shells whose state is kept.
-	maxShells = 64
+	maxTyped       = 4096 // the echo kept of a line typed at a prompt
+	maxJobs        = 16   // declared commands kept for calls not started yet
+	maxShells      = 64   // shells whose state is kept
 )
 
 // Who ran a command.
@@ -43,7 +37,6 @@ const (
 	ByAgent = "agent"
 )
 
-// record is a command as the history keeps it.
 type record struct {
 	id        int
 	who       string
@@ -59,7 +52,6 @@ type record struct {
 	out       *Buffer    // what the terminal showed of it, its "\r\n" undone
 }
 
-// shellSeen is what the history knows of one shell.
 type shellSeen struct {
 	commandEvents bool // it prints COMMAND events (dash does not)
 	atPrompt      bool
@@ -70,8 +62,8 @@ type shellSeen struct {
 
 type history struct {
 	now func() time.Time
-	// cwd reads the directory of a shell of the pane (/proc) for the
-	// shells whose events do not carry it; "" when unknown.
+	// cwd reads a shell's directory for the shells whose events do not
+	// carry it; "" when unknown.
 	cwd func(pid int) string
 
 	records []*record // oldest first
@@ -83,17 +75,16 @@ type history struct {
 	// lastEnded is the agent's command that END closed, whose directory
 	// its shell's FINISHED event tells.
 	lastEnded *record
-	jobs      map[markers.ID]string
+	jobs      map[markers.ID]string // declared commands ("runs")
 	jobOrder  []markers.ID
 	// typed is the last keys a call typed, and typedBefore the id of the
 	// first record begun after them.
 	typed       []byte
 	typedBefore int
-	// holderCall names the command of an agent's call that declared no
-	// command (an older ptysend's): what the holder of the pane runs.
+	// holderCall names the command of an agent's call that declared none
+	// (an older ptysend's): what the holder of the pane runs.
 	holderCall func() string
-	// crlf undoes the terminal's line ends of the whole stream.
-	crlf crlfUndoer
+	crlf       crlfUndoer
 }
 
 func newHistory() *history {
@@ -101,7 +92,6 @@ func newHistory() *history {
 		shells: map[int]*shellSeen{}, jobs: map[markers.ID]string{}, holderCall: func() string { return "" }}
 }
 
-// Runs records what the agent's call with that id runs.
 func (h *history) Runs(id markers.ID, command string) {
 	if _, ok := h.jobs[id]; !ok {
 		h.jobOrder = append(h.jobOrder, id)
@@ -118,7 +108,8 @@ func (h *history) Runs(id markers.ID, command string) {
 func (h *history) Bytes(b []byte) { h.bytes(h.crlf.undo(b)) }
 
 func (h *history) bytes(b []byte) {
-	if sh := h.shells[h.current]; sh != nil && sh.atPrompt && len(h.openOf(h.current)) == 0 {
+	sh := h.shells[h.current]
+	if sh != nil && sh.atPrompt && !slices.ContainsFunc(h.open, func(r *record) bool { return r.pid == h.current }) {
 		n := min(len(b), maxTyped-len(sh.typed))
 		i := bytes.IndexByte(b, '\n')
 		if !sh.commandEvents && i >= 0 {
@@ -145,7 +136,6 @@ func (h *history) writeOut(b []byte) {
 	}
 }
 
-// Event follows the shell's and the calls' markers.
 func (h *history) Event(e markers.Event) {
 	if h.crlf.held { // a "\r" that no "\n" followed
 		h.crlf.held = false
@@ -190,12 +180,11 @@ func (h *history) Event(e markers.Event) {
 		if sh.dir == "" {
 			sh.dir = h.cwd(e.PID)
 		}
-		status := e.Status
 		if r := h.lastOpenOf(e.PID); r != nil {
 			if e.Line != "" && r.who == ByUser {
 				r.command = e.Line
 			}
-			h.closeFrom(r, &status, sh.dir)
+			h.closeFrom(r, &e.Status, sh.dir)
 		} else if r := h.lastEnded; r != nil && (r.pid == e.PID || r.pid == 0) {
 			r.pid = e.PID
 			if sh.dir != "" {
@@ -226,8 +215,7 @@ func (h *history) Event(e markers.Event) {
 	case 'E':
 		for i := len(h.open) - 1; i >= 0; i-- {
 			if r := h.open[i]; r.call == e.ID {
-				status := e.Status
-				h.closeFrom(r, &status, h.cwd(r.pid))
+				h.closeFrom(r, &e.Status, h.cwd(r.pid))
 				h.lastEnded = r
 				break
 			}
@@ -300,8 +288,8 @@ func (h *history) begin(who, command string, pid int) *record {
 }
 
 // lastOpenOf is the innermost running command of the shell pid, nil if
-// none. When the shell has none, a command whose shell is unknown (an
-// agent's, in a shell without hooks yet) counts as its own.
+// none; failing that, one whose shell is unknown (an agent's, in a shell
+// without hooks yet).
 func (h *history) lastOpenOf(pid int) *record {
 	var unknown *record
 	for i := len(h.open) - 1; i >= 0; i-- {
@@ -316,42 +304,25 @@ func (h *history) lastOpenOf(pid int) *record {
 	return unknown
 }
 
-// openOf lists the running commands of the shell pid.
-func (h *history) openOf(pid int) []*record {
-	var rs []*record
-	for _, r := range h.open {
-		if r.pid == pid {
-			rs = append(rs, r)
-		}
-	}
-	return rs
-}
-
 // closeFrom ends r with status (nil: unknown) and dir (kept when ""),
 // and with it the commands started inside it (a shell started by r that
 // is gone): their end is known, their status is not.
 func (h *history) closeFrom(r *record, status *int, dir string) {
-	if r == nil {
+	i := slices.Index(h.open, r)
+	if i < 0 {
 		return
 	}
-	for i, o := range h.open {
-		if o != r {
-			continue
-		}
-		now := h.now()
-		for _, inner := range h.open[i+1:] {
-			inner.end = now
-		}
-		r.end = now
-		if status != nil && !r.hasStatus {
-			r.status, r.hasStatus = *status, true
-		}
-		if dir != "" {
-			r.dir = dir
-		}
-		h.open = h.open[:i]
-		return
+	now := h.now()
+	for _, o := range h.open[i:] {
+		o.end = now
 	}
+	if status != nil && !r.hasStatus {
+		r.status, r.hasStatus = *status, true
+	}
+	if dir != "" {
+		r.dir = dir
+	}
+	h.open = h.open[:i]
 }
 
 // typedLine is the command line as the terminal echoed it: the clean
