@@ -37,16 +37,10 @@ const (
 	ByAgent = "agent"
 )
 
+// record is a command as the history keeps it: its Entry, but for the
+// fields about its output, which out has.
 type record struct {
-	id        int
-	who       string
-	command   string
-	start     time.Time
-	end       time.Time // zero while running
-	status    int
-	hasStatus bool
-	dir       string
-	pid       int        // its shell; 0 when unknown
+	Entry                // ShellPID 0: its shell is unknown
 	call      markers.ID // an agent's
 	fromEnter bool       // started by the Enter of a shell without COMMAND events
 	out       *Buffer    // what the terminal showed of it, its "\r\n" undone
@@ -109,7 +103,7 @@ func (h *history) Bytes(b []byte) { h.bytes(h.crlf.undo(b)) }
 
 func (h *history) bytes(b []byte) {
 	sh := h.shells[h.current]
-	if sh != nil && sh.atPrompt && !slices.ContainsFunc(h.open, func(r *record) bool { return r.pid == h.current }) {
+	if sh != nil && sh.atPrompt && !slices.ContainsFunc(h.open, func(r *record) bool { return r.ShellPID == h.current }) {
 		n := min(len(b), maxTyped-len(sh.typed))
 		i := bytes.IndexByte(b, '\n')
 		if !sh.commandEvents && i >= 0 {
@@ -158,7 +152,7 @@ func (h *history) Event(e markers.Event) {
 			// starts now (what came between was the line editor's).
 			r.fromEnter, r.out = false, NewBuffer(HistoryBound, HistoryHead)
 			if e.Line != "" {
-				r.command = e.Line
+				r.Command = e.Line
 			}
 		} else {
 			h.closeFrom(r, nil, "")
@@ -181,14 +175,14 @@ func (h *history) Event(e markers.Event) {
 			sh.dir = h.cwd(e.PID)
 		}
 		if r := h.lastOpenOf(e.PID); r != nil {
-			if e.Line != "" && r.who == ByUser {
-				r.command = e.Line
+			if e.Line != "" && r.Who == ByUser {
+				r.Command = e.Line
 			}
 			h.closeFrom(r, &e.Status, sh.dir)
-		} else if r := h.lastEnded; r != nil && (r.pid == e.PID || r.pid == 0) {
-			r.pid = e.PID
+		} else if r := h.lastEnded; r != nil && (r.ShellPID == e.PID || r.ShellPID == 0) {
+			r.ShellPID = e.PID
 			if sh.dir != "" {
-				r.dir = sh.dir
+				r.Dir = sh.dir
 			}
 		}
 		h.lastEnded = nil
@@ -199,9 +193,9 @@ func (h *history) Event(e markers.Event) {
 		}
 		if r := h.lastOpenOf(h.current); r != nil && r == h.open[len(h.open)-1] && h.sourcedBy(r, e.ID) {
 			// The line that sourced the wrapper: the agent's command.
-			r.who, r.call, r.fromEnter = ByAgent, e.ID, false
+			r.Who, r.call, r.fromEnter = ByAgent, e.ID, false
 			if command != "" {
-				r.command = command
+				r.Command = command
 			}
 			r.out = NewBuffer(HistoryBound, HistoryHead)
 		} else {
@@ -215,7 +209,7 @@ func (h *history) Event(e markers.Event) {
 	case 'E':
 		for i := len(h.open) - 1; i >= 0; i-- {
 			if r := h.open[i]; r.call == e.ID {
-				h.closeFrom(r, &e.Status, h.cwd(r.pid))
+				h.closeFrom(r, &e.Status, h.cwd(r.ShellPID))
 				h.lastEnded = r
 				break
 			}
@@ -238,8 +232,8 @@ func (h *history) Typed(keys []byte) {
 // call with that id: a command of the human's shell that started after
 // those keys were typed.
 func (h *history) sourcedBy(r *record, id markers.ID) bool {
-	return r.who == ByUser && r.call == "" &&
-		(r.id >= h.typedBefore && bytes.Contains(h.typed, []byte(id)) || strings.Contains(r.command, string(id)))
+	return r.Who == ByUser && r.call == "" &&
+		(r.ID >= h.typedBefore && bytes.Contains(h.typed, []byte(id)) || strings.Contains(r.Command, string(id)))
 }
 
 // shell is the state of the shell pid, made on first sight.
@@ -271,13 +265,14 @@ func (h *history) forgetShells() {
 
 // begin opens a record of a command that starts now.
 func (h *history) begin(who, command string, pid int) *record {
-	r := &record{id: h.nextID, who: who, command: command, start: h.now(), pid: pid, out: NewBuffer(HistoryBound, HistoryHead)}
+	r := &record{Entry: Entry{ID: h.nextID, Who: who, Command: command, Start: h.now(), ShellPID: pid},
+		out: NewBuffer(HistoryBound, HistoryHead)}
 	h.nextID++
 	if sh := h.shells[pid]; sh != nil {
-		r.dir = sh.dir
+		r.Dir = sh.dir
 	}
-	if r.dir == "" && pid > 0 {
-		r.dir = h.cwd(pid)
+	if r.Dir == "" && pid > 0 {
+		r.Dir = h.cwd(pid)
 	}
 	h.records = append(h.records, r)
 	if len(h.records) > historyEntries {
@@ -294,10 +289,10 @@ func (h *history) lastOpenOf(pid int) *record {
 	var unknown *record
 	for i := len(h.open) - 1; i >= 0; i-- {
 		r := h.open[i]
-		if r.pid == pid {
+		if r.ShellPID == pid {
 			return r
 		}
-		if r.pid == 0 && unknown == nil {
+		if r.ShellPID == 0 && unknown == nil {
 			unknown = r
 		}
 	}
@@ -314,13 +309,13 @@ func (h *history) closeFrom(r *record, status *int, dir string) {
 	}
 	now := h.now()
 	for _, o := range h.open[i:] {
-		o.end = now
+		o.End = &now
 	}
-	if status != nil && !r.hasStatus {
-		r.status, r.hasStatus = *status, true
+	if status != nil && r.Status == nil {
+		r.Status = new(*status)
 	}
 	if dir != "" {
-		r.dir = dir
+		r.Dir = dir
 	}
 	h.open = h.open[:i]
 }
@@ -339,17 +334,12 @@ func typedLine(echo []byte) string {
 
 // entry is r as the queries answer it.
 func (r *record) entry(now time.Time) Entry {
-	e := Entry{ID: r.id, Who: r.who, Command: r.command, Start: r.start, Dir: r.dir, ShellPID: r.pid,
-		Running: r.end.IsZero(), OutputBytes: r.out.Total(), OutputLeftOut: r.out.Dropped()}
-	if r.hasStatus {
-		e.Status = &r.status
+	e := r.Entry
+	e.Running, e.OutputBytes, e.OutputLeftOut = r.End == nil, r.out.Total(), r.out.Dropped()
+	if r.End != nil {
+		now = *r.End
 	}
-	end := now
-	if !r.end.IsZero() {
-		end = r.end
-		e.End = &r.end
-	}
-	e.DurationMS = end.Sub(r.start).Milliseconds()
+	e.DurationMS = now.Sub(r.Start).Milliseconds()
 	return e
 }
 
@@ -367,7 +357,7 @@ func (h *history) Entries(n int) []Entry {
 // Find is the command with that id; id 0 means the human's last one.
 func (h *history) Find(id int) *record {
 	for i := len(h.records) - 1; i >= 0; i-- {
-		if r := h.records[i]; r.id == id || id == 0 && r.who == ByUser {
+		if r := h.records[i]; r.ID == id || id == 0 && r.Who == ByUser {
 			return r
 		}
 	}

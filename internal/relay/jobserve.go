@@ -23,18 +23,14 @@ import (
 //	send TEXT ENTER    -> ok          stop -> stopped STATUS HOW      close -> ok (an ended job's window goes)
 //	activate ID NAME COMMAND SOCKET -> ok PANE     started -> running | ended STATUS     discard
 
-// serve answers one client's requests until it hangs up.
+// serve answers a client's requests, from m on, until it hangs up.
 func (j *job) serve(c *os.File, r *bufio.Reader, m message) {
-	for {
+	for err := error(nil); err == nil; m, err = readMessage(r) {
 		c.SetDeadline(time.Time{})
 		if err := j.answer(c, r, m); err != nil {
 			if err != errLast {
 				send(c, "error", err.Error())
 			}
-			return
-		}
-		var err error
-		if m, err = readMessage(r); err != nil {
 			return
 		}
 	}
@@ -57,7 +53,7 @@ func (j *job) answer(c *os.File, r *bufio.Reader, m message) error {
 		}
 	case verb == "send" && m.fieldCount(2):
 		if text, enter := m.text(1), m.bool(2); m.err == nil {
-			return j.send(c, text, enter)
+			return j.typeText(c, text, enter)
 		}
 	case verb == "activate" && m.fieldCount(4):
 		if id, name, command, socket := markers.ID(m.text(1)), m.text(2), m.text(3), m.text(4); m.err == nil {
@@ -177,7 +173,7 @@ func appendNew(b []byte, stream string, buf *Buffer, pos *int64) []byte {
 	return b
 }
 
-func (j *job) send(w io.Writer, text string, enter bool) error {
+func (j *job) typeText(w io.Writer, text string, enter bool) error {
 	j.s.mu.Lock()
 	paste := j.s.tracker.Paste()
 	j.s.mu.Unlock()

@@ -89,8 +89,6 @@ const (
 	maxData = 64 << 20 // a data message's bytes
 )
 
-var errLongLine = errors.New("a message longer than the protocol allows")
-
 func readMessage(r *bufio.Reader) (message, error) {
 	m, err := readHeader(r)
 	if err == nil && m.size > 0 {
@@ -106,7 +104,7 @@ func readMessage(r *bufio.Reader) (message, error) {
 func readHeader(r *bufio.Reader) (message, error) {
 	line, err := r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
-		return message{}, errLongLine
+		return message{}, errors.New("a message longer than the protocol allows")
 	}
 	if err != nil {
 		if err == io.EOF && len(line) > 0 {
@@ -130,7 +128,8 @@ func readHeader(r *bufio.Reader) (message, error) {
 
 func (m *message) verb() string { return m.words[0] }
 
-// field is word i (1: the first after the verb), or "" and an error.
+// field is word i (1: the first after the verb). Like the other readers
+// of a field, it notes in m.err the first malformed or missing one.
 func (m *message) field(i int) string {
 	if i >= len(m.words) {
 		m.fail(fmt.Errorf("%s: no field %d", m.verb(), i))
@@ -173,7 +172,6 @@ func (m *message) text(i int) string {
 	return string(b)
 }
 
-// fieldCount checks that the message has n words after its verb.
 func (m *message) fieldCount(n int) bool {
 	if len(m.words) != n+1 {
 		m.fail(fmt.Errorf("%s: %d fields, want %d", m.verb(), len(m.words)-1, n))
@@ -182,12 +180,11 @@ func (m *message) fieldCount(n int) bool {
 	return true
 }
 
-// errorMessage is the error a relay answered with ("error TEXT").
+// errorMessage is the error a relay answered with.
 type errorMessage string
 
 func (e errorMessage) Error() string { return string(e) }
 
-// asError turns an "error TEXT" message into an error; nil for others.
 func (m *message) asError() error {
 	if m.verb() != "error" {
 		return nil
