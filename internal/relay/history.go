@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -113,8 +114,7 @@ func (h *history) bytes(b []byte) {
 			line := typedLine(sh.typed)
 			sh.atPrompt, sh.typed = false, sh.typed[:0]
 			if line != "" {
-				r := h.begin(ByUser, line, h.current)
-				r.fromEnter = true
+				h.begin(ByUser, line, h.current).fromEnter = true
 			}
 			h.bytes(b[i+1:])
 			return
@@ -151,16 +151,10 @@ func (h *history) Event(e markers.Event) {
 			// Its Enter came first: it is this command, whose output
 			// starts now (what came between was the line editor's).
 			r.fromEnter, r.out = false, NewBuffer(HistoryBound, HistoryHead)
-			if e.Line != "" {
-				r.Command = e.Line
-			}
+			r.Command = cmp.Or(e.Line, r.Command)
 		} else {
 			h.closeFrom(r, nil, "")
-			line := e.Line
-			if line == "" {
-				line = typedLine(sh.typed)
-			}
-			h.begin(ByUser, line, e.PID)
+			h.begin(ByUser, cmp.Or(e.Line, typedLine(sh.typed)), e.PID)
 		}
 		sh.atPrompt, sh.typed = false, sh.typed[:0]
 		h.current = e.PID
@@ -180,31 +174,19 @@ func (h *history) Event(e markers.Event) {
 			}
 			h.closeFrom(r, &e.Status, sh.dir)
 		} else if r := h.lastEnded; r != nil && (r.ShellPID == e.PID || r.ShellPID == 0) {
-			r.ShellPID = e.PID
-			if sh.dir != "" {
-				r.Dir = sh.dir
-			}
+			r.ShellPID, r.Dir = e.PID, cmp.Or(sh.dir, r.Dir)
 		}
 		h.lastEnded = nil
 	case 'S':
-		command := h.jobs[e.ID]
-		if command == "" {
-			command = h.holderCall()
-		}
+		command := cmp.Or(h.jobs[e.ID], h.holderCall())
 		if r := h.lastOpenOf(h.current); r != nil && r == h.open[len(h.open)-1] && h.sourcedBy(r, e.ID) {
 			// The line that sourced the wrapper: the agent's command.
 			r.Who, r.call, r.fromEnter = ByAgent, e.ID, false
-			if command != "" {
-				r.Command = command
-			}
+			r.Command = cmp.Or(command, r.Command)
 			r.out = NewBuffer(HistoryBound, HistoryHead)
 		} else {
-			if command == "" {
-				command = "(a command of ptysend's)"
-			}
-			// Its shell is unknown: one without hooks yet.
-			r := h.begin(ByAgent, command, 0)
-			r.call = e.ID
+			// In a shell not known yet: one without hooks.
+			h.begin(ByAgent, cmp.Or(command, "(a command of ptysend's)"), 0).call = e.ID
 		}
 	case 'E':
 		for i := len(h.open) - 1; i >= 0; i-- {
@@ -314,9 +296,7 @@ func (h *history) closeFrom(r *record, status *int, dir string) {
 	if status != nil && r.Status == nil {
 		r.Status = new(*status)
 	}
-	if dir != "" {
-		r.Dir = dir
-	}
+	r.Dir = cmp.Or(dir, r.Dir)
 	h.open = h.open[:i]
 }
 

@@ -1,13 +1,11 @@
 // Package relay is the process that tmux's pipe-pane connects to a pane,
 // both ways, and the protocol its clients speak (wire.go). The shared
-// pane's relay and each job window's are the same program: it reads the
-// pane's raw output (lossless whatever the scrollback), follows the
-// markers in it (markers.Tracker), keeps what ran there in bounded memory
-// (the shared pane's history, history.go; a job window's job, job.go),
-// types into the pane for the client whose turn it is (turns.go: the
-// queue of concurrent calls), and answers queries (queries.go) while a
-// call holds the pane. It decides nothing about whether the agent may
-// type: that is internal/pane's business, on what the relay tells.
+// pane's relay and each job window's read the pane's raw output (lossless
+// whatever the scrollback), follow the markers in it, keep what ran there
+// in bounded memory (history.go; a job window's job, job.go), type into
+// the pane for the client whose turn it is (turns.go), and answer queries
+// (queries.go) while a call holds the pane. Whether the agent may type is
+// internal/pane's business, on what the relay tells.
 package relay
 
 import (
@@ -48,10 +46,8 @@ type server struct {
 	keys   io.Writer // the pane's input
 	typing sync.Mutex
 
-	mu sync.Mutex
-	// moved is broadcast whenever the stream moves, the job changes or
-	// the pane goes: what waiting clients and followers wait for.
-	moved    *sync.Cond
+	mu       sync.Mutex
+	moved    *sync.Cond // broadcast when the stream moves, the job changes or the pane goes
 	tracker  markers.Tracker
 	streamed int64
 	instance string
@@ -68,8 +64,7 @@ type server struct {
 // standard output (its input: nothing else may ever be written there).
 func Run(cfg Config) error { return Serve(cfg, os.Stdin, os.Stdout) }
 
-// Serve serves the pane whose output in brings, typing to keys, until
-// in ends.
+// Serve serves the pane whose output in brings, typing to keys, until in ends.
 func Serve(cfg Config, in io.Reader, keys io.Writer) error {
 	ln, err := listen(cfg)
 	if err != nil {
@@ -101,8 +96,7 @@ func Serve(cfg Config, in io.Reader, keys io.Writer) error {
 	if s.job != nil && s.job.Spare {
 		s.job.forgetSpare()
 	}
-	// Remove the socket unless a newer relay's replaced it; cfg has the
-	// name of a job's renamed socket.
+	// Unless a newer relay's replaced it; cfg has a renamed job socket's name.
 	if now, err := os.Stat(s.cfg.Socket); err == nil && mine != nil && os.SameFile(mine, now) {
 		os.Remove(s.cfg.Socket)
 	}
@@ -138,8 +132,6 @@ func newInstance() string {
 	return strconv.FormatInt(int64(os.Getpid()), 36) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 }
 
-// readPane reads the pane's output until it ends: the tracker and its
-// sink hear it, and so does the client whose turn it is.
 func (s *server) readPane() {
 	buf := make([]byte, 64<<10)
 	for {
@@ -178,7 +170,7 @@ func (s *server) typeKeys(keys []byte) error {
 	return err
 }
 
-// serve answers one client: its first message says what it wants.
+// serve answers a client: its first message says what it wants.
 func (s *server) serve(c *os.File) {
 	defer c.Close()
 	r := bufio.NewReaderSize(c, maxLine)
@@ -236,7 +228,7 @@ func (s *server) closePaneWhenTheHumanExits() {
 
 const paneGoneGrace = 100 * time.Millisecond
 
-// waitForExit waits until process pid exits; false if it cannot be
+// waitForExit waits for process pid to exit; false if it cannot be
 // watched, or if the pane goes first.
 func (s *server) waitForExit(pid int) bool {
 	exited := platform.WatchExit(s.ctx, pid)
@@ -261,9 +253,8 @@ func closedWithin(ch <-chan struct{}, d time.Duration) bool {
 	}
 }
 
-// shellDir is the working directory of a shell of the pane, only for a
-// process on the pane's own terminal (a pid that a shell behind ssh
-// reports is no local process of ours).
+// shellDir is a shell's working directory, only for a process on the
+// pane's own terminal (a pid reported by a shell behind ssh is not ours).
 func (s *server) shellDir(pid int) string {
 	if pid <= 0 || !platform.SameTerminal(pid, s.cfg.PanePID) {
 		return ""
