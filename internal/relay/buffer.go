@@ -67,10 +67,8 @@ type Segment struct {
 	Data   []byte
 }
 
-// Read returns copies of the bytes kept from offset since to the end, as
-// one segment, or two when the dropped middle lies between them. Bytes
-// before since, and dropped ones, are not returned: the first segment may
-// start after since.
+// Read returns copies of the bytes kept from offset since on: one segment,
+// or two around the dropped middle. The first may start after since.
 func (b *Buffer) Read(since int64) []Segment {
 	since = max(0, min(since, b.total))
 	if b.ring == nil {

@@ -28,15 +28,12 @@ var (
 // came, the pane's stream (Read) and the right to type into it.
 type Turn struct {
 	View
-	Path string // the relay's socket
-	c    *os.File
-	r    *bufio.Reader
-	// data is stream not returned by Read yet, read how many bytes of the
-	// stream Read returned, and unread how many bytes of the data message
-	// being read are still in r.
-	data   []byte
-	read   int64
-	unread int
+	Path   string // the relay's socket
+	c      *os.File
+	r      *bufio.Reader
+	data   []byte // stream that Read has not returned yet
+	read   int64  // how much stream Read returned
+	unread int    // the bytes of the data message being read still in r
 	// Tracker follows the shell's events in the stream, from the hello's
 	// snapshot on: whoever reads the stream before the command's START (a
 	// look at the pane) feeds it.
@@ -97,7 +94,7 @@ func (t *Turn) waitForTurn(ctx context.Context, call string, deadline time.Time,
 	}
 }
 
-// hungUp says what an error reading from a relay means.
+// hungUp says what an error talking to a relay means.
 func hungUp(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
 		return ErrHungUp
@@ -151,7 +148,7 @@ func (t *Turn) Stashed() []byte {
 	return b
 }
 
-// StreamOffset is where the stream read so far ends, as the relay counts it.
+// StreamOffset is where the stream read so far ends, as the relay counts.
 func (t *Turn) StreamOffset() int64 { return t.View.Offset + t.read }
 
 // Buffered is how much stream came that Read has not returned yet.

@@ -12,18 +12,13 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
-// The shared pane's relay keeps the history of the commands run at the
-// shell's prompt, by the human or by the agent, with what each printed,
-// for ptysend --history and --output (queries.go): in memory only, and
-// bounded (the last historyEntries commands, each with the head and tail
-// of its output).
-//
-// A command of the human's starts with the shell's COMMAND event (for a
-// shell that has none, dash, with the Enter that ends the line echoed
-// after the PROMPT event) and ends with its FINISHED event (status,
-// directory). An agent's command is the wrapper's, from START to END with
-// the call's id; its text is what the call declared for that id ("runs"),
-// not the line that sourced the wrapper, and its output what the call got.
+// The shared pane's relay keeps, in bounded memory, the history of the
+// commands run at the shell's prompt, the human's and the agent's, with
+// what each printed (ptysend --history, --output). A human's command runs
+// from its COMMAND event (in dash, which has none, from the Enter ending
+// the line echoed after PROMPT) to its FINISHED event. An agent's is the
+// wrapper's, from START to END; its text is what the call declared for its
+// id ("runs"), not the line that sourced the wrapper.
 
 const (
 	historyEntries = 100
@@ -160,9 +155,8 @@ func (h *history) Event(e markers.Event) {
 		h.current = e.PID
 	case 'F':
 		sh := h.shell(e.PID)
-		// Hooks that give the directory give COMMAND events too (bash,
-		// zsh, fish; not dash): known from the FINISHED event that follows
-		// their installation, before the human's first command.
+		// Hooks that give the directory (bash, zsh, fish; not dash) give
+		// COMMAND events too: known before the human's first command.
 		sh.commandEvents = sh.commandEvents || e.Dir != ""
 		sh.dir = e.Dir
 		if sh.dir == "" {
@@ -210,9 +204,8 @@ func (h *history) Typed(keys []byte) {
 	h.typedBefore = h.nextID
 }
 
-// sourcedBy reports whether r is the line that the relay typed for the
-// call with that id: a command of the human's shell that started after
-// those keys were typed.
+// sourcedBy reports whether r is the line the relay typed for the call
+// with that id.
 func (h *history) sourcedBy(r *record, id markers.ID) bool {
 	return r.Who == ByUser && r.call == "" &&
 		(r.ID >= h.typedBefore && bytes.Contains(h.typed, []byte(id)) || strings.Contains(r.Command, string(id)))
@@ -282,8 +275,7 @@ func (h *history) lastOpenOf(pid int) *record {
 }
 
 // closeFrom ends r with status (nil: unknown) and dir (kept when ""),
-// and with it the commands started inside it (a shell started by r that
-// is gone): their end is known, their status is not.
+// and the commands started inside it (in a shell of r's), status unknown.
 func (h *history) closeFrom(r *record, status *int, dir string) {
 	i := slices.Index(h.open, r)
 	if i < 0 {

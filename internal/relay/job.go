@@ -11,27 +11,22 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// A job window's relay keeps its job. The job's supervisor (the window's
-// process, internal/jobs) prints START, the job's output, its stderr in
-// R/r frames, and END with the exit status, all marked with the job's id.
-// The relay keeps output and stderr apart, bounded (Buffer), for as long
-// as the window lives, and answers the job's requests (jobserve.go). A
-// spare window's relay keeps nothing until "activate" makes it a job's
-// (spare.go).
+// A job window's relay keeps its job. The job's supervisor (internal/jobs)
+// prints START, the job's output, its stderr in R/r frames, and END with
+// the exit status, all marked with the job's id. The relay keeps output and
+// stderr apart, bounded, as long as the window lives, and answers requests
+// (jobserve.go). A spare window's relay keeps nothing until activated (spare.go).
 
 // JobConfig is the job a window's relay keeps.
 type JobConfig struct {
 	Name    string
 	ID      markers.ID
 	Command string // shortened, for --jobs
-	// Ready is the fifo where ptysend --job waits to hear "ok" (the job
-	// runs) or "error ...".
-	Ready string
+	Ready   string // the fifo where ptysend --job waits for "ok" or "error ..."
 	// Session and RuntimeDir are the bridge's.
 	Session, RuntimeDir string
 	Spare               bool
-	// SpareMaker, when set, is the command (ptysend in a hidden mode) that
-	// makes a spare window for the next job once this one runs.
+	// SpareMaker makes a spare window for the next job once this one runs.
 	SpareMaker []string
 }
 
@@ -76,8 +71,7 @@ func newJob(s *server, cfg JobConfig) *job {
 	return j
 }
 
-// Bytes and Event hear the window's stream (markers.EventSink), with
-// s.mu held.
+// Bytes and Event hear the window's stream, with s.mu held.
 func (j *job) Bytes(b []byte) {
 	j.lastFed = time.Now()
 	switch {
@@ -163,12 +157,11 @@ func tellReady(fifo, msg string) {
 	f.Close()
 }
 
-// watchSupervisor ends the job of a supervisor that died without an END
-// marker (killed by someone), with the status tmux saw, if any. The stream
-// can lag well behind the exit: tmux relays a big output at its own pace,
-// and blocks while libutempter updates utmp as the pane's terminal closes
-// (a second and more on a busy machine). So only a stream that stays quiet
-// after the exit, and after an answer from tmux (then not blocked), tells
+// watchSupervisor ends the job of a supervisor killed before its END
+// marker, with the status tmux saw, if any. The stream can lag well behind
+// the exit (tmux relays a big output at its own pace, and blocks for a
+// second and more while libutempter updates utmp as the terminal closes):
+// only a stream quiet after the exit, and after an answer from tmux, tells
 // that no END will come.
 func (j *job) watchSupervisor() {
 	if !j.s.waitForExit(j.s.cfg.PanePID) {
@@ -199,13 +192,11 @@ func (j *job) quietFor(d time.Duration) bool {
 	return time.Since(j.lastFed) >= d
 }
 
-// nudgeReaper makes sure tmux learns that the window's process ended.
-// tmux built with libutempter (Debian's is) loses a SIGCHLD that comes
-// while utempter's helper runs, as it does when the pane's terminal closes
-// (tmux issue #311): the pane would stay without its exit status, and
-// without the line saying the job ended, for ever. So while the process
-// is an unreaped zombie, the relay sends its parent (tmux) SIGCHLD, as
-// tmux does itself after utempter_add_record.
+// nudgeReaper sends tmux SIGCHLD while the window's process is an unreaped
+// zombie: tmux built with libutempter (Debian's) loses a SIGCHLD that comes
+// while utempter's helper runs, as it does when the terminal closes (tmux
+// issue #311), and the pane would never get its exit status. tmux does the
+// same itself after utempter_add_record.
 func nudgeReaper(pid int) {
 	for range 500 { // 10 s at most
 		time.Sleep(20 * time.Millisecond)

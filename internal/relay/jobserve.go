@@ -189,11 +189,10 @@ const (
 	pasteEnd   = "\x1b[201~"
 )
 
-// TypedText is text typed as tmux's paste-buffer -p types it, then Enter
-// if enter: newlines become "\r", and when the program turned bracketed
-// paste on, the text is bracketed, so that a line editor takes several
-// lines as one edit and a TAB as text; a paste-end sequence in the text is
-// dropped, so nothing ends the paste early. No word is a key name.
+// TypedText is text as tmux's paste-buffer -p types it, then Enter if
+// enter: newlines as "\r", and bracketed when the program asked for it (a
+// line editor then takes lines as one edit, a TAB as text), a paste-end
+// sequence in the text dropped. No word is a key name.
 func TypedText(text string, paste cleantext.Mode, enter bool) string {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\n", "\r")
@@ -216,10 +215,8 @@ const (
 // killGrace is how long each phase of a job's stop waits for it to end.
 const killGrace = 3 * time.Second
 
-// stop interrupts the job with Ctrl-C, then Ctrl-\ if it still runs
-// killGrace later, then SIGKILL to its process group (which the supervisor
-// sends on SIGUSR1). The client hears the status and how the job stopped;
-// then the window goes.
+// stop tries Ctrl-C, then Ctrl-\, then SIGKILL to the job's process group
+// (the supervisor sends it on SIGUSR1), killGrace apart; then the window goes.
 func (j *job) stop(w io.Writer) error {
 	pid := j.s.cfg.PanePID
 	done, _ := j.outcome()
@@ -251,8 +248,6 @@ func (j *job) stop(w io.Writer) error {
 	return errLast
 }
 
-// interruptWith does what may stop the job and waits up to killGrace for
-// it to end.
 func (j *job) interruptWith(do func()) bool {
 	do()
 	return closedWithin(j.endedC, killGrace)

@@ -207,11 +207,11 @@ func (s *server) acceptFromUs(ln *platform.UnixListener) {
 	}
 }
 
-// The shared pane has remain-on-exit on, so that a command of the agent's
-// that ends the shell (exit, exec, a failure under set -e) cannot destroy
-// the human's session: ptysend starts a new shell in the pane. A shell that
-// ends while no call holds the pane was ended by the human: the pane is
-// closed, as it would be without remain-on-exit, and the terminal with it.
+// The shared pane has remain-on-exit on, so that an agent's command that
+// ends the shell (exit, exec, set -e) cannot end the human's session
+// (ptysend starts a new shell). A
+// shell that ends while no call holds the pane was ended by the human: the
+// pane is closed, as it would be without remain-on-exit.
 func (s *server) closePaneWhenTheHumanExits() {
 	// When the whole pane goes (the session ended, the server was killed),
 	// its pipe closes within paneGoneGrace: nothing is left to close.

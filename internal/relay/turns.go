@@ -10,11 +10,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// The queue of concurrent calls: a client asks for a turn ("turn CALL",
-// with the call as the agent typed it) and waits in the order it came,
-// hearing at once what holds the pane, and since when ("queued"), and
-// again when that changes. When its turn comes it gets the hello (what
-// the pane's shell last said, where the stream stands), then the pane's
+// The queue of concurrent calls: a client asks for a turn ("turn CALL")
+// and waits in order, hearing what holds the pane ("queued") at once and
+// whenever that changes. Its turn come, it gets the hello, then the pane's
 // stream, and may type. A request before its turn is a hang-up.
 
 const maxCall = 512 // bytes of a declared call
@@ -134,11 +132,9 @@ func (s *server) request(tc *turnClient, m message) bool {
 	return false
 }
 
-// typeIf types keys only if the stream is still where the client saw it
-// (offset) and the human has typed nothing the shell has not read yet:
-// the client decided on the pane as of offset, and anything since may
-// change the answer. It answers "typed", or "moved" with where the stream
-// is now, after what waited in the pipe came in.
+// typeIf types keys only if the stream is still at offset, where the
+// client decided, and the human has typed nothing the shell has not read.
+// It answers "typed", or "moved" with where the stream is once caught up.
 func (s *server) typeIf(tc *turnClient, offset int64, keys []byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -196,9 +192,8 @@ func (t *turns) drop(tc *turnClient) {
 }
 
 // dropHungUp forgets the clients that hung up before their requests'
-// reader noticed: a call that comes right after the previous one ended
-// (the agent's next command) must not be queued behind it, nor told that
-// it waits. Call with s.mu held.
+// reader noticed: the agent's next call must not wait behind its last.
+// Call with s.mu held.
 func (t *turns) dropHungUp() {
 	for _, tc := range append([]*turnClient{t.current}, t.queue...) {
 		if tc != nil && platform.PeerHungUp(tc.c) {
