@@ -209,9 +209,8 @@ func (s *server) acceptFromUs(ln *platform.UnixListener) {
 
 // The shared pane has remain-on-exit on, so that an agent's command that
 // ends the shell (exit, exec, set -e) cannot end the human's session
-// (ptysend starts a new shell). A
-// shell that ends while no call holds the pane was ended by the human: the
-// pane is closed, as it would be without remain-on-exit.
+// (ptysend starts a new shell). A shell that ends while no call holds the
+// pane was ended by the human: the pane is closed, as without the option.
 func (s *server) closePaneWhenTheHumanExits() {
 	// When the whole pane goes (the session ended, the server was killed),
 	// its pipe closes within paneGoneGrace: nothing is left to close.
