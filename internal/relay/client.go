@@ -72,26 +72,23 @@ func (t *Turn) waitForTurn(ctx context.Context, call string, deadline time.Time,
 	}
 	t.c.SetReadDeadline(deadline)
 	defer t.c.SetReadDeadline(time.Time{})
-	for {
-		m, err := readMessage(t.r)
-		if err != nil {
-			return hungUp(err)
+	m, err := readMessage(t.r)
+	for ; err == nil && m.verb() == "queued"; m, err = readMessage(t.r) {
+		if q := (Queued{Ahead: m.int(1), Since: m.time(2), Call: m.text(3)}); m.err == nil && queued != nil {
+			queued(q)
 		}
-		if m.verb() == "queued" {
-			if q := (Queued{Ahead: m.int(1), Since: m.time(2), Call: m.text(3)}); m.err == nil && queued != nil {
-				queued(q)
-			}
-			continue
-		}
-		if m.verb() == "hello" && m.int(1) == Version && m.fieldCount(1+viewFields) {
-			t.View = parseView(&m, 2)
-			t.Tracker = markers.TrackerFrom(t.Shell)
-		}
-		if m.err != nil || t.PaneID == "" {
-			return fmt.Errorf("%w: %q", ErrVersion, m.words)
-		}
-		return nil
 	}
+	if err != nil {
+		return hungUp(err)
+	}
+	if m.verb() == "hello" && m.int(1) == Version && m.fieldCount(1+viewFields) {
+		t.View = parseView(&m, 2)
+		t.Tracker = markers.TrackerFrom(t.Shell)
+	}
+	if m.err != nil || t.PaneID == "" {
+		return fmt.Errorf("%w: %q", ErrVersion, m.words)
+	}
+	return nil
 }
 
 // hungUp says what an error talking to a relay means.

@@ -102,16 +102,13 @@ func (j *JobClient) ReadOutput(stream string, since int64) (segs []Segment, tota
 		return nil, 0, false, err
 	}
 	total, ended = m.int64(1), m.bool(2)
-	for {
-		m, err := j.next()
-		if err != nil {
-			return nil, 0, false, err
-		}
-		if m.verb() == "end" {
-			return segs, total, ended, nil
-		}
+	for m, err = j.next(); err == nil && m.verb() != "end"; m, err = j.next() {
 		segs = append(segs, Segment{Offset: m.int64(2), Data: m.data})
 	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return segs, total, ended, nil
 }
 
 // Event is one message of a follow: a piece of "out" or "err" at its

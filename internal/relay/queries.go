@@ -182,20 +182,17 @@ func query(path string, verb string, fields ...any) ([]message, error) {
 	var answer []message
 	for {
 		m, err := readMessage(r)
-		if err != nil && len(answer) == 0 && errors.Is(hungUp(err), ErrHungUp) {
+		switch {
+		case err != nil && len(answer) == 0 && errors.Is(hungUp(err), ErrHungUp):
 			// A relay of an older version greets and hangs up.
 			return nil, fmt.Errorf("%w: it hung up on %q", ErrVersion, verb)
-		}
-		if err != nil {
+		case err != nil:
 			return nil, hungUp(err)
-		}
-		if len(answer) == 0 && !answers[m.verb()] {
+		case len(answer) == 0 && !answers[m.verb()]:
 			return nil, fmt.Errorf("%w: %q", ErrVersion, m.words)
-		}
-		if err := m.asError(); err != nil {
-			return nil, err
-		}
-		if m.verb() == "end" {
+		case m.verb() == "error":
+			return nil, m.asError()
+		case m.verb() == "end":
 			return answer, nil
 		}
 		answer = append(answer, m)
