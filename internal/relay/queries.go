@@ -17,7 +17,7 @@ import (
 // pane's relay knows and never wait while a call holds the pane: one
 // request, one answer, then the relay hangs up.
 //
-//	status       -> status VERSION VIEW... CALL SINCE QUEUED HELD DIR, [running ENTRY], end
+//	status       -> status VERSION VIEW... HELD CALL SINCE QUEUED DIR, [running ENTRY], end
 //	history N    -> entry ENTRY..., end
 //	output ID    -> entry ENTRY, data o 0 LENGTH BYTES, end    (ID 0: the human's last command)
 

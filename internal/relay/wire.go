@@ -11,22 +11,20 @@ import (
 	"time"
 )
 
-// Every message between a relay and its clients, calls, queries and jobs
-// alike, is one line of words, the first naming the message; a "data"
-// message is followed by as many bytes as its last word says:
+// Every message between a relay and its clients is one line of words, the
+// first naming the message; a "data" message ("data STREAM OFFSET LENGTH")
+// is followed by LENGTH bytes. A call's turn (turns.go):
 //
-//	turn CALL               hello VERSION PANE PID STATE SHELL OFFSET PASTE ALT RELAY
-//	queued AHEAD SINCE CALL data STREAM OFFSET LENGTH, then LENGTH bytes
-//	type KEYS               type-if OFFSET KEYS   ->  typed | moved OFFSET
-//	status                  history N             output ID
-//	info    read STREAM SINCE    follow OFFSET OFFSET    send TEXT ENTER
-//	stop    close    activate ...    started    discard     error TEXT
+//	turn CALL  ->  queued AHEAD SINCE CALL ..., hello VERSION PANE PID STATE SHELL RELAY OFFSET PASTE ALT
+//	then the stream as data messages, and the call's requests:
+//	type KEYS    runs ID COMMAND    type-if OFFSET KEYS -> typed | moved OFFSET
 //
-// Text travels as "x" and its hex digits, so that any bytes (the empty
-// text too) make one word; numbers in decimal, times as Unix nanoseconds
-// (0: none). Not JSON: a query is a whole ptysend process that must cost
-// at most half a trivial call, and encoding/json's first use in a fresh
-// process (building its view of the types) cost 0.2-0.6 ms of a ~4 ms
+// Queries and a job's requests are listed in queries.go and jobserve.go;
+// a request may be answered "error TEXT". Text travels as "x" and its hex
+// digits, so that any bytes (the empty text too) make one word; numbers in
+// decimal, times as Unix nanoseconds (0: none). Not JSON: a query is a
+// whole ptysend process that must cost at most half a trivial call, and
+// encoding/json's first use in a fresh process cost 0.2-0.6 ms of a ~4 ms
 // --status (scripts/bench).
 
 // message is one message as read: its words, and a data message's bytes
