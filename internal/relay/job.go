@@ -64,7 +64,11 @@ func newJob(s *server, cfg JobConfig) *job {
 		startedC: make(chan struct{}), endedC: make(chan struct{}), moved: make(chan struct{})}
 	if !cfg.Spare {
 		close(j.moved)
-		go j.tellReadyOnStart()
+		go func() {
+			if closedWithin(j.startedC, readyLimit) {
+				tellReady(j.Ready, "ok")
+			}
+		}()
 		go j.watchSupervisor()
 	}
 	go j.makeSpareOnStart()
@@ -137,12 +141,6 @@ func (j *job) outcome() (done bool, status int) {
 
 // readyLimit bounds the wait for a job to start.
 const readyLimit = 20 * time.Second
-
-func (j *job) tellReadyOnStart() {
-	if closedWithin(j.startedC, readyLimit) {
-		tellReady(j.Ready, "ok")
-	}
-}
 
 // tellReady writes msg to the ready fifo, if ptysend still waits there.
 func tellReady(fifo, msg string) {
