@@ -4,9 +4,9 @@ import "bytes"
 
 // Buffer keeps what a command or a job printed, in memory, whole up to a
 // bound; past it, the first headSize bytes and the last (bound - headSize)
-// bytes, with the middle dropped. Offsets count every byte ever written,
-// so an offset stays valid whatever was dropped since. It is the one
-// bound of everything a relay keeps, and of the MCP server's capture.
+// bytes. Offsets count every byte ever written, so an offset stays valid
+// whatever was dropped since. It bounds everything a relay keeps, and the
+// MCP server's capture.
 type Buffer struct {
 	bound, headSize int
 
@@ -19,9 +19,7 @@ type Buffer struct {
 	total int64
 }
 
-// The bounds: 8 MiB of a job's output kept whole; past that, its first
-// MiB and its last 7 MiB; its stderr: 2 MiB, then the first 256 KiB and
-// the last part. A command of the history: its first and its last 512 KiB.
+// The bounds of a job's output, its stderr, and a command of the history.
 const (
 	OutputBound  = 8 << 20
 	OutputHead   = 1 << 20
@@ -31,8 +29,7 @@ const (
 	HistoryHead  = 512 << 10
 )
 
-// NewBuffer returns a buffer that keeps bound bytes whole, then the first
-// headSize (0 < headSize < bound) and the last ones.
+// NewBuffer returns a buffer of that bound and head (0 < headSize < bound).
 func NewBuffer(bound, headSize int) *Buffer {
 	return &Buffer{bound: bound, headSize: headSize}
 }
@@ -45,34 +42,18 @@ func (b *Buffer) Write(p []byte) (int, error) {
 	n := len(p)
 	b.total += int64(n)
 	if b.ring == nil {
-		if len(b.head)+len(p) <= b.bound {
+		if len(b.head)+n <= b.bound {
 			b.head = append(b.head, p...)
 			return n, nil
 		}
-		// The bound is reached: the head keeps its first bytes, the ring
+		// The bound is passed: the head keeps its first bytes, the ring
 		// the last ones of head and p together.
-		tailSize := b.bound - b.headSize
-		b.ring = make([]byte, tailSize)
-		var rest []byte
-		if need := b.headSize - len(b.head); need > 0 {
-			b.head = append(b.head, p[:need]...)
-			rest = p[need:]
-		} else {
-			rest = append(b.head[b.headSize:len(b.head):len(b.head)], p...)
-			b.head = append([]byte(nil), b.head[:b.headSize]...)
-		}
-		if len(rest) > tailSize {
-			rest = rest[len(rest)-tailSize:]
-		}
-		// rest is exactly tailSize long: the bound was passed.
-		copy(b.ring, rest)
-		b.pos = 0
-		return n, nil
+		p = append(b.head, p...)
+		b.head = append([]byte(nil), p[:b.headSize]...)
+		b.ring = make([]byte, b.bound-b.headSize)
 	}
 	if len(p) >= len(b.ring) {
-		copy(b.ring, p[len(p)-len(b.ring):])
-		b.pos = 0
-		return n, nil
+		p, b.pos = p[len(p)-len(b.ring):], 0
 	}
 	k := copy(b.ring[b.pos:], p)
 	copy(b.ring, p[k:])
@@ -86,10 +67,8 @@ type Segment struct {
 	Data   []byte
 }
 
-// Read returns copies of the bytes kept from offset since to the end, as
-// one segment, or two when the dropped middle lies between them. Bytes
-// before since, and dropped ones, are not returned: the first segment may
-// start after since.
+// Read returns copies of the bytes kept from offset since on: one segment,
+// or two around the dropped middle. The first may start after since.
 func (b *Buffer) Read(since int64) []Segment {
 	since = max(0, min(since, b.total))
 	if b.ring == nil {
@@ -102,13 +81,11 @@ func (b *Buffer) Read(since int64) []Segment {
 	tailStart := b.total - int64(len(b.ring))
 	from := max(since, tailStart)
 	tail := make([]byte, 0, b.total-from)
-	skip := int(from - tailStart)
-	i := (b.pos + skip) % len(b.ring)
-	if i >= b.pos && skip < len(b.ring) {
-		tail = append(tail, b.ring[i:]...)
-		tail = append(tail, b.ring[:b.pos]...)
+	older, newer := b.ring[b.pos:], b.ring[:b.pos]
+	if skip := int(from - tailStart); skip < len(older) {
+		tail = append(append(tail, older[skip:]...), newer...)
 	} else {
-		tail = append(tail, b.ring[i:b.pos]...)
+		tail = append(tail, newer[skip-len(older):]...)
 	}
 	if len(tail) > 0 || len(segs) == 0 {
 		segs = append(segs, Segment{from, tail})

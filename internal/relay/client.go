@@ -14,45 +14,37 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// ErrNoRelay means nothing listens on the relay's socket.
-var ErrNoRelay = errors.New("no relay is listening")
-
-// ErrVersion means the relay speaks another version of the protocol.
-var ErrVersion = errors.New("the relay speaks another protocol version")
-
-// ErrHungUp means the relay closed the connection: it died, or the pane
-// went.
-var ErrHungUp = errors.New("the relay hung up")
+var (
+	// ErrNoRelay means nothing listens on the relay's socket.
+	ErrNoRelay = errors.New("no relay is listening")
+	// ErrVersion means the relay speaks another version of the protocol.
+	ErrVersion = errors.New("the relay speaks another protocol version")
+	// ErrHungUp means the relay closed the connection: it died, or the
+	// pane went.
+	ErrHungUp = errors.New("the relay hung up")
+)
 
 // Turn is a call's connection to the shared pane's relay: once the turn
 // came, the pane's stream (Read) and the right to type into it.
 type Turn struct {
 	View
-	// Path is the socket the relay listens on.
-	Path string
-	c    *os.File
-	r    *bufio.Reader
-	// data is stream not returned by Read yet; read is how many bytes of
-	// the stream Read returned.
-	data []byte
-	read int64
-	// unread is how many bytes of the data message being read are still
-	// in r.
-	unread int
-	// Tracker follows the shell's events in the stream read, from the
-	// hello's snapshot on: whoever reads the stream before the command's
-	// START (a look at the pane) feeds it.
+	Path   string // the relay's socket
+	c      *os.File
+	r      *bufio.Reader
+	data   []byte // stream that Read has not returned yet
+	read   int64  // how much stream Read returned
+	unread int    // the bytes of the data message being read still in r
+	// Tracker follows the shell's events in the stream, from the hello's
+	// snapshot on: whoever reads the stream before the command's START (a
+	// look at the pane) feeds it.
 	Tracker *markers.Tracker
 }
 
 // Queued is what a waiting call hears about the pane's holder.
 type Queued struct {
-	// Ahead counts the calls before ours: the holder and those queued
-	// before us.
-	Ahead int
+	Ahead int // the holder and the calls queued before ours
 	Since time.Time
-	// Call is what the holder runs, as the agent typed it; "" while unknown.
-	Call string
+	Call  string // what the holder runs, as the agent typed it; "" while unknown
 }
 
 // RequestTurn asks the relay at path for a turn at the pane for call (as
@@ -64,42 +56,42 @@ func RequestTurn(ctx context.Context, path, call string, deadline time.Time, que
 	if err != nil {
 		return nil, fmt.Errorf("%w on %s: %v", ErrNoRelay, path, err)
 	}
-	stop := context.AfterFunc(ctx, func() { c.SetReadDeadline(time.Now()) })
-	defer stop()
 	t := &Turn{Path: path, c: c, r: bufio.NewReaderSize(c, 64<<10)}
-	if _, err := c.Write(appendMessage(nil, "turn", call)); err != nil {
+	if err := t.waitForTurn(ctx, call, deadline, queued); err != nil {
 		c.Close()
-		return nil, hungUp(err)
+		return nil, err
 	}
-	c.SetReadDeadline(deadline)
-	defer c.SetReadDeadline(time.Time{})
-	for {
-		m, err := readMessage(t.r)
-		if err != nil {
-			c.Close()
-			return nil, hungUp(err)
-		}
-		switch m.verb() {
-		case "queued":
-			if q := (Queued{Ahead: m.int(1), Since: m.time(2), Call: m.text(3)}); m.err == nil && queued != nil {
-				queued(q)
-			}
-			continue
-		case "hello":
-			if m.int(1) == Version && m.fieldCount(1+viewFields) {
-				t.View = parseView(&m, 2)
-				t.Tracker = markers.TrackerFrom(t.Shell)
-			}
-		}
-		if m.verb() != "hello" || m.err != nil || t.PaneID == "" {
-			c.Close()
-			return nil, fmt.Errorf("%w: %q", ErrVersion, m.words)
-		}
-		return t, nil
-	}
+	return t, nil
 }
 
-// hungUp says what an error reading from a relay means.
+func (t *Turn) waitForTurn(ctx context.Context, call string, deadline time.Time, queued func(Queued)) error {
+	stop := context.AfterFunc(ctx, func() { t.c.SetReadDeadline(time.Now()) })
+	defer stop()
+	if err := send(t.c, "turn", call); err != nil {
+		return hungUp(err)
+	}
+	t.c.SetReadDeadline(deadline)
+	defer t.c.SetReadDeadline(time.Time{})
+	m, err := readMessage(t.r)
+	for ; err == nil && m.verb() == "queued"; m, err = readMessage(t.r) {
+		if q := (Queued{Ahead: m.int(1), Since: m.time(2), Call: m.text(3)}); m.err == nil && queued != nil {
+			queued(q)
+		}
+	}
+	if err != nil {
+		return hungUp(err)
+	}
+	if m.verb() == "hello" && m.int(1) == Version && m.fieldCount(1+viewFields) {
+		t.View = parseView(&m, 2)
+		t.Tracker = markers.TrackerFrom(t.Shell)
+	}
+	if m.err != nil || t.PaneID == "" {
+		return fmt.Errorf("%w: %q", ErrVersion, m.words)
+	}
+	return nil
+}
+
+// hungUp says what an error talking to a relay means.
 func hungUp(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
 		return ErrHungUp
@@ -143,9 +135,8 @@ func (t *Turn) readUnread() error {
 	return hungUp(err)
 }
 
-// Stashed returns the stream that came while the turn waited for an
-// answer (TypeIf's "moved"), as read: a look reads it before it decides
-// again.
+// Stashed returns, as read, the stream that came while the turn waited
+// for an answer (TypeIf's "moved"): a look reads it before it decides again.
 func (t *Turn) Stashed() []byte {
 	t.readUnread()
 	b := t.data
@@ -154,12 +145,10 @@ func (t *Turn) Stashed() []byte {
 	return b
 }
 
-// StreamOffset is where the stream read so far ends, as the relay
-// counts it.
+// StreamOffset is where the stream read so far ends, as the relay counts.
 func (t *Turn) StreamOffset() int64 { return t.View.Offset + t.read }
 
-// Buffered reports whether stream that Read has not returned yet has
-// come: zero means we are as far as the relay has sent.
+// Buffered is how much stream came that Read has not returned yet.
 func (t *Turn) Buffered() int { return len(t.data) + t.r.Buffered() }
 
 // SetReadDeadline bounds the next reads of the stream; zero: none.
@@ -169,7 +158,7 @@ func (t *Turn) SetReadDeadline(d time.Time) error { return t.c.SetReadDeadline(d
 func (t *Turn) Type(keys string) error {
 	for len(keys) > 0 {
 		n := min(len(keys), maxKeys)
-		if _, err := t.c.Write(appendMessage(nil, "type", keys[:n])); err != nil {
+		if err := send(t.c, "type", keys[:n]); err != nil {
 			return hungUp(err)
 		}
 		keys = keys[n:]
@@ -181,24 +170,23 @@ func (t *Turn) Type(keys string) error {
 const maxKeys = maxLine/2 - 64
 
 // TypeIf types keys only if nothing came in the stream beyond what Read
-// returned so far (the caller decided on that), and the human has typed
-// nothing the shell has not read: typed is false when something did,
-// and nothing was typed; what came is there for Read (Stashed). Keys too
-// long for one request go in several: the first decides, the others
-// follow it.
+// returned so far (on which the caller decided), and the human has typed
+// nothing the shell has not read. Otherwise typed is false, nothing was
+// typed, and what came is there for Read (Stashed). Keys too long for one
+// request go in several: the first decides.
 func (t *Turn) TypeIf(keys string) (typed bool, err error) {
-	first, rest := keys[:min(len(keys), maxKeys)], keys[min(len(keys), maxKeys):]
-	if typed, err = t.typeIf(first); err != nil || !typed {
+	n := min(len(keys), maxKeys)
+	if typed, err = t.typeIf(keys[:n]); err != nil || !typed {
 		return typed, err
 	}
-	return true, t.Type(rest)
+	return true, t.Type(keys[n:])
 }
 
 func (t *Turn) typeIf(keys string) (typed bool, err error) {
 	if err := t.readUnread(); err != nil {
 		return false, err
 	}
-	if _, err := t.c.Write(appendMessage(nil, "type-if", t.StreamOffset(), keys)); err != nil {
+	if err := send(t.c, "type-if", t.StreamOffset(), keys); err != nil {
 		return false, hungUp(err)
 	}
 	for {
@@ -209,10 +197,8 @@ func (t *Turn) typeIf(keys string) (typed bool, err error) {
 		switch m.verb() {
 		case "data":
 			t.data = append(t.data, m.data...)
-		case "typed":
-			return true, nil
-		case "moved":
-			return false, nil
+		case "typed", "moved":
+			return m.verb() == "typed", nil
 		default:
 			return false, fmt.Errorf("unexpected message from the relay: %q", m.words)
 		}
@@ -220,262 +206,11 @@ func (t *Turn) typeIf(keys string) (typed bool, err error) {
 }
 
 // Runs tells the relay, for its history, what the wrapper with that id
-// runs.
+// runs (its first maxRuns bytes).
 func (t *Turn) Runs(id, command string) error {
-	_, err := t.c.Write(appendMessage(nil, "runs", id, command[:min(len(command), maxRuns)]))
-	return err
+	return send(t.c, "runs", id, command[:min(len(command), maxRuns)])
 }
 
-// maxRuns bounds a declared command, in bytes.
 const maxRuns = 8 << 10
 
 func (t *Turn) Close() error { return t.c.Close() }
-
-// queryTimeout bounds how long a query waits for its answer.
-const queryTimeout = 5 * time.Second
-
-// query sends one request and reads the answer up to its "end".
-func query(path string, verb string, fields ...any) ([]message, error) {
-	c, err := platform.DialUnixBlocking(path, queryTimeout)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoRelay, err)
-	}
-	defer c.Close()
-	if _, err := c.Write(appendMessage(nil, verb, fields...)); err != nil {
-		return nil, hungUp(err)
-	}
-	r := bufio.NewReaderSize(c, 64<<10)
-	var answer []message
-	for {
-		m, err := readMessage(r)
-		if err != nil && len(answer) == 0 && errors.Is(hungUp(err), ErrHungUp) {
-			// A relay of an older version greets and hangs up.
-			return nil, fmt.Errorf("%w: it hung up on %q", ErrVersion, verb)
-		}
-		if err != nil {
-			return nil, hungUp(err)
-		}
-		if len(answer) == 0 && !answers[m.verb()] {
-			return nil, fmt.Errorf("%w: %q", ErrVersion, m.words)
-		}
-		if err := m.asError(); err != nil {
-			return nil, err
-		}
-		if m.verb() == "end" {
-			return answer, nil
-		}
-		answer = append(answer, m)
-	}
-}
-
-// answers are the messages a query's answer may start with.
-var answers = map[string]bool{"status": true, "entry": true, "end": true, "error": true}
-
-// QueryStatus asks the shared pane's relay where the pane stands.
-func QueryStatus(path string) (*Status, error) {
-	ms, err := query(path, "status")
-	if err != nil {
-		return nil, err
-	}
-	if len(ms) == 0 || ms[0].verb() != "status" || ms[0].int(1) != Version {
-		return nil, ErrVersion
-	}
-	s := parseStatus(&ms[0])
-	for i := range ms[1:] {
-		if m := &ms[1+i]; m.verb() == "running" {
-			e := parseEntry(m)
-			s.Running = &e
-		}
-	}
-	return s, errors.Join(ms[0].err)
-}
-
-// QueryHistory asks for the last n commands of the history.
-func QueryHistory(path string, n int) ([]Entry, error) {
-	ms, err := query(path, "history", n)
-	if err != nil {
-		return nil, err
-	}
-	es := make([]Entry, 0, len(ms))
-	for i := range ms {
-		es = append(es, parseEntry(&ms[i]))
-		if ms[i].err != nil {
-			return nil, ms[i].err
-		}
-	}
-	return es, nil
-}
-
-// QueryOutput asks for what command id printed (0: the human's last).
-func QueryOutput(path string, id int) (Entry, []byte, error) {
-	ms, err := query(path, "output", id)
-	if err != nil {
-		return Entry{}, nil, err
-	}
-	if len(ms) != 2 || ms[0].verb() != "entry" || ms[1].verb() != "data" {
-		return Entry{}, nil, fmt.Errorf("unexpected answer from the relay")
-	}
-	return parseEntry(&ms[0]), ms[1].data, ms[0].err
-}
-
-// IsAnswer reports whether err is the relay's own answer (an error it
-// sent), not a failure to reach it.
-func IsAnswer(err error) bool {
-	var e errorMessage
-	return errors.As(err, &e)
-}
-
-// JobClient is one connection to a job window's relay.
-type JobClient struct {
-	c *os.File
-	r *bufio.Reader
-}
-
-// DialJob connects to the job window's relay at path. A socket nobody
-// listens on is a relay's that died: it is removed.
-func DialJob(path string) (*JobClient, error) {
-	c, err := platform.DialUnix(path)
-	if err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) {
-			os.Remove(path)
-		}
-		return nil, ErrNoRelay
-	}
-	return &JobClient{c: c, r: bufio.NewReaderSize(c, 64<<10)}, nil
-}
-
-func (j *JobClient) Close() error { return j.c.Close() }
-
-// ask sends a request and reads the first message of the answer, which
-// must be the message want ("": any).
-func (j *JobClient) ask(want, verb string, fields ...any) (message, error) {
-	if _, err := j.c.Write(appendMessage(nil, verb, fields...)); err != nil {
-		return message{}, hungUp(err)
-	}
-	m, err := j.next()
-	if err == nil && want != "" && m.verb() != want {
-		err = fmt.Errorf("unexpected answer from the job's relay: %q", m.words)
-	}
-	return m, err
-}
-
-func (j *JobClient) next() (message, error) {
-	m, err := readMessage(j.r)
-	if err != nil {
-		return message{}, hungUp(err)
-	}
-	if err := m.asError(); err != nil {
-		return message{}, err
-	}
-	return m, nil
-}
-
-func (j *JobClient) Info() (Info, error) {
-	m, err := j.ask("job", "info")
-	if err != nil {
-		return Info{}, err
-	}
-	return parseInfo(&m), m.err
-}
-
-// ReadOutput returns the kept bytes of a stream ("out" or "err") from
-// since, the stream's total, and whether the job ended.
-func (j *JobClient) ReadOutput(stream string, since int64) (segs []Segment, total int64, ended bool, err error) {
-	m, err := j.ask("total", "read", word(stream), since)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	total, ended = m.int64(1), m.bool(2)
-	for {
-		m, err := j.next()
-		if err != nil {
-			return nil, 0, false, err
-		}
-		if m.verb() == "end" {
-			return segs, total, ended, nil
-		}
-		segs = append(segs, Segment{Offset: m.int64(2), Data: m.data})
-	}
-}
-
-// Event is one message of a follow: a piece of "out" or "err" at its
-// offset; "ended" with the job's status; or "gone" (the window closed).
-type Event struct {
-	Stream string
-	Offset int64
-	Data   []byte
-	Status int
-}
-
-// Follow asks for the output from the given offsets on and what comes
-// after (errSince -1: stderr from now on); Next reads it.
-func (j *JobClient) Follow(outSince, errSince int64) error {
-	_, err := j.c.Write(appendMessage(nil, "follow", outSince, errSince))
-	return err
-}
-
-func (j *JobClient) Next() (Event, error) {
-	m, err := j.next()
-	if err != nil {
-		return Event{}, err
-	}
-	switch m.verb() {
-	case "data":
-		return Event{Stream: m.field(1), Offset: m.int64(2), Data: m.data}, m.err
-	case "ended":
-		return Event{Stream: "ended", Status: m.int(1)}, m.err
-	case "gone":
-		return Event{Stream: "gone"}, nil
-	}
-	return Event{}, fmt.Errorf("unexpected message from the job's relay: %q", m.words)
-}
-
-// Send types text into the job's window, then Enter if enter.
-func (j *JobClient) Send(text string, enter bool) error {
-	_, err := j.ask("ok", "send", text, enter)
-	return err
-}
-
-// Stop runs the two-phase kill and returns the job's status and how it
-// stopped.
-func (j *JobClient) Stop() (int, string, error) {
-	m, err := j.ask("stopped", "stop")
-	if err != nil {
-		return 0, "", err
-	}
-	return m.int(1), m.text(2), m.err
-}
-
-// CloseWindow has the relay of an ended job close its window.
-func (j *JobClient) CloseWindow() error {
-	_, err := j.ask("ok", "close")
-	return err
-}
-
-// Activate makes a spare window's relay the job's, and returns the
-// window's pane.
-func (j *JobClient) Activate(id, name, command, socket string) (string, error) {
-	m, err := j.ask("ok", "activate", id, name, command, socket)
-	if err != nil {
-		return "", err
-	}
-	return m.text(1), m.err
-}
-
-// Started waits until the job runs in its window; ended is set (with its
-// status) for a job that ended already.
-func (j *JobClient) Started() (ended bool, status int, err error) {
-	m, err := j.ask("", "started")
-	switch {
-	case err != nil:
-		return false, 0, err
-	case m.verb() == "ended":
-		return true, m.int(1), m.err
-	case m.verb() == "running":
-		return false, 0, nil
-	}
-	return false, 0, fmt.Errorf("unexpected answer from the job's relay: %q", m.words)
-}
-
-// Discard closes a spare window that was not taken.
-func (j *JobClient) Discard() { j.c.Write(appendMessage(nil, "discard")) }

@@ -2,7 +2,9 @@ package relay
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,31 +12,19 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
-// The relay reads every byte of the pane and follows the shell's events,
-// so it keeps the history of the commands run at the shell's prompt, by
-// the human or by the agent, with what each printed: ptysend --history
-// and --output ask for it (queries.go). It lives in the relay's memory
-// only, never on disk, and is bounded: the last historyEntries commands,
-// each with its first and last HistoryHead bytes of output.
-//
-// A command of the human's starts with the shell's COMMAND event (or, for
-// a shell that has none, dash's, with the Enter that ends the line the
-// terminal echoed after the PROMPT event) and ends with its FINISHED
-// event (status, directory). An agent's command is the wrapper's: it
-// starts with START and ends with END, which carry the call's id; its
-// text is what the call declared for that id ("runs"), not the line that
-// sourced the wrapper. Its output is exactly what the call got.
+// The shared pane's relay keeps, in bounded memory, the history of the
+// commands run at the shell's prompt, the human's and the agent's, with
+// what each printed (ptysend --history, --output). A human's command runs
+// from its COMMAND event (in dash, which has none, from the Enter ending
+// the line echoed after PROMPT) to its FINISHED event. An agent's is the
+// wrapper's, from START to END; its text is what the call declared for its
+// id ("runs"), not the line that sourced the wrapper.
 
 const (
 	historyEntries = 100
-	// maxTyped bounds the echo kept of a line typed at a prompt, from
-	// which a command is named when its shell does not say.
-	maxTyped = 4096
-	// maxJobs bounds the declared commands kept for calls whose START
-	// has not come yet.
-	maxJobs = 16
-	// maxShells bounds the shells whose state is kept.
-	maxShells = 64
+	maxTyped       = 4096 // the echo kept of a line typed at a prompt
+	maxJobs        = 16   // declared commands kept for calls not started yet
+	maxShells      = 64   // shells whose state is kept
 )
 
 // Who ran a command.
@@ -43,23 +33,15 @@ const (
 	ByAgent = "agent"
 )
 
-// record is a command as the history keeps it.
+// record is a command as the history keeps it: its Entry, but for the
+// fields about its output, which out has.
 type record struct {
-	id        int
-	who       string
-	command   string
-	start     time.Time
-	end       time.Time // zero while running
-	status    int
-	hasStatus bool
-	dir       string
-	pid       int        // its shell; 0 when unknown
+	Entry                // ShellPID 0: its shell is unknown
 	call      markers.ID // an agent's
 	fromEnter bool       // started by the Enter of a shell without COMMAND events
 	out       *Buffer    // what the terminal showed of it, its "\r\n" undone
 }
 
-// shellSeen is what the history knows of one shell.
 type shellSeen struct {
 	commandEvents bool // it prints COMMAND events (dash does not)
 	atPrompt      bool
@@ -70,8 +52,8 @@ type shellSeen struct {
 
 type history struct {
 	now func() time.Time
-	// cwd reads the directory of a shell of the pane (/proc) for the
-	// shells whose events do not carry it; "" when unknown.
+	// cwd reads a shell's directory for the shells whose events do not
+	// carry it; "" when unknown.
 	cwd func(pid int) string
 
 	records []*record // oldest first
@@ -83,17 +65,16 @@ type history struct {
 	// lastEnded is the agent's command that END closed, whose directory
 	// its shell's FINISHED event tells.
 	lastEnded *record
-	jobs      map[markers.ID]string
+	jobs      map[markers.ID]string // declared commands ("runs")
 	jobOrder  []markers.ID
 	// typed is the last keys a call typed, and typedBefore the id of the
 	// first record begun after them.
 	typed       []byte
 	typedBefore int
-	// holderCall names the command of an agent's call that declared no
-	// command (an older ptysend's): what the holder of the pane runs.
+	// holderCall names the command of an agent's call that declared none
+	// (an older ptysend's): what the holder of the pane runs.
 	holderCall func() string
-	// crlf undoes the terminal's line ends of the whole stream.
-	crlf crlfUndoer
+	crlf       crlfUndoer
 }
 
 func newHistory() *history {
@@ -101,7 +82,6 @@ func newHistory() *history {
 		shells: map[int]*shellSeen{}, jobs: map[markers.ID]string{}, holderCall: func() string { return "" }}
 }
 
-// Runs records what the agent's call with that id runs.
 func (h *history) Runs(id markers.ID, command string) {
 	if _, ok := h.jobs[id]; !ok {
 		h.jobOrder = append(h.jobOrder, id)
@@ -118,7 +98,8 @@ func (h *history) Runs(id markers.ID, command string) {
 func (h *history) Bytes(b []byte) { h.bytes(h.crlf.undo(b)) }
 
 func (h *history) bytes(b []byte) {
-	if sh := h.shells[h.current]; sh != nil && sh.atPrompt && len(h.openOf(h.current)) == 0 {
+	sh := h.shells[h.current]
+	if sh != nil && sh.atPrompt && !slices.ContainsFunc(h.open, func(r *record) bool { return r.ShellPID == h.current }) {
 		n := min(len(b), maxTyped-len(sh.typed))
 		i := bytes.IndexByte(b, '\n')
 		if !sh.commandEvents && i >= 0 {
@@ -128,8 +109,7 @@ func (h *history) bytes(b []byte) {
 			line := typedLine(sh.typed)
 			sh.atPrompt, sh.typed = false, sh.typed[:0]
 			if line != "" {
-				r := h.begin(ByUser, line, h.current)
-				r.fromEnter = true
+				h.begin(ByUser, line, h.current).fromEnter = true
 			}
 			h.bytes(b[i+1:])
 			return
@@ -145,7 +125,6 @@ func (h *history) writeOut(b []byte) {
 	}
 }
 
-// Event follows the shell's and the calls' markers.
 func (h *history) Event(e markers.Event) {
 	if h.crlf.held { // a "\r" that no "\n" followed
 		h.crlf.held = false
@@ -167,67 +146,46 @@ func (h *history) Event(e markers.Event) {
 			// Its Enter came first: it is this command, whose output
 			// starts now (what came between was the line editor's).
 			r.fromEnter, r.out = false, NewBuffer(HistoryBound, HistoryHead)
-			if e.Line != "" {
-				r.command = e.Line
-			}
+			r.Command = cmp.Or(e.Line, r.Command)
 		} else {
 			h.closeFrom(r, nil, "")
-			line := e.Line
-			if line == "" {
-				line = typedLine(sh.typed)
-			}
-			h.begin(ByUser, line, e.PID)
+			h.begin(ByUser, cmp.Or(e.Line, typedLine(sh.typed)), e.PID)
 		}
 		sh.atPrompt, sh.typed = false, sh.typed[:0]
 		h.current = e.PID
 	case 'F':
 		sh := h.shell(e.PID)
-		// Hooks that give the directory give COMMAND events too (bash,
-		// zsh, fish; not dash): known from the FINISHED event that follows
-		// their installation, before the human's first command.
+		// Hooks that give the directory (bash, zsh, fish; not dash) give
+		// COMMAND events too: known before the human's first command.
 		sh.commandEvents = sh.commandEvents || e.Dir != ""
 		sh.dir = e.Dir
 		if sh.dir == "" {
 			sh.dir = h.cwd(e.PID)
 		}
-		status := e.Status
 		if r := h.lastOpenOf(e.PID); r != nil {
-			if e.Line != "" && r.who == ByUser {
-				r.command = e.Line
+			if e.Line != "" && r.Who == ByUser {
+				r.Command = e.Line
 			}
-			h.closeFrom(r, &status, sh.dir)
-		} else if r := h.lastEnded; r != nil && (r.pid == e.PID || r.pid == 0) {
-			r.pid = e.PID
-			if sh.dir != "" {
-				r.dir = sh.dir
-			}
+			h.closeFrom(r, &e.Status, sh.dir)
+		} else if r := h.lastEnded; r != nil && (r.ShellPID == e.PID || r.ShellPID == 0) {
+			r.ShellPID, r.Dir = e.PID, cmp.Or(sh.dir, r.Dir)
 		}
 		h.lastEnded = nil
 	case 'S':
-		command := h.jobs[e.ID]
-		if command == "" {
-			command = h.holderCall()
-		}
+		command := cmp.Or(h.jobs[e.ID], h.holderCall())
 		if r := h.lastOpenOf(h.current); r != nil && r == h.open[len(h.open)-1] && h.sourcedBy(r, e.ID) {
 			// The line that sourced the wrapper: the agent's command.
-			r.who, r.call, r.fromEnter = ByAgent, e.ID, false
-			if command != "" {
-				r.command = command
-			}
+			r.Who, r.call, r.fromEnter = ByAgent, e.ID, false
+			r.Command = cmp.Or(command, r.Command)
 			r.out = NewBuffer(HistoryBound, HistoryHead)
 		} else {
-			if command == "" {
-				command = "(a command of ptysend's)"
-			}
-			// Its shell is unknown: one without hooks yet.
-			r := h.begin(ByAgent, command, 0)
-			r.call = e.ID
+			// In a shell not known yet: one without hooks.
+			h.begin(ByAgent, cmp.Or(command, "(a command of ptysend's)"), 0).call = e.ID
 		}
 	case 'E':
 		for i := len(h.open) - 1; i >= 0; i-- {
 			if r := h.open[i]; r.call == e.ID {
-				status := e.Status
-				h.closeFrom(r, &status, h.cwd(r.pid))
+				h.closeFrom(r, &e.Status, h.cwd(r.ShellPID))
 				h.lastEnded = r
 				break
 			}
@@ -246,12 +204,11 @@ func (h *history) Typed(keys []byte) {
 	h.typedBefore = h.nextID
 }
 
-// sourcedBy reports whether r is the line that the relay typed for the
-// call with that id: a command of the human's shell that started after
-// those keys were typed.
+// sourcedBy reports whether r is the line the relay typed for the call
+// with that id.
 func (h *history) sourcedBy(r *record, id markers.ID) bool {
-	return r.who == ByUser && r.call == "" &&
-		(r.id >= h.typedBefore && bytes.Contains(h.typed, []byte(id)) || strings.Contains(r.command, string(id)))
+	return r.Who == ByUser && r.call == "" &&
+		(r.ID >= h.typedBefore && bytes.Contains(h.typed, []byte(id)) || strings.Contains(r.Command, string(id)))
 }
 
 // shell is the state of the shell pid, made on first sight.
@@ -283,13 +240,14 @@ func (h *history) forgetShells() {
 
 // begin opens a record of a command that starts now.
 func (h *history) begin(who, command string, pid int) *record {
-	r := &record{id: h.nextID, who: who, command: command, start: h.now(), pid: pid, out: NewBuffer(HistoryBound, HistoryHead)}
+	r := &record{Entry: Entry{ID: h.nextID, Who: who, Command: command, Start: h.now(), ShellPID: pid},
+		out: NewBuffer(HistoryBound, HistoryHead)}
 	h.nextID++
 	if sh := h.shells[pid]; sh != nil {
-		r.dir = sh.dir
+		r.Dir = sh.dir
 	}
-	if r.dir == "" && pid > 0 {
-		r.dir = h.cwd(pid)
+	if r.Dir == "" && pid > 0 {
+		r.Dir = h.cwd(pid)
 	}
 	h.records = append(h.records, r)
 	if len(h.records) > historyEntries {
@@ -300,58 +258,38 @@ func (h *history) begin(who, command string, pid int) *record {
 }
 
 // lastOpenOf is the innermost running command of the shell pid, nil if
-// none. When the shell has none, a command whose shell is unknown (an
-// agent's, in a shell without hooks yet) counts as its own.
+// none; failing that, one whose shell is unknown (an agent's, in a shell
+// without hooks yet).
 func (h *history) lastOpenOf(pid int) *record {
 	var unknown *record
 	for i := len(h.open) - 1; i >= 0; i-- {
 		r := h.open[i]
-		if r.pid == pid {
+		if r.ShellPID == pid {
 			return r
 		}
-		if r.pid == 0 && unknown == nil {
+		if r.ShellPID == 0 && unknown == nil {
 			unknown = r
 		}
 	}
 	return unknown
 }
 
-// openOf lists the running commands of the shell pid.
-func (h *history) openOf(pid int) []*record {
-	var rs []*record
-	for _, r := range h.open {
-		if r.pid == pid {
-			rs = append(rs, r)
-		}
-	}
-	return rs
-}
-
 // closeFrom ends r with status (nil: unknown) and dir (kept when ""),
-// and with it the commands started inside it (a shell started by r that
-// is gone): their end is known, their status is not.
+// and the commands started inside it (in a shell of r's), status unknown.
 func (h *history) closeFrom(r *record, status *int, dir string) {
-	if r == nil {
+	i := slices.Index(h.open, r)
+	if i < 0 {
 		return
 	}
-	for i, o := range h.open {
-		if o != r {
-			continue
-		}
-		now := h.now()
-		for _, inner := range h.open[i+1:] {
-			inner.end = now
-		}
-		r.end = now
-		if status != nil && !r.hasStatus {
-			r.status, r.hasStatus = *status, true
-		}
-		if dir != "" {
-			r.dir = dir
-		}
-		h.open = h.open[:i]
-		return
+	now := h.now()
+	for _, o := range h.open[i:] {
+		o.End = &now
 	}
+	if status != nil && r.Status == nil {
+		r.Status = new(*status)
+	}
+	r.Dir = cmp.Or(dir, r.Dir)
+	h.open = h.open[:i]
 }
 
 // typedLine is the command line as the terminal echoed it: the clean
@@ -368,17 +306,12 @@ func typedLine(echo []byte) string {
 
 // entry is r as the queries answer it.
 func (r *record) entry(now time.Time) Entry {
-	e := Entry{ID: r.id, Who: r.who, Command: r.command, Start: r.start, Dir: r.dir, ShellPID: r.pid,
-		Running: r.end.IsZero(), OutputBytes: r.out.Total(), OutputLeftOut: r.out.Dropped()}
-	if r.hasStatus {
-		e.Status = &r.status
+	e := r.Entry
+	e.Running, e.OutputBytes, e.OutputLeftOut = r.End == nil, r.out.Total(), r.out.Dropped()
+	if r.End != nil {
+		now = *r.End
 	}
-	end := now
-	if !r.end.IsZero() {
-		end = r.end
-		e.End = &r.end
-	}
-	e.DurationMS = end.Sub(r.start).Milliseconds()
+	e.DurationMS = now.Sub(r.Start).Milliseconds()
 	return e
 }
 
@@ -396,7 +329,7 @@ func (h *history) Entries(n int) []Entry {
 // Find is the command with that id; id 0 means the human's last one.
 func (h *history) Find(id int) *record {
 	for i := len(h.records) - 1; i >= 0; i-- {
-		if r := h.records[i]; r.id == id || id == 0 && r.who == ByUser {
+		if r := h.records[i]; r.ID == id || id == 0 && r.Who == ByUser {
 			return r
 		}
 	}

@@ -1,6 +1,8 @@
 package relay
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -8,26 +10,26 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
 // Queries (ptysend --status, --history, --output) read what the shared
 // pane's relay knows and never wait while a call holds the pane: one
 // request, one answer, then the relay hangs up.
 //
-//	status       -> status VERSION VIEW... CALL SINCE QUEUED HELD DIR, [running ENTRY], end
+//	status       -> status VERSION VIEW... HELD CALL SINCE QUEUED DIR, [running ENTRY], end
 //	history N    -> entry ENTRY..., end
 //	output ID    -> entry ENTRY, data o 0 LENGTH BYTES, end    (ID 0: the human's last command)
 
-// View is where the pane stands as a relay tells it, in a turn's hello
-// and in a status answer: the pane, what its shell last said (the hooks'
-// events), and the stream (how many bytes came, in which modes).
+// View is where the pane stands, as a turn's hello and a status tell it:
+// the pane, what its shell last said (the hooks' events), and the stream.
 type View struct {
 	PaneID  string
 	PanePID int
 	Shell   markers.Snapshot
-	// Relay names the relay process; Offset counts the bytes of the
-	// stream it read so far: a view with the same Relay and Offset as
-	// another one saw the same stream, not one byte more.
+	// Relay names the relay process and Offset counts the bytes of the
+	// stream it read: views with the same Relay and Offset saw the same
+	// stream, not one byte more.
 	Relay  string
 	Offset int64
 	// Paste and Alternate are the pane's bracketed paste and alternate
@@ -55,12 +57,9 @@ const viewFields = 8
 // Status is the relay's answer to "status".
 type Status struct {
 	View
-	// Call is the ptysend call that holds the pane, nil when none does.
-	Call *Call
-	// Running is the innermost command the history sees running.
-	Running *Entry
-	// ShellDir is the directory at the shell's last FINISHED event.
-	ShellDir string
+	Call     *Call  // nil when no call holds the pane
+	Running  *Entry // the innermost command the history sees running
+	ShellDir string // the directory at the shell's last FINISHED event
 }
 
 // Call is the ptysend call that holds the pane.
@@ -70,17 +69,39 @@ type Call struct {
 	Queued int       `json:"queued"` // calls waiting behind it
 }
 
+// Entry is one command of the history, as the queries answer it (and
+// ptysend --history --json prints it).
+type Entry struct {
+	ID      int    `json:"id"`
+	Who     string `json:"who"`
+	Command string `json:"command"`
+	// Running: no end seen yet. Status is null while running, and for a
+	// command whose end came without a status (an interrupted one).
+	Running    bool       `json:"running"`
+	Status     *int       `json:"status"`
+	Start      time.Time  `json:"started_at"`
+	End        *time.Time `json:"ended_at"`
+	DurationMS int64      `json:"duration_ms"`
+	Dir        string     `json:"cwd"`
+	ShellPID   int        `json:"shell_pid"`
+	// OutputBytes is all it printed; OutputLeftOut what of that the
+	// history no longer holds (the middle of a long output).
+	OutputBytes   int64 `json:"output_bytes"`
+	OutputLeftOut int64 `json:"output_left_out"`
+}
+
 // query answers one query of the shared pane's relay.
 func (s *server) query(c *os.File, m message) {
 	s.mu.Lock()
 	s.catchUp()
-	answer := s.answer(nil, m)
+	answer := s.answer(m)
 	s.mu.Unlock()
 	c.Write(answer)
 }
 
 // answer encodes the answer to m. Call with s.mu held.
-func (s *server) answer(b []byte, m message) []byte {
+func (s *server) answer(m message) []byte {
+	var b []byte
 	switch {
 	case m.verb() == "status" && m.fieldCount(0):
 		s.turns.dropHungUp()
@@ -92,8 +113,7 @@ func (s *server) answer(b []byte, m message) []byte {
 		if sh := s.history.shells[s.tracker.Snapshot().PID]; sh != nil {
 			dir = sh.dir
 		}
-		fields := append(append([]any{Version}, s.view()...), held, call, since, len(s.turns.queue), dir)
-		b = appendMessage(b, "status", fields...)
+		b = appendMessage(b, "status", append(append([]any{Version}, s.view()...), held, call, since, len(s.turns.queue), dir)...)
 		if run := s.history.Running(); run != nil {
 			b = appendEntry(b, "running", run.entry(s.history.now()))
 		}
@@ -121,27 +141,6 @@ func unknownCommand(id int) string {
 	return fmt.Sprintf("the history holds no command with id %d", id)
 }
 
-// Entry is one command of the history, as the queries answer it (and
-// ptysend --history --json prints it).
-type Entry struct {
-	ID      int    `json:"id"`
-	Who     string `json:"who"`
-	Command string `json:"command"`
-	// Running: no end seen yet. Status is null while running, and for a
-	// command whose end came without a status (an interrupted one).
-	Running    bool       `json:"running"`
-	Status     *int       `json:"status"`
-	Start      time.Time  `json:"started_at"`
-	End        *time.Time `json:"ended_at"`
-	DurationMS int64      `json:"duration_ms"`
-	Dir        string     `json:"cwd"`
-	ShellPID   int        `json:"shell_pid"`
-	// OutputBytes is all it printed; OutputLeftOut what of that the
-	// history no longer holds (the middle of a long output).
-	OutputBytes   int64 `json:"output_bytes"`
-	OutputLeftOut int64 `json:"output_left_out"`
-}
-
 func appendEntry(b []byte, verb string, e Entry) []byte {
 	status, end := -1, time.Time{}
 	if e.Status != nil {
@@ -166,13 +165,97 @@ func parseEntry(m *message) Entry {
 	return e
 }
 
-// parseStatus reads a status answer's first message.
-func parseStatus(m *message) *Status {
+// queryTimeout bounds how long a query waits for its answer.
+const queryTimeout = 5 * time.Second
+
+// query sends one request and reads the answer up to its "end".
+func query(path string, verb string, fields ...any) ([]message, error) {
+	c, err := platform.DialUnixBlocking(path, queryTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoRelay, err)
+	}
+	defer c.Close()
+	if err := send(c, verb, fields...); err != nil {
+		return nil, hungUp(err)
+	}
+	r := bufio.NewReaderSize(c, 64<<10)
+	var answer []message
+	for {
+		m, err := readMessage(r)
+		switch {
+		case err != nil && len(answer) == 0 && errors.Is(hungUp(err), ErrHungUp):
+			// A relay of an older version greets and hangs up.
+			return nil, fmt.Errorf("%w: it hung up on %q", ErrVersion, verb)
+		case err != nil:
+			return nil, hungUp(err)
+		case len(answer) == 0 && !answers[m.verb()]:
+			return nil, fmt.Errorf("%w: %q", ErrVersion, m.words)
+		case m.verb() == "error":
+			return nil, m.asError()
+		case m.verb() == "end":
+			return answer, nil
+		}
+		answer = append(answer, m)
+	}
+}
+
+// answers are the messages a query's answer may start with.
+var answers = map[string]bool{"status": true, "entry": true, "end": true, "error": true}
+
+// QueryStatus asks the shared pane's relay where the pane stands.
+func QueryStatus(path string) (*Status, error) {
+	ms, err := query(path, "status")
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 || ms[0].verb() != "status" || ms[0].int(1) != Version {
+		return nil, ErrVersion
+	}
+	m := &ms[0]
 	s := &Status{View: parseView(m, 2)}
-	i := 2 + viewFields
-	if m.bool(i) {
+	if i := 2 + viewFields; m.bool(i) {
 		s.Call = &Call{Call: m.text(i + 1), Since: m.time(i + 2), Queued: m.int(i + 3)}
 	}
-	s.ShellDir = m.text(i + 4)
-	return s
+	s.ShellDir = m.text(2 + viewFields + 4)
+	for i := range ms[1:] {
+		if r := &ms[1+i]; r.verb() == "running" {
+			e := parseEntry(r)
+			s.Running = &e
+		}
+	}
+	return s, errors.Join(m.err)
+}
+
+// QueryHistory asks for the last n commands of the history.
+func QueryHistory(path string, n int) ([]Entry, error) {
+	ms, err := query(path, "history", n)
+	if err != nil {
+		return nil, err
+	}
+	es := make([]Entry, len(ms))
+	for i := range ms {
+		if es[i] = parseEntry(&ms[i]); ms[i].err != nil {
+			return nil, ms[i].err
+		}
+	}
+	return es, nil
+}
+
+// QueryOutput asks for what command id printed (0: the human's last).
+func QueryOutput(path string, id int) (Entry, []byte, error) {
+	ms, err := query(path, "output", id)
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	if len(ms) != 2 || ms[0].verb() != "entry" || ms[1].verb() != "data" {
+		return Entry{}, nil, fmt.Errorf("unexpected answer from the relay")
+	}
+	return parseEntry(&ms[0]), ms[1].data, ms[0].err
+}
+
+// IsAnswer reports whether err is the relay's own answer (an error it
+// sent), not a failure to reach it.
+func IsAnswer(err error) bool {
+	var e errorMessage
+	return errors.As(err, &e)
 }

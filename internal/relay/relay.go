@@ -1,13 +1,11 @@
 // Package relay is the process that tmux's pipe-pane connects to a pane,
 // both ways, and the protocol its clients speak (wire.go). The shared
-// pane's relay and each job window's are the same program: it reads the
-// pane's raw output (lossless whatever the scrollback), follows the
-// markers in it (markers.Tracker), keeps what ran there in bounded memory
-// (the shared pane's history, history.go; a job window's job, job.go),
-// types into the pane for the client whose turn it is (turns.go: the
-// queue of concurrent calls), and answers queries (queries.go) while a
-// call holds the pane. It decides nothing about whether the agent may
-// type: that is internal/pane's business, on what the relay tells.
+// pane's relay and each job window's read the pane's raw output (lossless
+// whatever the scrollback), follow the markers in it, keep what ran there
+// in bounded memory (history.go; a job window's job, job.go), type into
+// the pane for the client whose turn it is (turns.go), and answer queries
+// (queries.go) while a call holds the pane. Whether the agent may type is
+// internal/pane's business, on what the relay tells.
 package relay
 
 import (
@@ -35,9 +33,7 @@ type Config struct {
 	Socket  string
 	PaneID  string
 	PanePID int
-	// Job is set for a job window's relay (job.go); nil for the shared
-	// pane's.
-	Job *JobConfig
+	Job     *JobConfig // a job window's relay's job; nil for the shared pane's
 }
 
 // writeTimeout drops a client that stops reading, so that one stuck
@@ -50,10 +46,8 @@ type server struct {
 	keys   io.Writer // the pane's input
 	typing sync.Mutex
 
-	mu sync.Mutex
-	// moved is broadcast whenever the stream moves, the job changes or
-	// the pane goes: what waiting clients and followers wait for.
-	moved    *sync.Cond
+	mu       sync.Mutex
+	moved    *sync.Cond // broadcast when the stream moves, the job changes or the pane goes
 	tracker  markers.Tracker
 	streamed int64
 	instance string
@@ -70,8 +64,7 @@ type server struct {
 // standard output (its input: nothing else may ever be written there).
 func Run(cfg Config) error { return Serve(cfg, os.Stdin, os.Stdout) }
 
-// Serve serves the pane whose output in brings, typing to keys, until
-// in ends.
+// Serve serves the pane whose output in brings, typing to keys, until in ends.
 func Serve(cfg Config, in io.Reader, keys io.Writer) error {
 	ln, err := listen(cfg)
 	if err != nil {
@@ -91,19 +84,22 @@ func Serve(cfg Config, in io.Reader, keys io.Writer) error {
 		s.tracker.Sink = s.job
 	} else {
 		s.history = newHistory()
-		s.history.cwd = shellDir(cfg.PanePID)
+		s.history.cwd = s.shellDir
 		s.history.holderCall = func() string { return s.turns.holder.call }
 		s.tracker.Sink = s.history
 		go s.closePaneWhenTheHumanExits()
 	}
-	go acceptFromUs(ln, func(c *os.File) { go s.serve(c) })
+	go s.acceptFromUs(ln)
 	s.readPane()
 	ln.Close()
 	s.mu.Lock()
-	if s.job != nil && s.job.spare {
+	if s.job != nil && s.job.Spare {
 		s.job.forgetSpare()
 	}
-	removeIfMine(s.cfg.Socket, mine) // a job's socket may have been renamed: cfg has its name
+	// Unless a newer relay's replaced it; cfg has a renamed job socket's name.
+	if now, err := os.Stat(s.cfg.Socket); err == nil && mine != nil && os.SameFile(mine, now) {
+		os.Remove(s.cfg.Socket)
+	}
 	s.gone = true
 	s.turns.closeAll()
 	s.moved.Broadcast()
@@ -130,22 +126,12 @@ func listen(cfg Config) (*platform.UnixListener, error) {
 	return ln, nil
 }
 
-// removeIfMine removes the socket file at path if it is still the one we
-// made (mine), not a newer relay's.
-func removeIfMine(path string, mine os.FileInfo) {
-	if now, err := os.Stat(path); err == nil && mine != nil && os.SameFile(mine, now) {
-		os.Remove(path)
-	}
-}
-
 // newInstance names a relay process: a restarted relay counts its
 // offsets from zero again, so offsets of different instances never match.
 func newInstance() string {
 	return strconv.FormatInt(int64(os.Getpid()), 36) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 }
 
-// readPane reads the pane's output until it ends: the tracker and its
-// sink hear it, and so does the client whose turn it is.
 func (s *server) readPane() {
 	buf := make([]byte, 64<<10)
 	for {
@@ -164,9 +150,9 @@ func (s *server) readPane() {
 	}
 }
 
-// catchUp reads what waits in the pane's pipe before an answer is given:
-// the answer then describes the stream up to the moment it is given (a
-// prompt's event already on its way must count). Call with s.mu held.
+// catchUp reads what waits in the pane's pipe before an answer is given,
+// so that it describes the stream up to that moment (a prompt's event
+// already on its way must count). Call with s.mu held.
 func (s *server) catchUp() {
 	target := s.streamed
 	if f, ok := s.in.(*os.File); ok {
@@ -177,7 +163,6 @@ func (s *server) catchUp() {
 	}
 }
 
-// typeKeys types keys into the pane.
 func (s *server) typeKeys(keys []byte) error {
 	s.typing.Lock()
 	defer s.typing.Unlock()
@@ -185,7 +170,7 @@ func (s *server) typeKeys(keys []byte) error {
 	return err
 }
 
-// serve answers one client: its first message says what it wants.
+// serve answers a client: its first message says what it wants.
 func (s *server) serve(c *os.File) {
 	defer c.Close()
 	r := bufio.NewReaderSize(c, maxLine)
@@ -205,57 +190,10 @@ func (s *server) serve(c *os.File) {
 	}
 }
 
-// The shared pane has remain-on-exit on, so that a command of the agent's
-// that ends the shell (exit, exec, a failure under set -e) cannot destroy
-// the human's session: ptysend starts a new shell in the pane. When the
-// shell ends while no call holds the pane, the human ended it: the pane is
-// closed, as it would be without remain-on-exit, and the terminal with it.
-func (s *server) closePaneWhenTheHumanExits() {
-	exited := platform.WatchExit(s.ctx, s.cfg.PanePID)
-	if exited == nil {
-		return
-	}
-	select {
-	case <-exited:
-	case <-s.ctx.Done():
-		return
-	}
-	// When the whole pane goes (the session ended, the server was
-	// killed), its pipe closes too: nothing is left to close.
-	select {
-	case <-s.ctx.Done():
-		return
-	case <-time.After(paneGoneGrace):
-	}
-	s.mu.Lock()
-	busy := s.turns.current != nil
-	s.mu.Unlock()
-	if !busy {
-		tmux.Run("kill-pane", "-t", s.cfg.PaneID)
-	}
-}
-
-// paneGoneGrace is how long the relay waits, after the pane's shell ended,
-// for the pane's pipe to close as well.
-const paneGoneGrace = 100 * time.Millisecond
-
-// shellDir is the working directory of a shell of the pane, from the OS:
-// only for a process on the pane's own terminal (a pid that a shell
-// behind ssh reports is no local process of ours).
-func shellDir(panePID int) func(pid int) string {
-	return func(pid int) string {
-		if pid <= 0 || !platform.SameTerminal(pid, panePID) {
-			return ""
-		}
-		dir, _ := platform.Cwd(pid)
-		return dir
-	}
-}
-
-// acceptFromUs accepts connections until ln is closed, and hands each one
-// from a process of our own user to handle; others are hung up on. The
-// runtime directory is private already: this is a second line of defence.
-func acceptFromUs(ln *platform.UnixListener, handle func(c *os.File)) {
+// acceptFromUs serves the connections of processes of our own user until
+// ln is closed, and hangs up on others: the runtime directory is private
+// already, this is a second line of defence.
+func (s *server) acceptFromUs(ln *platform.UnixListener) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -265,8 +203,63 @@ func acceptFromUs(ln *platform.UnixListener, handle func(c *os.File)) {
 			c.Close()
 			continue
 		}
-		handle(c)
+		go s.serve(c)
 	}
+}
+
+// The shared pane has remain-on-exit on, so that an agent's command that
+// ends the shell (exit, exec, set -e) cannot end the human's session
+// (ptysend starts a new shell). A shell that ends while no call holds the
+// pane was ended by the human: the pane is closed, as without the option.
+func (s *server) closePaneWhenTheHumanExits() {
+	// When the whole pane goes (the session ended, the server was killed),
+	// its pipe closes within paneGoneGrace: nothing is left to close.
+	if !s.waitForExit(s.cfg.PanePID) || closedWithin(s.ctx.Done(), paneGoneGrace) {
+		return
+	}
+	s.mu.Lock()
+	busy := s.turns.current != nil
+	s.mu.Unlock()
+	if !busy {
+		tmux.Run("kill-pane", "-t", s.cfg.PaneID)
+	}
+}
+
+const paneGoneGrace = 100 * time.Millisecond
+
+// waitForExit waits for process pid to exit; false if it cannot be
+// watched, or if the pane goes first.
+func (s *server) waitForExit(pid int) bool {
+	exited := platform.WatchExit(s.ctx, pid)
+	if exited == nil {
+		return false
+	}
+	select {
+	case <-exited:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
+}
+
+// closedWithin reports whether ch is closed within d.
+func closedWithin(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// shellDir is a shell's working directory, only for a process on the
+// pane's own terminal (a pid reported by a shell behind ssh is not ours).
+func (s *server) shellDir(pid int) string {
+	if pid <= 0 || !platform.SameTerminal(pid, s.cfg.PanePID) {
+		return ""
+	}
+	dir, _ := platform.Cwd(pid)
+	return dir
 }
 
 // Alive reports whether a relay listens on path.

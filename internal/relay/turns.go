@@ -3,41 +3,42 @@ package relay
 import (
 	"bufio"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// The queue of concurrent calls: a client asks for a turn ("turn CALL",
-// with the call as the agent typed it), waits in the order it came, and
-// when its turn comes gets the hello (what the pane's shell last said,
-// where the stream stands) and from then on the pane's stream, and may
-// type. While it waits it hears at once what holds the pane, and since
-// when ("queued"), and again when that changes. A client that breaks the
-// protocol (a request before its turn) is hung up on.
+// The queue of concurrent calls: a client asks for a turn ("turn CALL")
+// and waits in order, hearing what holds the pane ("queued") at once and
+// whenever that changes. Its turn come, it gets the hello, then the pane's
+// stream, and may type. A request before its turn is a hang-up.
 
-// maxCall bounds a declared call, in bytes.
-const maxCall = 512
+const maxCall = 512 // bytes of a declared call
 
 type turns struct {
 	current *turnClient
 	queue   []*turnClient
-	holder  holder
-}
-
-// holder is what the current client runs, and since when it holds the pane.
-type holder struct {
-	call  string
-	since time.Time
+	// holder is what the current client runs, and since when.
+	holder struct {
+		call  string
+		since time.Time
+	}
 }
 
 type turnClient struct {
-	c     *os.File
-	call  string
-	ready chan struct{} // closed when its turn comes
-	// greeted: its hello went out, so the stream goes to it.
-	greeted bool
+	c       *os.File
+	call    string
+	ready   chan struct{} // closed when its turn comes
+	greeted bool          // its hello went out: the stream goes to it
+}
+
+// write writes b to the client, or fails once it stopped reading.
+func (tc *turnClient) write(b []byte) error {
+	tc.c.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_, err := tc.c.Write(b)
+	return err
 }
 
 // serveTurn queues c, greets it when its turn comes, and serves its
@@ -88,12 +89,10 @@ func (s *server) serveTurn(c *os.File, r *bufio.Reader, call string) {
 	s.mu.Unlock()
 }
 
-// greet sends the hello: the pane, what its shell last said and where the
-// stream stands for this client. Call with s.mu held.
+// greet sends the hello. Call with s.mu held.
 func (s *server) greet(tc *turnClient) {
 	s.scratch = appendMessage(s.scratch[:0], "hello", append([]any{Version}, s.view()...)...)
-	tc.c.SetWriteDeadline(time.Now().Add(writeTimeout))
-	if _, err := tc.c.Write(s.scratch); err != nil {
+	if tc.write(s.scratch) != nil {
 		s.turns.drop(tc)
 		return
 	}
@@ -116,7 +115,8 @@ func (s *server) request(tc *turnClient, m message) bool {
 		s.mu.Unlock()
 		return s.typeKeys(keys) == nil
 	case "type-if":
-		return s.typeIf(tc, m.int64(1), []byte(m.text(2)), m.err)
+		offset, keys := m.int64(1), []byte(m.text(2))
+		return m.err == nil && s.typeIf(tc, offset, keys)
 	case "runs":
 		id, command := markers.ID(m.text(1)), m.text(2)
 		if m.err != nil || !id.Valid() {
@@ -132,15 +132,10 @@ func (s *server) request(tc *turnClient, m message) bool {
 	return false
 }
 
-// typeIf types keys only if the stream is still where the client saw it
-// (offset) and the human has typed nothing the shell has not read yet:
-// the client decided on the pane as of offset, and anything since may
-// have changed the answer. It answers "typed", or "moved" with where the
-// stream is now, after what waited in the pipe came in.
-func (s *server) typeIf(tc *turnClient, offset int64, keys []byte, err error) bool {
-	if err != nil {
-		return false
-	}
+// typeIf types keys only if the stream is still at offset, where the
+// client decided, and the human has typed nothing the shell has not read.
+// It answers "typed", or "moved" with where the stream is once caught up.
+func (s *server) typeIf(tc *turnClient, offset int64, keys []byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.catchUp()
@@ -155,22 +150,17 @@ func (s *server) typeIf(tc *turnClient, offset int64, keys []byte, err error) bo
 		}
 		s.scratch = appendMessage(s.scratch[:0], "typed")
 	}
-	tc.c.SetWriteDeadline(time.Now().Add(writeTimeout))
-	_, werr := tc.c.Write(s.scratch)
-	return werr == nil
+	return tc.write(s.scratch) == nil
 }
 
 // forward passes a piece of the stream to the client whose turn it is.
 // Call with s.mu held.
 func (t *turns) forward(s *server, b []byte) {
-	tc := t.current
-	if tc == nil || !tc.greeted {
-		return
-	}
-	s.scratch = appendData(s.scratch[:0], "s", s.streamed-int64(len(b)), b)
-	tc.c.SetWriteDeadline(time.Now().Add(writeTimeout))
-	if _, err := tc.c.Write(s.scratch); err != nil {
-		t.drop(tc)
+	if tc := t.current; tc != nil && tc.greeted {
+		s.scratch = appendData(s.scratch[:0], "s", s.streamed-int64(len(b)), b)
+		if tc.write(s.scratch) != nil {
+			t.drop(tc)
+		}
 	}
 }
 
@@ -181,7 +171,7 @@ func (t *turns) promote() {
 		return
 	}
 	t.current, t.queue = t.queue[0], t.queue[1:]
-	t.holder = holder{call: t.current.call, since: time.Now()}
+	t.holder.call, t.holder.since = t.current.call, time.Now()
 	close(t.current.ready)
 	for i, q := range t.queue {
 		t.tellQueued(q, i+1)
@@ -196,18 +186,14 @@ func (t *turns) drop(tc *turnClient) {
 		t.promote()
 		return
 	}
-	for i, q := range t.queue {
-		if q == tc {
-			t.queue = append(t.queue[:i], t.queue[i+1:]...)
-			return
-		}
+	if i := slices.Index(t.queue, tc); i >= 0 {
+		t.queue = slices.Delete(t.queue, i, i+1)
 	}
 }
 
-// dropHungUp forgets the clients that have hung up and whose requests'
-// reader has not noticed yet: a call that comes right after the previous
-// one ended (the agent's next command) must not be queued behind it, nor
-// told that it waits. Call with s.mu held.
+// dropHungUp forgets the clients that hung up before their requests'
+// reader noticed: the agent's next call must not wait behind its last.
+// Call with s.mu held.
 func (t *turns) dropHungUp() {
 	for _, tc := range append([]*turnClient{t.current}, t.queue...) {
 		if tc != nil && platform.PeerHungUp(tc.c) {
@@ -216,19 +202,17 @@ func (t *turns) dropHungUp() {
 	}
 }
 
-// tellQueued tells tc that it waits behind ahead calls. A client that
-// cannot take the line is left to its hang-up. Call with s.mu held.
+// tellQueued tells tc that it waits behind ahead calls; one that cannot
+// take the line is left to its hang-up. Call with s.mu held.
 func (t *turns) tellQueued(tc *turnClient, ahead int) {
-	tc.c.SetWriteDeadline(time.Now().Add(writeTimeout))
-	tc.c.Write(appendMessage(nil, "queued", ahead, t.holder.since, t.holder.call))
+	tc.write(appendMessage(nil, "queued", ahead, t.holder.since, t.holder.call))
 }
 
 func (t *turns) closeAll() {
-	if t.current != nil {
-		t.current.c.Close()
-	}
-	for _, tc := range t.queue {
-		tc.c.Close()
+	for _, tc := range append([]*turnClient{t.current}, t.queue...) {
+		if tc != nil {
+			tc.c.Close()
+		}
 	}
 	t.current, t.queue = nil, nil
 }

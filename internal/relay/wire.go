@@ -11,22 +11,20 @@ import (
 	"time"
 )
 
-// Every message between a relay and its clients, calls, queries and jobs
-// alike, is one line of words, the first naming the message; a "data"
-// message is followed by as many bytes as its last word says:
+// Every message between a relay and its clients is one line of words, the
+// first naming the message; a "data" message ("data STREAM OFFSET LENGTH")
+// is followed by LENGTH bytes. A call's turn (turns.go):
 //
-//	turn CALL               hello VERSION PANE PID STATE SHELL OFFSET PASTE ALT RELAY
-//	queued AHEAD SINCE CALL data STREAM OFFSET LENGTH, then LENGTH bytes
-//	type KEYS               type-if OFFSET KEYS   ->  typed | moved OFFSET
-//	status                  history N             output ID
-//	info    read STREAM SINCE    follow OFFSET OFFSET    send TEXT ENTER
-//	stop    close    activate ...    started    discard     error TEXT
+//	turn CALL  ->  queued AHEAD SINCE CALL ..., hello VERSION PANE PID STATE SHELL RELAY OFFSET PASTE ALT
+//	then the stream as data messages, and the call's requests:
+//	type KEYS    runs ID COMMAND    type-if OFFSET KEYS -> typed | moved OFFSET
 //
-// Text travels as "x" and its hex digits, so that any bytes (the empty
-// text too) make one word; numbers in decimal, times as Unix nanoseconds
-// (0: none). Not JSON: a query is a whole ptysend process that must cost
-// at most half a trivial call, and encoding/json's first use in a fresh
-// process (building its view of the types) cost 0.2-0.6 ms of a ~4 ms
+// Queries and a job's requests are listed in queries.go and jobserve.go;
+// a request may be answered "error TEXT". Text travels as "x" and its hex
+// digits, so that any bytes (the empty text too) make one word; numbers in
+// decimal, times as Unix nanoseconds (0: none). Not JSON: a query is a
+// whole ptysend process that must cost at most half a trivial call, and
+// encoding/json's first use in a fresh process cost 0.2-0.6 ms of a ~4 ms
 // --status (scripts/bench).
 
 // message is one message as read: its words, and a data message's bytes
@@ -38,7 +36,12 @@ type message struct {
 	err   error // the first malformed word asked for
 }
 
-// appendMessage encodes a message: ints, strings, bools and times.
+// send writes one message.
+func send(w io.Writer, verb string, fields ...any) error {
+	_, err := w.Write(appendMessage(nil, verb, fields...))
+	return err
+}
+
 func appendMessage(b []byte, verb string, fields ...any) []byte {
 	b = append(b, verb...)
 	for _, f := range fields {
@@ -47,9 +50,6 @@ func appendMessage(b []byte, verb string, fields ...any) []byte {
 		case string:
 			b = append(b, 'x')
 			b = hex.AppendEncode(b, []byte(v))
-		case []byte:
-			b = append(b, 'x')
-			b = hex.AppendEncode(b, v)
 		case int:
 			b = strconv.AppendInt(b, int64(v), 10)
 		case int64:
@@ -70,7 +70,6 @@ func appendMessage(b []byte, verb string, fields ...any) []byte {
 // word is a field sent as it is: a name that is known to be one word.
 type word string
 
-// appendData encodes a data message with its bytes.
 func appendData(b []byte, stream string, offset int64, data []byte) []byte {
 	b = appendMessage(b, "data", word(stream), offset, len(data))
 	return append(b, data...)
@@ -83,15 +82,11 @@ func unixNano(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// maxLine bounds a message's line: a typed text travels in pieces.
-const maxLine = 64 << 10
+const (
+	maxLine = 64 << 10 // a message's line: a typed text travels in pieces
+	maxData = 64 << 20 // a data message's bytes
+)
 
-// maxData bounds a data message's bytes.
-const maxData = 64 << 20
-
-var errLongLine = errors.New("a message longer than the protocol allows")
-
-// readMessage reads one message, a data message's bytes included.
 func readMessage(r *bufio.Reader) (message, error) {
 	m, err := readHeader(r)
 	if err == nil && m.size > 0 {
@@ -107,7 +102,7 @@ func readMessage(r *bufio.Reader) (message, error) {
 func readHeader(r *bufio.Reader) (message, error) {
 	line, err := r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
-		return message{}, errLongLine
+		return message{}, errors.New("a message longer than the protocol allows")
 	}
 	if err != nil {
 		if err == io.EOF && len(line) > 0 {
@@ -131,7 +126,8 @@ func readHeader(r *bufio.Reader) (message, error) {
 
 func (m *message) verb() string { return m.words[0] }
 
-// field is word i (1: the first after the verb), or "" and an error.
+// field is word i (1: the first after the verb). Like the other readers
+// of a field, it notes in m.err the first malformed or missing one.
 func (m *message) field(i int) string {
 	if i >= len(m.words) {
 		m.fail(fmt.Errorf("%s: no field %d", m.verb(), i))
@@ -174,7 +170,6 @@ func (m *message) text(i int) string {
 	return string(b)
 }
 
-// fieldCount checks that the message has n words after its verb.
 func (m *message) fieldCount(n int) bool {
 	if len(m.words) != n+1 {
 		m.fail(fmt.Errorf("%s: %d fields, want %d", m.verb(), len(m.words)-1, n))
@@ -183,12 +178,11 @@ func (m *message) fieldCount(n int) bool {
 	return true
 }
 
-// errorMessage is the error a relay answered with ("error TEXT").
+// errorMessage is the error a relay answered with.
 type errorMessage string
 
 func (e errorMessage) Error() string { return string(e) }
 
-// asError turns an "error TEXT" message into an error; nil for others.
 func (m *message) asError() error {
 	if m.verb() != "error" {
 		return nil
