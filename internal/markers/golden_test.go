@@ -122,7 +122,7 @@ func TestGeneratedScript(t *testing.T) {
 func TestGeneratedFarScript(t *testing.T) {
 	var g golden
 	for _, kind := range []markers.FarKind{markers.FarBash, markers.FarZsh, markers.FarFish, markers.FarSh} {
-		for _, stdin := range []string{"tty", "stdin", "empty"} {
+		for _, stdin := range []string{"tty", "stdin", "empty", "both"} {
 			for _, terminal := range []bool{false, true} {
 				for _, rows := range []int{0, 3} {
 					// The hooks of a first call come before all the rest:
@@ -132,7 +132,7 @@ func TestGeneratedFarScript(t *testing.T) {
 							continue
 						}
 						job := markers.FarJob{ID: "0123456789abcdef", Command: commands[2], Kind: kind, First: first,
-							Stdin: stdin == "stdin", EmptyStdin: stdin == "empty", Terminal: terminal, EraseRows: rows}
+							Stdin: stdin == "stdin" || stdin == "both", EmptyStdin: stdin == "empty" || stdin == "both", Terminal: terminal, EraseRows: rows}
 						g.add(fmt.Sprintf("FarScript(%s, first %v, stdin %s, terminal %v, rows %d)", kind, first, stdin, terminal, rows),
 							markers.FarScript(job))
 					}
