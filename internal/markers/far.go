@@ -20,20 +20,18 @@ import (
 //     off, prints READY, and reads a base64 payload from the terminal
 //     into a file in a private directory (mktemp -d, 0700, named after
 //     the shell's pid: the first call of a shell removes those of the
-//     user's shells that are gone), which it
-//     then sources, so cd, exports and functions persist. ptysend types
-//     the payload once READY has come, in lines of at most 76 base64
-//     characters (a canonical-mode line is cut at 4095 bytes), ended by
-//     Ctrl-D on an empty line.
+//     user's shells that are gone), which it then sources, so cd, exports
+//     and functions persist. ptysend types the payload once READY has
+//     come, in lines of at most 76 base64 characters (a canonical-mode
+//     line is cut at 4095 bytes), ended by Ctrl-D on an empty line.
 //  3. The payload is the far wrapper (FarScript): the same [agent] line,
 //     START and END markers, pager settings and errexit guard as the
 //     local wrapper, the hooks on the first call, and the command's
-//     stderr sent into a fifo that a small loop of POSIX tools copies
-//     to the terminal in R/r frames, which ptysend takes out of the
-//     stream as the command's stderr (FrameSplitter).
+//     stderr copied to the terminal in R/r frames, which ptysend takes
+//     out of the stream as the command's stderr (FrameSplitter).
 //
-// The hooks (FarIntegration) also define the loader as a function, so
-// that later calls type only " __ptybridge_l <id> && ...".
+// The hooks also define the loader as a function, so that later calls
+// type only " __ptybridge_l <id> && ...".
 
 // Far markers: KIND answers the probe, READY says the loader reads the
 // payload (and READ-STDIN that the wrapper reads stdin data), INFO says
@@ -41,20 +39,15 @@ import (
 const (
 	kindTag  = "K"
 	readyTag = "Y"
-	stdinTag = "Z"
 	infoTag  = "I"
 )
 
-func farMarker(tag string, fields ...string) string {
-	return "\x1b]" + osc + ";" + tag + ";" + strings.Join(fields, ";") + "\a"
-}
-
 // Ready is the marker the loader prints once it reads the payload.
-func Ready(id ID) string { return farMarker(readyTag, string(id)) }
+func Ready(id ID) string { return marker(readyTag, string(id)) }
 
 // ReadyStdin is the marker the far wrapper prints once it reads the
 // forwarded stdin.
-func ReadyStdin(id ID) string { return farMarker(stdinTag, string(id)) }
+func ReadyStdin(id ID) string { return marker("Z", string(id)) }
 
 // FarKind is the kind of a far shell, as the probe tells it.
 type FarKind string
@@ -84,32 +77,29 @@ func (k FarKind) Family() Shell {
 // erases them: the shell then draws its prompt again, as if nothing had
 // been typed.
 func Probe(rows int) string {
-	return fmt.Sprintf(` printf '\033[%dA\r\033[J\033]%s;%s;%%s;%%s;%%s\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"`,
-		max(rows, 1), osc, kindTag)
+	return fmt.Sprintf(` printf '%s\033]%s;%s;%%s;%%s;%%s\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"`,
+		erase(rows), osc, kindTag)
 }
+
+// erase, in a printf format, moves the cursor up rows rows (at least one)
+// and erases the screen from there.
+func erase(rows int) string { return fmt.Sprintf(`\033[%dA\r\033[J`, max(rows, 1)) }
 
 // ProbeLen is the length of the probe as typed, for the rows its echo
 // takes.
 func ProbeLen() int { return len(Probe(1)) }
 
-var kindPrefix = []byte("\x1b]" + osc + ";" + kindTag + ";")
-
 // ParseProbeAnswer finds the KIND marker in stream. found is false while
 // it has not come (whole); ok is false when the answer names no shell
 // ptysend drives (a shell that printed the variables' names literally).
 func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
-	body, found := markerBody(stream, kindPrefix)
+	body, found := markerBody(stream, "\x1b]"+osc+";"+kindTag+";")
 	if !found {
 		return "", false, false
 	}
 	f := strings.Split(string(body), ";")
-	if len(f) != 3 {
+	if len(f) != 3 || strings.ContainsAny(string(body), "$\x1b") {
 		return "", true, false
-	}
-	for _, v := range f {
-		if strings.ContainsAny(v, "$\x1b") {
-			return "", true, false
-		}
 	}
 	switch {
 	case f[0] != "" && f[1] == "" && f[2] == "" && !modernBash(f[0]):
@@ -128,9 +118,18 @@ func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
 	return "", true, false
 }
 
+// modernBash reports whether BASH_VERSION v is 4.4 or later.
+func modernBash(v string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 4 || major == 4 && minor >= 4
+}
+
 // markerBody returns what lies between prefix and the next BEL in stream.
-func markerBody(stream, prefix []byte) ([]byte, bool) {
-	i := bytes.Index(stream, prefix)
+func markerBody(stream []byte, prefix string) ([]byte, bool) {
+	i := bytes.Index(stream, []byte(prefix))
 	if i < 0 {
 		return nil, false
 	}
@@ -151,7 +150,7 @@ type FarInfo struct {
 
 // ParseInfo finds the INFO marker of call id in stream.
 func ParseInfo(stream []byte, id ID) (FarInfo, bool) {
-	body, ok := markerBody(stream, []byte("\x1b]"+osc+";"+infoTag+";"+string(id)+";"))
+	body, ok := markerBody(stream, "\x1b]"+osc+";"+infoTag+";"+string(id)+";")
 	if !ok {
 		return FarInfo{}, false
 	}
@@ -175,17 +174,15 @@ const farDir = "__ptybridge_d"
 // else a call of the loader function the hooks defined. The leading
 // space keeps it out of history where the shell honours that.
 func FarLoader(kind FarKind, id ID, hooked bool) string {
-	if kind == FarFish {
-		if hooked {
-			return fmt.Sprintf(" __ptybridge_l %s; and source $%s/w", id, farDir)
-		}
+	switch {
+	case kind == FarFish && hooked:
+		return fmt.Sprintf(" __ptybridge_l %s; and source $%s/w", id, farDir)
+	case kind == FarFish:
 		return fmt.Sprintf(" set -g %[1]s (mktemp -d -t ptybridge-$fish_pid.XXXXXX); and stty -echo; and printf '\\033]%[2]s;%[3]s;%%s\\007' %[4]s; and begin; base64 -d >$%[1]s/w; stty echo; source $%[1]s/w; end",
 			farDir, osc, readyTag, id)
-	}
-	if hooked && kind.reads() {
+	case hooked && kind.reads():
 		return fmt.Sprintf(" __ptybridge_l %s && eval \"$__ptybridge_w\"", id)
-	}
-	if hooked {
+	case hooked:
 		return fmt.Sprintf(" __ptybridge_l %s && . \"$%s/w\"", id, farDir)
 	}
 	return fmt.Sprintf(` %[1]s=$(mktemp -d -t ptybridge-$$.XXXXXX) && stty -echo && printf '\033]%[2]s;%[3]s;%%s\007' %[4]s && { base64 -d >"$%[1]s/w"; stty echo; . "$%[1]s/w"; }`,
@@ -200,11 +197,6 @@ func FarLoader(kind FarKind, id ID, hooked bool) string {
 // The cost of a call is mostly the programs the far shell starts; this
 // path starts none.
 func (k FarKind) reads() bool { return k == FarBash }
-
-// procsub reports whether the kind's far wrapper reads the command's
-// stderr through a process substitution (bash and zsh) rather than a
-// fifo and a child sh.
-func (k FarKind) procsub() bool { return k == FarBash || k == FarZsh }
 
 // TypedPayload is the wrapper as typed for the loader of kind (hooked:
 // the loader function of the hooks reads it).
@@ -225,25 +217,23 @@ func EmptyPayload(kind FarKind, hooked bool) string {
 	return "\n\x04"
 }
 
-// EscapedLines is text as typed for the bash and zsh loader function:
-// "read -rs -d ." reads it with echo off, the line breaks are dropped,
-// and printf %b decodes it. Every byte that a terminal in canonical mode
-// or the line discipline could take for something else (control
-// characters, bytes above ASCII), the backslash and the final "." are
-// written as \0ooo; lines have at most 76 characters; "." ends it (read
-// -d puts the terminal in non-canonical mode, in bash and zsh alike, so
-// nothing may follow it: it would stay for the next reader).
+// EscapedLines is text as typed for bash's loader function: "read -rs -d
+// ." reads it with echo off, the line breaks are dropped, and printf %b
+// decodes it. Every byte that a terminal in canonical mode or the line
+// discipline could take for something else (control characters, bytes
+// above ASCII), the backslash and the final "." are written as \0ooo;
+// lines have at most 76 characters; "." ends it (read -d puts the
+// terminal in non-canonical mode, so nothing may follow it: it would stay
+// for the next reader).
 func EscapedLines(text string) string {
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/8 + 4)
 	line := 0
 	for i := 0; i < len(text); i++ {
 		c := text[i]
-		piece := ""
+		piece := string(c)
 		if c < 0x20 || c >= 0x7f || c == '\\' || c == '.' {
 			piece = fmt.Sprintf("\\0%03o", c)
-		} else {
-			piece = string(c)
 		}
 		if line+len(piece) > 76 {
 			b.WriteByte('\n')
@@ -272,81 +262,3 @@ func PayloadLines(data []byte) string {
 	b.WriteByte(0x04)
 	return b.String()
 }
-
-// FarIntegration is the hooks for a far shell of kind: the PROMPT and
-// COMMAND events as locally, a history filter that matches the loader
-// lines (and removes the probe's and the first loader's lines, already
-// in bash's history), and the loader function.
-func FarIntegration(kind FarKind) string {
-	switch kind {
-	case FarBash:
-		// @OURS@ deletes the first loader's line from the history; the
-		// probe's line before it goes next.
-		return strings.NewReplacer(
-			"@HISTIGNORE@", QuotePOSIX(" __ptybridge_*"),
-			"@OURS@", QuotePOSIX(" "+farDir+"="),
-			"@CONTROLS@", bashControls(),
-			"@MAXLINE@", fmt.Sprint(maxLine)).Replace(bashHooks) +
-			"case $(HISTTIMEFORMAT= builtin history 1 2>/dev/null) in *'ptybridge;" + kindTag + ";'*) builtin history -d -1 2>/dev/null ;; esac\n" +
-			farReadLoaderFunc
-	case FarZsh:
-		return strings.NewReplacer(
-			"@OURS@", QuotePOSIX(" __ptybridge_"),
-			"@MAXLINE@", fmt.Sprint(maxLine)).Replace(zshHooks) + farLoaderFunc(zshBuiltins)
-	case FarFish:
-		return strings.ReplaceAll(fishHooks, "@MAXLINE@", fmt.Sprint(maxLine)) + fishLoaderFunc
-	}
-	return posixPromptHook + farLoaderFunc(posixBuiltins)
-}
-
-// farLoaderFunc is the loader as a POSIX function: it reuses the
-// shell's private directory, and reads the payload into it.
-func farLoaderFunc(b builtins) string {
-	return fmt.Sprintf(`__ptybridge_l() {
-  { [ -d "${%[1]s-}" ] || %[1]s=$(command mktemp -d -t ptybridge-$$.XXXXXX); } && command stty -echo &&
-  %[2]s '\033]%[3]s;%[4]s;%%s\007' "$1" && { command base64 -d >"$%[1]s/w"; command stty echo; }
-}
-`, farDir, b.printf, osc, readyTag)
-}
-
-// farReadLoaderFunc is the loader of bash: read -s turns the echo off
-// itself and then prints READY as its prompt, and the payload is decoded
-// into a variable that the typed line evals (see EscapedLines).
-const farReadLoaderFunc = `__ptybridge_l() {
-  { [ -d "${` + farDir + `-}" ] || ` + farDir + `=$(command mktemp -d -t ptybridge-$$.XXXXXX); } || return
-  IFS= builtin read -rs -d . -p $'\033]` + osc + `;` + readyTag + `;'"$1"$'\007' __ptybridge_p || return
-  builtin printf -v __ptybridge_w '%b' "${__ptybridge_p//$'\n'/}"
-  unset __ptybridge_p
-}
-`
-
-const fishLoaderFunc = `function __ptybridge_l
-    test -d "$` + farDir + `"; or set -g ` + farDir + ` (command mktemp -d -t ptybridge-$fish_pid.XXXXXX); or return 1
-    command stty -echo; or return 1
-    builtin printf '\e]` + osc + `;` + readyTag + `;%s\a' $argv[1]
-    command base64 -d >$` + farDir + `/w
-    set -l s $status
-    command stty echo
-    return $s
-end
-`
-
-// modernBash reports whether BASH_VERSION v is 4.4 or later.
-func modernBash(v string) bool {
-	var major, minor int
-	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
-		return false
-	}
-	return major > 4 || major == 4 && minor >= 4
-}
-
-// StaleDirsCleanup removes, in the first call of a far shell, the private
-// directories of the same user's far shells that are gone (a far shell
-// keeps its directory for its later calls while it lives, and cannot
-// remove it when it ends without a trap of the human's): named after a
-// pid that is not alive, and untouched for an hour (a far shell of the
-// same user in another pid namespace may share the directory). Plain sh,
-// run once per far shell; its argument is the shell's own pid.
-const StaleDirsCleanup = `command sh -c 'for d in $(find "${TMPDIR:-/tmp}" -maxdepth 1 -name "ptybridge-[0-9]*.??????" -user "$(id -u)" -mmin +60 2>/dev/null); do ` +
-	`p=${d##*/ptybridge-}; p=${p%%.*}; case $p in ""|*[!0-9]*) continue;; esac; ` +
-	`[ "$p" != "$1" ] && ! kill -0 "$p" 2>/dev/null && rm -rf "$d"; done; :' sh `

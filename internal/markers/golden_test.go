@@ -164,7 +164,6 @@ func TestGeneratedFarLines(t *testing.T) {
 	}
 	g.add("EscapedLines", markers.EscapedLines(script))
 	g.add("PayloadLines", markers.PayloadLines([]byte(script)))
-	g.add("StaleDirsCleanup", markers.StaleDirsCleanup)
 	g.check(t, "farlines.golden")
 }
 

@@ -14,6 +14,8 @@ package markers
 import (
 	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
@@ -38,20 +40,27 @@ func NewID() (ID, error) {
 // Valid reports whether id has the shape NewID produces: 16 lowercase
 // hex digits. (No regexp: compiling one at every start of ptysend cost
 // ~0.1 ms.)
-func (id ID) Valid() bool {
-	if len(id) != 16 {
-		return false
-	}
-	for _, c := range []byte(id) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+func (id ID) Valid() bool { return isID(id) }
+
+// idLength is the length of an ID.
+const idLength = 16
+
+func isID[T ~string | ~[]byte](b T) bool {
+	for i := 0; i < len(b); i++ {
+		if c := b[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
 	}
-	return true
+	return len(b) == idLength
+}
+
+// marker is a marker of ours: ESC ] 6973;ptybridge;TAG;FIELDS BEL.
+func marker(tag string, fields ...string) string {
+	return "\x1b]" + osc + ";" + tag + ";" + strings.Join(fields, ";") + "\a"
 }
 
 // Start is the exact byte sequence printed before the command's output.
-func Start(id ID) string { return "\x1b]" + osc + ";S;" + string(id) + "\a" }
+func Start(id ID) string { return marker("S", string(id)) }
 
 // endPrefix is what the END marker starts with; the decimal exit status and
 // a BEL follow it.
@@ -59,4 +68,4 @@ func endPrefix(id ID) string { return "\x1b]" + osc + ";E;" + string(id) + ";" }
 
 // End is the exact byte sequence printed after a command that exited with
 // status.
-func End(id ID, status int) string { return fmt.Sprintf("%s%d\a", endPrefix(id), status) }
+func End(id ID, status int) string { return endPrefix(id) + strconv.Itoa(status) + "\a" }

@@ -183,16 +183,3 @@ func (f *frameFilter) filter(data []byte) []byte {
 	f.pending = append(f.pending, data[len(data)-keep:]...)
 	return f.clean
 }
-
-// idLength is the length of an ID.
-const idLength = 16
-
-// isID reports whether b has the shape of an ID, without allocating.
-func isID(b []byte) bool {
-	for _, c := range b {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return len(b) == idLength
-}
