@@ -24,10 +24,10 @@ import (
 // has put all of it on the terminal: the command's stderr then always
 // shows before the END marker and the next prompt.
 
-// stderrOpen and stderrClose frame a piece of the command's stderr on
+// frameOpen and frameClose frame a piece of the command's stderr on
 // the terminal.
-func stderrOpen(id ID) string  { return "\x1b]" + osc + ";R;" + string(id) + "\a" }
-func stderrClose(id ID) string { return "\x1b]" + osc + ";r;" + string(id) + "\a" }
+func frameOpen(id ID) string  { return marker("R", string(id)) }
+func frameClose(id ID) string { return marker("r", string(id)) }
 
 // MaxStderrPiece bounds the piece of stderr in one frame: a longer one
 // is written as several frames.
@@ -42,25 +42,24 @@ const maxFrame = 2*MaxStderrPiece + 2*(len("\x1b]"+osc+";R;")+idLength+1)
 // AppendStderrFrame appends the framed piece (at most MaxStderrPiece
 // bytes) to dst: what ptysend writes to the terminal, in one write().
 func AppendStderrFrame(dst []byte, id ID, piece []byte) []byte {
-	dst = append(dst, stderrOpen(id)...)
+	dst = append(dst, frameOpen(id)...)
 	dst = append(dst, piece...)
-	return append(dst, stderrClose(id)...)
+	return append(dst, frameClose(id)...)
 }
 
 // StderrDone is the token the wrapper writes into the stderr fifo once
 // the command is over.
-func StderrDone(id ID) string { return "\x1b]" + osc + ";D;" + string(id) + "\a" }
+func StderrDone(id ID) string { return marker("D", string(id)) }
 
 // StderrStream reads the stderr fifo's bytes, chunk by chunk as they
 // arrive, and writes to Out what the command wrote: everything but the
 // StderrDone token, which it notes (Done). Bytes that may be the start of
 // the token split across chunks wait for the next chunk, or for Flush.
 type StderrStream struct {
-	out     io.Writer
-	token   []byte
-	done    bool
-	pending []byte
-	joined  []byte
+	out   io.Writer
+	token []byte
+	done  bool
+	carry
 }
 
 // NewStderrStream returns a StderrStream for the call with the given id.
@@ -75,12 +74,7 @@ func (s *StderrStream) Done() bool { return s.done }
 // Write feeds the next chunk read from the fifo. What follows the token
 // (a background job's stderr) is passed on as it comes.
 func (s *StderrStream) Write(p []byte) (int, error) {
-	data := p
-	if len(s.pending) > 0 {
-		s.joined = append(append(s.joined[:0], s.pending...), p...)
-		data = s.joined
-		s.pending = s.pending[:0]
-	}
+	data := s.join(p)
 	if s.done {
 		return len(p), s.pass(data)
 	}
@@ -92,17 +86,13 @@ func (s *StderrStream) Write(p []byte) (int, error) {
 		return len(p), s.pass(data[i+len(s.token):])
 	}
 	keep := heldPrefix(data, s.token)
-	s.pending = append(s.pending, data[len(data)-keep:]...)
+	s.hold(data[len(data)-keep:])
 	return len(p), s.pass(data[:len(data)-keep])
 }
 
 // Flush passes on the bytes held back as a possible start of the token:
 // at the end of the stream they were stderr.
-func (s *StderrStream) Flush() error {
-	held := s.pending
-	s.pending = nil
-	return s.pass(held)
-}
+func (s *StderrStream) Flush() error { return s.pass(s.take()) }
 
 func (s *StderrStream) pass(b []byte) error {
 	if len(b) == 0 {
@@ -125,27 +115,19 @@ var (
 // to the terminal after that call ended (see session). An incomplete
 // frame at the end of a chunk waits for the next chunk.
 type frameFilter struct {
-	closer  []byte // the end marker of the frame at hand
-	pending []byte // a possible opening marker, or a frame without its end yet
-	joined  []byte
-	clean   []byte
+	closer []byte // the end marker of the frame at hand
+	carry         // a possible opening marker, or a frame without its end yet
+	clean  []byte
 }
-
-// holding reports whether bytes wait for the next chunk.
-func (f *frameFilter) holding() bool { return len(f.pending) > 0 }
 
 // filter returns data without the frames; the result is valid until the
 // next call.
 func (f *frameFilter) filter(data []byte) []byte {
-	if len(f.pending) > 0 {
-		f.joined = append(append(f.joined[:0], f.pending...), data...)
-		data = f.joined
-		f.pending = f.pending[:0]
-	}
+	data = f.join(data)
 	i := bytes.Index(data, stderrOpenPrefix)
 	if i < 0 { // the common case: no frame, nothing copied
 		keep := heldPrefix(data, stderrOpenPrefix)
-		f.pending = append(f.pending, data[len(data)-keep:]...)
+		f.hold(data[len(data)-keep:])
 		return data[:len(data)-keep]
 	}
 	f.clean = f.clean[:0]
@@ -153,7 +135,7 @@ func (f *frameFilter) filter(data []byte) []byte {
 		f.clean = append(f.clean, data[:i]...)
 		rest := data[i+len(stderrOpenPrefix):]
 		if len(rest) <= idLength { // the id and its BEL are still to come
-			f.pending = append(f.pending, data[i:]...)
+			f.hold(data[i:])
 			return f.clean
 		}
 		if !isID(rest[:idLength]) || rest[idLength] != '\a' { // not our marker: output
@@ -170,7 +152,7 @@ func (f *frameFilter) filter(data []byte) []byte {
 		case j >= 0 && opener+j+len(f.closer) <= maxFrame:
 			data = body[j+len(f.closer):] // a frame: dropped
 		case j < 0 && len(data)-i < maxFrame:
-			f.pending = append(f.pending, data[i:]...) // its end may still come
+			f.hold(data[i:]) // its end may still come
 			return f.clean
 		default: // no end within maxFrame: not ptysend's frame, but output
 			f.clean = append(f.clean, data[i:i+opener]...)
@@ -180,6 +162,6 @@ func (f *frameFilter) filter(data []byte) []byte {
 	}
 	keep := heldPrefix(data, stderrOpenPrefix)
 	f.clean = append(f.clean, data[:len(data)-keep]...)
-	f.pending = append(f.pending, data[len(data)-keep:]...)
+	f.hold(data[len(data)-keep:])
 	return f.clean
 }
