@@ -1,7 +1,6 @@
 package markers
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -61,17 +60,14 @@ func ParseEvent(body []byte) (e Event, ok bool) {
 	e.Kind = body[0]
 	fields := strings.SplitN(string(body[2:]), ";", 4)
 	switch e.Kind {
-	case 'S', 'E', 'R', 'r':
+	case 'S', 'R', 'r', 'E':
 		e.ID = ID(fields[0])
-		if !e.ID.Valid() {
-			return Event{}, false
-		}
 		switch {
+		case !e.ID.Valid():
 		case e.Kind != 'E' && len(fields) == 1:
 			return e, true
 		case e.Kind == 'E' && len(fields) == 2:
-			if e.Status, ok = parseStatusField(fields[1]); ok {
-				e.HasStatus = true
+			if e.Status, e.HasStatus = parseStatusField(fields[1]); e.HasStatus {
 				return e, true
 			}
 		}
@@ -85,28 +81,23 @@ func ParseEvent(body []byte) (e Event, ok bool) {
 		return Event{}, false
 	}
 	e.PID = pid
-	switch e.Kind {
-	case 'C':
+	switch {
+	case e.Kind == 'C' && len(fields) > 1:
 		// C;PID;LINE: the line is the rest, ';' and all.
-		if len(fields) > 1 {
-			e.Line = DecodeField(strings.Join(fields[1:], ";"))
-		}
-		return e, true
-	case 'F':
+		e.Line = DecodeField(strings.Join(fields[1:], ";"))
+	case e.Kind == 'F':
 		if len(fields) < 2 {
 			return Event{}, false
 		}
-		if e.Status, ok = parseStatusField(fields[1]); !ok {
+		if e.Status, e.HasStatus = parseStatusField(fields[1]); !e.HasStatus {
 			return Event{}, false
 		}
-		e.HasStatus = true
 		if len(fields) > 2 {
 			e.Dir = DecodeField(fields[2])
 		}
 		if len(fields) > 3 {
 			e.Line = DecodeField(fields[3])
 		}
-		return e, true
 	}
 	return e, true // P, O, o: later versions may add fields
 }
@@ -127,8 +118,7 @@ func parseStatusField(s string) (int, bool) {
 func EncodeField(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f || c == '%' || c == ';' {
+		if c := s[i]; c < 0x20 || c == 0x7f || c == '%' || c == ';' {
 			fmt.Fprintf(&b, "%%%02X", c)
 		} else {
 			b.WriteByte(c)
@@ -144,31 +134,31 @@ func DecodeField(s string) string {
 	if !strings.Contains(s, "%") {
 		return s
 	}
-	var b bytes.Buffer
+	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			n, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
-			b.WriteByte(byte(n))
-			i += 2
-			continue
+		if s[i] == '%' && i+2 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 2
+				continue
+			}
 		}
 		b.WriteByte(s[i])
 	}
 	return b.String()
 }
 
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
+// PromptEvent, CommandEvent, CommandLineEvent and FinishedEvent are the
+// events as the hooks print them.
+func PromptEvent(pid int) string  { return marker("P", strconv.Itoa(pid)) }
+func CommandEvent(pid int) string { return marker("C", strconv.Itoa(pid)) }
 
-// CommandLineEvent is the COMMAND event with the command line, and
-// FinishedEvent the FINISHED one, as the hooks print them.
 func CommandLineEvent(pid int, line string) string {
-	return fmt.Sprintf("\x1b]%s;C;%d;%s\a", osc, pid, EncodeField(line))
+	return marker("C", strconv.Itoa(pid), EncodeField(line))
 }
 
 func FinishedEvent(pid, status int, dir, line string) string {
-	return fmt.Sprintf("\x1b]%s;F;%d;%d;%s;%s\a", osc, pid, status, EncodeField(dir), EncodeField(line))
+	return marker("F", strconv.Itoa(pid), strconv.Itoa(status), EncodeField(dir), EncodeField(line))
 }
 
 // EventSink hears the stream as a Tracker splits it: the bytes that are

@@ -26,81 +26,52 @@ type FarJob struct {
 	EraseRows int
 }
 
-// The far wrappers, with their placeholders, and what the hooks of a far
-// shell add to the local ones: the loader function (see FarLoader).
+// The far wrappers and what a far shell's hooks add: the loader function
+// (see FarLoader). The command's stderr goes to a loop that copies it to
+// the terminal in R/r frames, piece by piece as it comes, each frame
+// written with one write() so that the command's stdout never lands
+// inside one: in bash and zsh a process substitution, elsewhere a child
+// sh that reads a fifo.
 var (
-	// far.sh is the wrapper of zsh and of the POSIX shells. The command's
-	// stderr goes to a loop that copies it to the terminal in R/r frames:
-	// zsh's is a process substitution, which needs no fifo nor child sh
-	// (zsh waits for those of a current-shell construct by itself). The
-	// others' is a child sh that reads a fifo, and tells its end through a
-	// second fifo (see stderrLoop).
-	//
 	//go:embed shell/far.sh
 	farPOSIXTemplate string
 
-	// far.bash is the wrapper of bash, which reads its input a byte per
-	// system call: the fixed parts are functions defined with the hooks
-	// (far-hooks.bash), and the command runs in between at the top level,
-	// so that declare, local and the like behave as typed.
+	// bash reads its input a byte per system call: the fixed parts of its
+	// wrapper are functions that its far-hooks.bash defines afresh at each
+	// first call, outside the hooks' guard (a shell hooked by another
+	// ptysend gets this one's). The command runs in between at the top
+	// level, so that declare, local and the like behave as typed.
 	//
 	//go:embed shell/far.bash
 	farBashTemplate string
 
-	// far.fish is the far wrapper of fish, as fishScript locally: full job
-	// control for the command, restored by a one-shot fish_prompt handler;
-	// a syntax check by fish --no-execute first. fish announces no job it
-	// waited for: the stderr loop is one.
+	// fish's far wrapper is like its local one (see fishScript). fish
+	// announces no job it waited for: its stderr loop is one.
 	//
 	//go:embed shell/far.fish
 	farFishTemplate string
 
-	// far-hooks.bash: the probe's line goes out of the history, after the
-	// first loader's line (which @OURS@ of the hooks matches). The loader
-	// reads the payload with read -s, which turns the echo off itself and
-	// then prints READY as its prompt, and decodes it into a variable that
-	// the typed line evals (see EscapedLines). The wrapper's functions:
-	//
-	//   - __ptybridge_pre ID ROWS LINE erases the loader's echo, shows the
-	//     [agent] line, notes the options and prints START;
-	//   - __ptybridge_loop ID is the stderr loop of a process substitution,
-	//     in bash alone while no stderr comes: a builtin read takes the
-	//     first character, dd only what more is there at once;
-	//   - __ptybridge_post ID STATUS [w] turns a set -e left on off again,
-	//     waits for the loop (w) and prints END.
-	//
-	// They are defined afresh at each first call, outside the hooks'
-	// guard: a shell hooked by another ptysend gets this one's.
+	// bash's loader reads the payload with read -s, which turns the echo
+	// off itself and then prints READY as its prompt (see EscapedLines).
+	// Its __ptybridge_loop reads stderr with a builtin read while none
+	// comes, and with dd only what more is there at once.
 	//
 	//go:embed shell/far-hooks.bash
 	farBashHooks string
 
-	// far-hooks.sh is the loader of zsh and the POSIX shells: it reuses
-	// the shell's private directory, and reads the payload into it.
-	//
 	//go:embed shell/far-hooks.sh
 	farPOSIXHooks string
 
-	// far-hooks.fish is the loader of fish, as far-hooks.sh.
-	//
 	//go:embed shell/far-hooks.fish
 	farFishHooks string
 
-	// stderr-loop.sh copies the command's stderr from the fifo $1/e.$2 to
-	// the terminal, piece by piece as it comes, each piece in an R/r frame
-	// written with one write() (cat of a file of at most 16 KiB and the
-	// two markers), so that the command's stdout never lands inside a
-	// frame. It is plain sh with dd and cat, run as a child: it does not
-	// depend on the human's shell or options. It ends when the command's
-	// side of the fifo is closed.
+	// stderr-loop.sh is plain sh with dd and cat, run as a child: it does
+	// not depend on the human's shell or options. It ends when the
+	// command's side of the fifo $1/e.$2 is closed.
 	//
 	//go:embed shell/stderr-loop.sh
 	stderrLoop string
 
-	// stderr-loop.zsh is the same loop in zsh, for a process
-	// substitution: it reads the pipe on its stdin and writes to the
-	// terminal.
-	//
 	//go:embed shell/stderr-loop.zsh
 	stderrLoopZsh string
 )
@@ -116,8 +87,7 @@ func FarScript(job FarJob) string {
 		d = "$" + farDir
 	}
 	// The forwarded stdin is typed in base64 after READ-STDIN, and read
-	// with the echo off; an empty one needs no typing. What an interrupted
-	// call left in the file goes first.
+	// with the echo off; an empty one needs no typing.
 	stdin := ""
 	switch {
 	case job.Terminal:
@@ -141,12 +111,10 @@ func FarScript(job FarJob) string {
 			"@COMMAND@", fishQuote(" "+job.Command), "@PAGER@", fishPagerSettings(), "@STDIN@", stdin)
 	case FarSh:
 		// dash's job control announces a job it waited for: the loop runs
-		// in the background of a child sh that exits at once, so that it
-		// is no job of the shell's. Its end is told through the fifo
-		// $1/k.$2, which the wrapper holds open read-write around the
-		// command from before it starts: the loop's open never blocks for
-		// long, and the wrapper's read returns once the loop wrote its
-		// line, after the last piece of stderr.
+		// in the background of a child sh that exits at once. It tells its
+		// end through the fifo $1/k.$2, which the wrapper holds open
+		// read-write from before the command starts: the loop's open never
+		// blocks, and the wrapper reads its line after the last piece.
 		vars = append(vars, "@STDERR_LOOP@", QuotePOSIX("(exec 3>\"$1/k.$2\"; rm -f \"$1/k.$2\"\n"+stderrLoop+"echo >&3) &"))
 	}
 	if job.Terminal {
@@ -164,8 +132,7 @@ func FarScript(job FarJob) string {
 		"clear-stdin": !job.Stdin,
 		"read-stdin":  job.Stdin && !job.EmptyStdin,
 		"stdin":       job.Stdin,
-		// The wrapper starts the stderr loop, and waits for it (zsh waits
-		// for its process substitution by itself).
+		// zsh waits for its process substitution by itself.
 		"loop":     !job.Terminal && job.Kind != FarZsh,
 		"terminal": job.Terminal,
 	}))
@@ -173,6 +140,8 @@ func FarScript(job FarJob) string {
 
 // farHooks is the hooks for a far shell of kind: the events as locally, a
 // history filter that matches the loader lines, and the loader function.
+// bash deletes the first loader's line from its history, and then the
+// probe's line before it.
 func farHooks(kind FarKind) string {
 	switch kind {
 	case FarBash:
@@ -185,12 +154,11 @@ func farHooks(kind FarKind) string {
 }
 
 // staleDirsCleanup removes, in the first call of a far shell, the private
-// directories of the same user's far shells that are gone (a far shell
-// keeps its directory for its later calls while it lives, and cannot
-// remove it when it ends without a trap of the human's): named after a
-// pid that is not alive, and untouched for an hour (a far shell of the
-// same user in another pid namespace may share the directory). Plain sh;
-// its argument is the shell's own pid.
+// directories of the user's far shells that are gone (a far shell cannot
+// remove its own when it ends without a trap of the human's): named after
+// a pid that is not alive, and untouched for an hour (a far shell in
+// another pid namespace may share the directory). Its argument is the
+// shell's own pid.
 const staleDirsCleanup = `command sh -c 'for d in $(find "${TMPDIR:-/tmp}" -maxdepth 1 -name "ptybridge-[0-9]*.??????" -user "$(id -u)" -mmin +60 2>/dev/null); do ` +
 	`p=${d##*/ptybridge-}; p=${p%%.*}; case $p in ""|*[!0-9]*) continue;; esac; ` +
 	`[ "$p" != "$1" ] && ! kill -0 "$p" 2>/dev/null && rm -rf "$d"; done; :' sh`

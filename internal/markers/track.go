@@ -3,7 +3,6 @@ package markers
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 )
@@ -33,13 +32,6 @@ const (
 	StateTyped   PaneState = "typed"   // at its prompt, something echoed since
 	StateRunning PaneState = "running" // running a line
 )
-
-// PromptEvent, CommandEvent, OwnEvent and OwnEndEvent are the markers the
-// integration prints.
-func PromptEvent(pid int) string  { return fmt.Sprintf("\x1b]%s;P;%d\a", osc, pid) }
-func CommandEvent(pid int) string { return fmt.Sprintf("\x1b]%s;C;%d\a", osc, pid) }
-func OwnEvent(pid int) string     { return fmt.Sprintf("\x1b]%s;O;%d\a", osc, pid) }
-func OwnEndEvent(pid int) string  { return fmt.Sprintf("\x1b]%s;o;%d\a", osc, pid) }
 
 var eventPrefix = []byte("\x1b]" + osc + ";")
 
@@ -94,22 +86,8 @@ type Snapshot struct {
 	PID   int
 }
 
-// String is the form the relay sends: "state:pid".
+// String is "state:pid".
 func (s Snapshot) String() string { return fmt.Sprintf("%s:%d", s.State, s.PID) }
-
-// ParseSnapshot reads the form String writes.
-func ParseSnapshot(s string) (Snapshot, error) {
-	state, pid, ok := bytes.Cut([]byte(s), []byte(":"))
-	n, err := strconv.Atoi(string(pid))
-	if !ok || err != nil {
-		return Snapshot{}, fmt.Errorf("bad pane state %q", s)
-	}
-	switch st := PaneState(state); st {
-	case StateUnknown, StatePrompt, StateTyped, StateRunning:
-		return Snapshot{st, n}, nil
-	}
-	return Snapshot{}, fmt.Errorf("bad pane state %q", s)
-}
 
 // Snapshot returns the current view.
 func (t *Tracker) Snapshot() Snapshot {
