@@ -12,30 +12,25 @@ import (
 // describes only the local end. Everything then travels through the
 // terminal stream, which the relay reads and types into:
 //
-//  1. A shell without the hooks yet is asked what it is by a one-line
-//     probe valid in bash, zsh, dash and fish; it answers with the
-//     invisible KIND marker. A shell that cannot run the probe (tcsh, a
-//     router's CLI) never answers, and is refused.
-//  2. Each call types a short loader line. It turns the terminal's echo
-//     off, prints READY, and reads a base64 payload from the terminal
-//     into a file in a private directory (mktemp -d, 0700, named after
-//     the shell's pid: the first call of a shell removes those of the
-//     user's shells that are gone), which it then sources, so cd, exports
-//     and functions persist. ptysend types the payload once READY has
-//     come, in lines of at most 76 base64 characters (a canonical-mode
-//     line is cut at 4095 bytes), ended by Ctrl-D on an empty line.
-//  3. The payload is the far wrapper (FarScript): the same [agent] line,
-//     START and END markers, pager settings and errexit guard as the
-//     local wrapper, the hooks on the first call, and the command's
-//     stderr copied to the terminal in R/r frames, which ptysend takes
-//     out of the stream as the command's stderr (FrameSplitter).
+//  1. A shell without the hooks yet is asked what it is by a probe; it
+//     answers with the invisible KIND marker. A shell that cannot run the
+//     probe (tcsh, a router's CLI) never answers, and is refused.
+//  2. Each call types a short loader line. It turns the echo off, prints
+//     READY, and reads the payload that ptysend then types into a file in
+//     a private directory (mktemp -d), which it sources, so cd, exports and
+//     functions persist. The payload is typed in base64 lines of at most 76
+//     characters (a canonical-mode line is cut at 4095 bytes), ended by
+//     Ctrl-D on an empty line.
+//  3. The payload is the far wrapper (FarScript), with the hooks on the
+//     first call; the command's stderr comes in R/r frames on the terminal
+//     (FrameSplitter).
 //
-// The hooks also define the loader as a function, so that later calls
-// type only " __ptybridge_l <id> && ...".
+// The hooks define the loader as a function, so that later calls type
+// only " __ptybridge_l <id> && ...".
 
 // Far markers: KIND answers the probe, READY says the loader reads the
-// payload (and READ-STDIN that the wrapper reads stdin data), INFO says
-// who and where the far shell is.
+// payload (READ-STDIN: the wrapper reads stdin data), INFO says who and
+// where the far shell is.
 const (
 	kindTag  = "K"
 	readyTag = "Y"
@@ -71,22 +66,19 @@ func (k FarKind) Family() Shell {
 }
 
 // Probe is the line typed into a far shell without hooks: valid in bash,
-// zsh, dash and fish, it prints the KIND marker with each shell's
-// version variable, only one of which is set. Its output first moves the
-// cursor up over the prompt and the probe's own echo (rows of them) and
-// erases them: the shell then draws its prompt again, as if nothing had
-// been typed.
+// zsh, dash and fish, it prints the KIND marker with each shell's version
+// variable, only one of which is set. It first erases the prompt and its
+// own echo (rows of them): the shell then draws its prompt again, as if
+// nothing had been typed.
 func Probe(rows int) string {
 	return fmt.Sprintf(` printf '%s\033]%s;%s;%%s;%%s;%%s\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"`,
 		erase(rows), osc, kindTag)
 }
 
-// erase, in a printf format, moves the cursor up rows rows (at least one)
-// and erases the screen from there.
+// erase, in a printf format, erases the last rows rows (at least one).
 func erase(rows int) string { return fmt.Sprintf(`\033[%dA\r\033[J`, max(rows, 1)) }
 
-// ProbeLen is the length of the probe as typed, for the rows its echo
-// takes.
+// ProbeLen is the length of the probe as typed.
 func ProbeLen() int { return len(Probe(1)) }
 
 // ParseProbeAnswer finds the KIND marker in stream. found is false while
@@ -170,9 +162,8 @@ func ParseInfo(stream []byte, id ID) (FarInfo, bool) {
 const farDir = "__ptybridge_d"
 
 // FarLoader is the line typed to run a call of id in the far shell of
-// kind: the full loader when the shell has no hooks yet (hooked false),
-// else a call of the loader function the hooks defined. The leading
-// space keeps it out of history where the shell honours that.
+// kind: the full loader, or a call of the loader function of the hooks.
+// The leading space keeps it out of history where the shell honours that.
 func FarLoader(kind FarKind, id ID, hooked bool) string {
 	switch {
 	case kind == FarFish && hooked:
@@ -189,17 +180,14 @@ func FarLoader(kind FarKind, id ID, hooked bool) string {
 		farDir, osc, readyTag, id)
 }
 
-// reads reports whether the kind's loader function reads the payload
-// with the shell's own read -s (echo off without stty) as escaped text
-// (decoded by printf %b, no base64): bash, whose read -p prints READY
-// once it has turned the echo off. (zsh prints read's prompt before, so
-// keys typed at once would be echoed: it reads with stty and base64.)
-// The cost of a call is mostly the programs the far shell starts; this
-// path starts none.
+// reads reports whether the kind's loader function reads the payload as
+// escaped text with the shell's own read -s, starting no program (most of
+// a call's cost): bash, whose read -p prints READY once the echo is off.
+// (zsh prints read's prompt before, so keys typed at once would be echoed:
+// it uses stty and base64.)
 func (k FarKind) reads() bool { return k == FarBash }
 
-// TypedPayload is the wrapper as typed for the loader of kind (hooked:
-// the loader function of the hooks reads it).
+// TypedPayload is the wrapper as typed for the loader of kind.
 func TypedPayload(kind FarKind, hooked bool, script string) string {
 	if hooked && kind.reads() {
 		return EscapedLines(script)
@@ -207,9 +195,8 @@ func TypedPayload(kind FarKind, hooked bool, script string) string {
 	return PayloadLines([]byte(script))
 }
 
-// EmptyPayload ends the loader's read with nothing in it: a call
-// stopped before its payload was typed runs nothing, and the loader turns
-// the echo back on.
+// EmptyPayload ends the loader's read with nothing in it: a call stopped
+// before its payload was typed runs nothing, and the echo comes back on.
 func EmptyPayload(kind FarKind, hooked bool) string {
 	if hooked && kind.reads() {
 		return "."
@@ -217,14 +204,13 @@ func EmptyPayload(kind FarKind, hooked bool) string {
 	return "\n\x04"
 }
 
-// EscapedLines is text as typed for bash's loader function: "read -rs -d
-// ." reads it with echo off, the line breaks are dropped, and printf %b
-// decodes it. Every byte that a terminal in canonical mode or the line
-// discipline could take for something else (control characters, bytes
-// above ASCII), the backslash and the final "." are written as \0ooo;
-// lines have at most 76 characters; "." ends it (read -d puts the
-// terminal in non-canonical mode, so nothing may follow it: it would stay
-// for the next reader).
+// EscapedLines is text as typed for bash's loader function, which reads it
+// with "read -rs -d .", drops the line breaks and decodes it with printf
+// %b. Control characters, bytes above ASCII (which the terminal could take
+// for something else), the backslash and "." are written as \0ooo, in
+// lines of at most 76 characters. A final "." ends it, and nothing may
+// follow: read -d puts the terminal in non-canonical mode, and the rest
+// would stay for the next reader.
 func EscapedLines(text string) string {
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/8 + 4)
@@ -247,8 +233,8 @@ func EscapedLines(text string) string {
 }
 
 // PayloadLines is data as typed into a terminal for base64 -d: lines of
-// at most 76 characters, each ended by a newline, then Ctrl-D at the
-// start of a line (end of file in canonical mode).
+// at most 76 characters, then Ctrl-D at the start of a line (end of file
+// in canonical mode).
 func PayloadLines(data []byte) string {
 	enc := base64.StdEncoding.EncodeToString(data)
 	var b strings.Builder

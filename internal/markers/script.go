@@ -63,22 +63,21 @@ type Job struct {
 	StderrPath string
 	// AckPath, for a StderrPath that is ptysend's fifo, is a second fifo
 	// that ptysend holds open for writing. After the command the wrapper
-	// writes the StderrDone token into StderrPath and waits to read
-	// AckPath until ptysend closes it: ptysend has then put all the
-	// command's stderr on the terminal, which must show before END and the
-	// next prompt. A ptysend that is gone has closed it too: the wait
-	// never outlives ptysend.
+	// writes the StderrDone token into StderrPath and reads AckPath until
+	// ptysend closes it, having put all the command's stderr on the
+	// terminal before END and the next prompt. A ptysend that is gone has
+	// closed it too.
 	AckPath string
 	// StdinPath, when set, is read as the command's standard input;
 	// otherwise the command reads the terminal, as a typed command would.
 	StdinPath string
 }
 
-// The wrappers, with their placeholders. Every marker in them is built by
-// printf from pieces, so a shell tracing its input (set -v, set -x) never
-// prints a marker-shaped line. END must come from the shell itself, never
-// from a child process: a child's marker can reach ptysend before the
-// child has exited, and the next call would find the pane busy.
+// The wrappers build every marker with printf from pieces, so that a
+// shell tracing its input (set -v, set -x) never prints one. END must come
+// from the shell itself, never from a child: a child's marker can reach
+// ptysend before the child has exited, and the next call would find the
+// pane busy.
 var (
 	//go:embed shell/script.sh
 	posixTemplate string
@@ -89,19 +88,17 @@ var (
 // Script returns the wrapper that runs job in the pane's shell when
 // sourced there. It runs the command with eval in the shell itself, so cd,
 // exports and functions persist, and a syntax error in the command is an
-// ordinary failure that still reaches the END marker.
+// ordinary failure that still reaches END. errexit left on by the command
+// would end the human's shell at their next failing command: the wrapper
+// turns it off and tells the agent.
 //
-// With ptysend's fifo, the POSIX wrapper opens it for reading too ("<>"):
-// a write to it once ptysend is gone must neither kill the human's shell
-// with SIGPIPE (bash, zsh and dash do not ignore it) nor wait for a
-// reader. The ack fifo is opened before the command, while ptysend, which
-// has just typed the line, holds its writing end, so the read at the end
-// returns once ptysend is gone. (Opened at the end, it could wait for ever
-// for a writer; and bash and dash keep a copy of a descriptor that a
-// redirection closes, so the shell cannot lend itself a writer.)
-//
-// errexit left on by the command would end the human's shell at their
-// next failing command: the wrapper turns it off and tells the agent.
+// The POSIX wrapper opens ptysend's fifo for reading too ("<>"): a write to
+// it once ptysend is gone must neither kill the shell with SIGPIPE (bash,
+// zsh and dash do not ignore it) nor wait for a reader. It opens the ack
+// fifo before the command, while ptysend holds its writing end, so that
+// the read returns once ptysend is gone. (Opened at the end, it could wait
+// for ever for a writer; and bash and dash keep a copy of a descriptor
+// that a redirection closes, so the shell cannot lend itself one.)
 func Script(sh Shell, job Job) string {
 	fifo := job.AckPath != ""
 	if sh == Fish {
@@ -125,12 +122,11 @@ func Script(sh Shell, job Job) string {
 	).Replace(lines(posixTemplate, map[string]bool{"fifo": fifo, "tty": !fifo}))
 }
 
-// builtin is the word before the shell's own printf, eval and read,
-// bypassing any function or alias of the human's by those names. In bash,
-// dash and ksh "command" finds builtins, and it takes eval's
-// special-builtin powers away, so a syntax error in the command no longer
-// aborts the whole script (dash did, and END never came). zsh's "command"
-// runs only external programs.
+// builtin is the word that calls the shell's own printf, eval and read,
+// past any function or alias of the human's. In bash, dash and ksh it is
+// "command", which also takes eval's special-builtin powers away: a syntax
+// error in the command no longer aborts the script (dash did, and END
+// never came). zsh's "command" runs only external programs.
 func (sh Shell) builtin() string {
 	if sh == Zsh {
 		return "builtin"
@@ -138,12 +134,11 @@ func (sh Shell) builtin() string {
 	return "command"
 }
 
-// evalLine runs command with eval in a POSIX shell. The pager variables
-// hold for the command only: bash and dash keep assignments before
-// "command eval" temporary and export them to the command's programs; zsh
-// does not export them, so it runs the command in an anonymous function
-// with local -x instead. The command's word starts with a space, so eval
-// never takes a command starting with '-' for an option.
+// evalLine runs command with eval in a POSIX shell, with the pager
+// settings for the command only: bash and dash export assignments before
+// "command eval" for that command; zsh does not, so it gets an anonymous
+// function with local -x. The leading space keeps eval from taking a
+// command that starts with '-' for an option.
 func evalLine(sh Shell, command, redirects string) string {
 	cmd := QuotePOSIX(" " + command)
 	if sh == Zsh {
@@ -152,24 +147,21 @@ func evalLine(sh Shell, command, redirects string) string {
 	return fmt.Sprintf("%s command eval %s%s", pagerSettings, cmd, redirects)
 }
 
-// fishScript is the wrapper for fish. Fish runs the commands of a sourced
-// file in its own process group unless job control is full, so Ctrl-C would
-// hit fish itself and fish would look idle in the foreground while the
-// command still runs. The wrapper turns full job control on for the
-// command, as bash, zsh and dash have it, and a one-shot fish_prompt
-// handler restores the human's setting: it runs even when Ctrl-C cancels
-// the rest of the script.
+// fishScript is the wrapper for fish. Unless job control is full, fish
+// runs a sourced file's commands in its own process group: Ctrl-C would
+// hit fish itself, and fish would look idle while the command runs. So
+// the wrapper turns it on for the command, and a one-shot fish_prompt
+// handler restores the human's setting, even when Ctrl-C cancels the rest.
 //
-// Fish's eval prints a syntax error on fish's own stderr, the terminal,
-// whatever the redirections, so it would reach the agent as stdout. The
-// text is first parsed by fish --no-execute, whose message goes to the
-// command's stderr; a syntax error then gets eval's status, 123.
+// fish's eval prints a syntax error on fish's own stderr (the terminal)
+// whatever the redirections, and the agent would get it as stdout: fish
+// --no-execute checks the text first, with its message on the command's
+// stderr, and a syntax error gets eval's status, 123.
 //
-// Fish has no "<>" redirection, and its read does not read a block's
-// descriptor 9: with ptysend's fifo, sh writes the StderrDone token and
-// waits for ptysend. Its exec lends it a writer of the ack fifo for the
-// instant of the open, which must not wait (ptysend may be gone), and lets
-// go of it, so the read ends when ptysend closes its end or exits.
+// fish has no "<>", and its read does not read a block's descriptor 9: sh
+// writes the StderrDone token and waits for ptysend. Its exec lends it a
+// writer of the ack fifo for the instant of the open, which must not wait
+// (ptysend may be gone), and lets go of it.
 func fishScript(job Job, fifo bool) string {
 	redirects := " 2>" + fishQuote(job.StderrPath)
 	if job.StdinPath != "" {
@@ -211,8 +203,8 @@ const errexitNote = "ptysend: note: the command turned on set -e in the shared s
 // in a pager for keys that no agent will press.
 const pagerSettings = "PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER=cat GH_PAGER=cat AWS_PAGER="
 
-// fishPagerSettings are pagerSettings as block-local exports: they end
-// with the block that runs the command.
+// fishPagerSettings are pagerSettings as exports local to the block that
+// runs the command.
 func fishPagerSettings() string {
 	var sets []string
 	for _, kv := range strings.Fields(pagerSettings) {
