@@ -11,13 +11,11 @@ import (
 // START and END markers.
 //
 // The pane's terminal turns every "\n" the command writes into "\r\n"
-// (ONLCR); the extractor turns each "\r\n" back into "\n", which restores
-// the command's bytes exactly, its own "\r"s included. Everything before
-// START (the echo of the typed line, the shell's escape sequences) and after
-// END (the next prompt) is dropped, and so are the frames of stderr that
-// ptysend wrote to the terminal (see AppendStderrFrame). Output
-// is passed on as soon as it cannot be the beginning of the END marker or
-// of a frame, so long outputs stream with bounded memory.
+// (ONLCR); turning each "\r\n" back into "\n" restores the command's bytes
+// exactly, its own "\r"s included. What comes before START (the echo of the
+// typed line) and after END (the next prompt) is dropped, and so are the
+// frames of stderr (see AppendStderrFrame). Output is passed on as soon as
+// it cannot be the start of END or of a frame: memory stays bounded.
 type Extractor struct {
 	out     io.Writer
 	start   []byte
@@ -43,8 +41,7 @@ func (e *Extractor) Started() bool { return e.started }
 func (e *Extractor) Done() bool { return e.done }
 
 // Holding reports whether bytes are held back for the next chunk (a
-// possible marker prefix, a lone '\r'): what Out got so far is then not
-// yet all the stream fed so far.
+// possible marker prefix, a lone '\r').
 func (e *Extractor) Holding() bool { return e.holding() || e.frames.holding() }
 
 // Status is the command's exit status, once Done.
@@ -93,8 +90,7 @@ func (e *Extractor) consume(data []byte) {
 	}
 }
 
-// emit writes b with "\r\n" turned back into "\n". A '\r' that may pair
-// with a '\n' in the next chunk never reaches emit: consume holds it back.
+// emit writes b with "\r\n" turned back into "\n".
 func (e *Extractor) emit(b []byte) {
 	if len(b) == 0 || e.err != nil {
 		return
@@ -120,11 +116,10 @@ func parseStatus(b []byte) (status int, ok, complete bool) {
 	return 0, false, false
 }
 
-// carry holds back the end of a chunk that may be the start of a marker
-// split across chunks, and puts it before the next chunk. Its buffers are
-// reused: a chunk often ends with a held '\r', and a new slice per chunk
-// made ptysend's memory grow with the output (no GC runs in so short a
-// process): +0.5 MiB for seq 1 300000.
+// carry holds back the end of a chunk that may start a marker, and puts it
+// before the next chunk. Its buffers are reused: a chunk often ends with a
+// held '\r', and a new slice per chunk made ptysend's memory grow with the
+// output (no GC runs in so short a process): +0.5 MiB for seq 1 300000.
 type carry struct {
 	pending []byte
 	joined  []byte
@@ -132,8 +127,7 @@ type carry struct {
 
 func (c *carry) holding() bool { return len(c.pending) > 0 }
 
-// join returns the bytes held back followed by p, valid until the next
-// join.
+// join returns the bytes held back followed by p, until the next join.
 func (c *carry) join(p []byte) []byte {
 	if len(c.pending) == 0 {
 		return p
@@ -154,8 +148,7 @@ func (c *carry) take() []byte {
 }
 
 // heldPrefix is the length of the longest suffix of data that is a proper
-// prefix of marker: those bytes may be the start of a marker split across
-// chunks and must wait for the next one.
+// prefix of marker: a marker that the next chunk may complete.
 func heldPrefix(data, marker []byte) int {
 	for k := min(len(marker)-1, len(data)); k > 0; k-- {
 		if bytes.HasSuffix(data, marker[:k]) {
@@ -165,8 +158,8 @@ func heldPrefix(data, marker []byte) int {
 	return 0
 }
 
-// heldTail is heldPrefix, or 1 for a '\r' at the end of data, which may
-// pair with a '\n' at the start of the next chunk.
+// heldTail is heldPrefix, or 1 for a final '\r', which may pair with a
+// '\n' at the start of the next chunk.
 func heldTail(data, marker []byte) int {
 	if k := heldPrefix(data, marker); k > 0 || len(data) == 0 || data[len(data)-1] != '\r' {
 		return k
@@ -174,8 +167,7 @@ func heldTail(data, marker []byte) int {
 	return 1
 }
 
-// appendLF appends b to dst with every "\r\n" turned back into "\n",
-// undoing the terminal's ONLCR.
+// appendLF appends b to dst with every "\r\n" turned back into "\n".
 func appendLF(dst, b []byte) []byte {
 	for {
 		i := bytes.Index(b, []byte("\r\n"))

@@ -2,7 +2,6 @@ package markers
 
 import (
 	_ "embed"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -70,7 +69,6 @@ func hooks(name, histIgnore, ours string) string {
 	r := strings.NewReplacer(
 		"@HISTIGNORE@", QuotePOSIX(histIgnore),
 		"@OURS@", QuotePOSIX(ours),
-		"@CONTROLS@", bashControls(),
 		"@MAXLINE@", strconv.Itoa(maxLine))
 	switch name {
 	case "bash":
@@ -83,14 +81,4 @@ func hooks(name, histIgnore, ours string) string {
 		return posixHooks
 	}
 	return ""
-}
-
-// bashControls lists the control characters as bash words ($'\x01'...),
-// for the encoder of the hooks' fields.
-func bashControls() string {
-	var words []string
-	for c := 1; c < 0x20; c++ {
-		words = append(words, fmt.Sprintf(`$'\x%02x'`, c))
-	}
-	return strings.Join(append(words, `$'\x7f'`), " ")
 }

@@ -5,27 +5,19 @@ import (
 	"io"
 )
 
-// The command's stderr reaches ptysend through a fifo, not through the
-// terminal, so that the agent gets it apart from stdout. ptysend passes
-// each piece on to its own stderr as it arrives, and writes it to the
-// pane's terminal as well, so that the human sees it as they would see a
-// typed command's (a "[y/N]" question on stderr included). On the
-// terminal a piece is framed by two invisible markers, written with it in
-// one write(), which a tty keeps whole against the command's own writes:
+// The command's stderr reaches ptysend through a fifo, so that the agent
+// gets it apart from stdout. ptysend passes each piece on to its own
+// stderr, and writes it to the pane's terminal too, for the human (a
+// "[y/N]" question included), framed by two invisible markers in one
+// write(), which a tty keeps whole against the command's own writes:
 //
 //	ESC ] 6973;ptybridge;R;<id> BEL   piece   ESC ] 6973;ptybridge;r;<id> BEL
 //
-// tmux swallows the markers and shows the piece; the Extractor drops the
-// whole frame from stdout, whichever call's it is. The shell integration's
-// Tracker takes a frame for output, not for the human's typing.
-//
-// After the command, the wrapper writes the StderrDone token into the
-// fifo, after everything the command wrote there, and waits until ptysend
-// has put all of it on the terminal: the command's stderr then always
-// shows before the END marker and the next prompt.
+// tmux shows the piece; the Extractor drops the whole frame from stdout,
+// whichever call's it is. After the command, the wrapper writes the
+// StderrDone token into the fifo and waits until ptysend has put all of
+// the stderr on the terminal: it then shows before END and the prompt.
 
-// frameOpen and frameClose frame a piece of the command's stderr on
-// the terminal.
 func frameOpen(id ID) string  { return marker("R", string(id)) }
 func frameClose(id ID) string { return marker("r", string(id)) }
 
@@ -33,10 +25,9 @@ func frameClose(id ID) string { return marker("r", string(id)) }
 // is written as several frames.
 const MaxStderrPiece = 16 * 1024
 
-// maxFrame bounds a frame as the Extractor may find it: the piece, every
-// "\n" of which the terminal may have turned into "\r\n", and the two
-// markers. An opening marker without its end within that many bytes was
-// not written by ptysend: it is output.
+// maxFrame bounds a frame as the Extractor may find it: the piece with
+// its "\n"s turned into "\r\n", and the two markers. An opening marker
+// without its end within that many bytes is not ptysend's: it is output.
 const maxFrame = 2*MaxStderrPiece + 2*(len("\x1b]"+osc+";R;")+idLength+1)
 
 // AppendStderrFrame appends the framed piece (at most MaxStderrPiece
@@ -51,10 +42,9 @@ func AppendStderrFrame(dst []byte, id ID, piece []byte) []byte {
 // the command is over.
 func StderrDone(id ID) string { return marker("D", string(id)) }
 
-// StderrStream reads the stderr fifo's bytes, chunk by chunk as they
-// arrive, and writes to Out what the command wrote: everything but the
-// StderrDone token, which it notes (Done). Bytes that may be the start of
-// the token split across chunks wait for the next chunk, or for Flush.
+// StderrStream reads the stderr fifo's bytes, chunk by chunk, and writes
+// to Out what the command wrote: everything but the StderrDone token,
+// which it notes (Done).
 type StderrStream struct {
 	out   io.Writer
 	token []byte
@@ -67,8 +57,8 @@ func NewStderrStream(id ID, out io.Writer) *StderrStream {
 	return &StderrStream{out: out, token: []byte(StderrDone(id))}
 }
 
-// Done reports whether the wrapper's token has been seen: all the
-// command's stderr came before it.
+// Done reports whether the wrapper's token, after all the command's
+// stderr, has been seen.
 func (s *StderrStream) Done() bool { return s.done }
 
 // Write feeds the next chunk read from the fifo. What follows the token
@@ -90,8 +80,7 @@ func (s *StderrStream) Write(p []byte) (int, error) {
 	return len(p), s.pass(data[:len(data)-keep])
 }
 
-// Flush passes on the bytes held back as a possible start of the token:
-// at the end of the stream they were stderr.
+// Flush passes on the bytes held back as a possible start of the token.
 func (s *StderrStream) Flush() error { return s.pass(s.take()) }
 
 func (s *StderrStream) pass(b []byte) error {
@@ -108,12 +97,9 @@ var (
 	stderrClosePrefix = []byte("\x1b]" + osc + ";r;")
 )
 
-// frameFilter removes the frames of stderr from the stream after a call's
-// START marker, before the Extractor looks for END and "\r\n": the frames
-// are gone as if never written. Frames of any call are stderr: an earlier
-// call's background job may still write, and what it writes is passed on
-// to the terminal after that call ended (see session). An incomplete
-// frame at the end of a chunk waits for the next chunk.
+// frameFilter removes the frames of stderr from the stream after START,
+// before the Extractor looks for END and "\r\n". Frames of any call are
+// stderr: an earlier call's background job may still write.
 type frameFilter struct {
 	closer []byte // the end marker of the frame at hand
 	carry         // a possible opening marker, or a frame without its end yet
@@ -164,4 +150,84 @@ func (f *frameFilter) filter(data []byte) []byte {
 	f.clean = append(f.clean, data[:len(data)-keep]...)
 	f.hold(data[len(data)-keep:])
 	return f.clean
+}
+
+// FrameSplitter splits the stream of one far call, whose stderr has no
+// local fifo: the far wrapper prints it in frames, and the splitter, in
+// front of the Extractor, gives it what lies outside them, and the sink
+// what lies inside, with "\r\n" turned back into "\n".
+type FrameSplitter struct {
+	out, sink   io.Writer
+	open, close []byte
+	inFrame     bool
+	carry       // a possible marker prefix, or a '\r' that may pair with '\n'
+	scratch     []byte
+	err         error
+}
+
+// NewFrameSplitter returns a splitter for call id: out gets the stream
+// without frames, sink the frames' contents.
+func NewFrameSplitter(id ID, out, sink io.Writer) *FrameSplitter {
+	return &FrameSplitter{out: out, sink: sink, open: []byte(frameOpen(id)), close: []byte(frameClose(id))}
+}
+
+// Holding reports whether bytes wait for the next chunk.
+func (f *FrameSplitter) Holding() bool { return f.holding() }
+
+// Write feeds the next chunk of the stream.
+func (f *FrameSplitter) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return len(p), f.err
+	}
+	data := f.join(p)
+	for len(data) > 0 && f.err == nil {
+		if !f.inFrame {
+			i := bytes.Index(data, f.open)
+			if i < 0 {
+				keep := heldPrefix(data, f.open)
+				f.write(f.out, data[:len(data)-keep])
+				f.hold(data[len(data)-keep:])
+				break
+			}
+			f.write(f.out, data[:i])
+			data, f.inFrame = data[i+len(f.open):], true
+			continue
+		}
+		i := bytes.Index(data, f.close)
+		if i < 0 {
+			keep := heldTail(data, f.close)
+			f.writeStderr(data[:len(data)-keep])
+			f.hold(data[len(data)-keep:])
+			break
+		}
+		f.writeStderr(data[:i])
+		data, f.inFrame = data[i+len(f.close):], false
+	}
+	return len(p), f.err
+}
+
+// Flush passes on what is held back at the end of the stream.
+func (f *FrameSplitter) Flush() error {
+	if f.inFrame {
+		f.writeStderr(f.take())
+	} else {
+		f.write(f.out, f.take())
+	}
+	return f.err
+}
+
+func (f *FrameSplitter) write(w io.Writer, b []byte) {
+	if len(b) == 0 || f.err != nil {
+		return
+	}
+	_, f.err = w.Write(b)
+}
+
+// writeStderr undoes the far terminal's ONLCR.
+func (f *FrameSplitter) writeStderr(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	f.scratch = appendLF(f.scratch[:0], b)
+	f.write(f.sink, f.scratch)
 }

@@ -21,7 +21,7 @@ __ptybridge_enc() {
   local s=${1//"%"/%25} c h
   s=${s//";"/%3B}
   if [[ $s == *[[:cntrl:]]* ]]; then
-    for c in @CONTROLS@; do
+    for c in $'\x01' $'\x02' $'\x03' $'\x04' $'\x05' $'\x06' $'\x07' $'\x08' $'\x09' $'\x0a' $'\x0b' $'\x0c' $'\x0d' $'\x0e' $'\x0f' $'\x10' $'\x11' $'\x12' $'\x13' $'\x14' $'\x15' $'\x16' $'\x17' $'\x18' $'\x19' $'\x1a' $'\x1b' $'\x1c' $'\x1d' $'\x1e' $'\x1f' $'\x7f'; do
       [[ $s == *"$c"* ]] || continue
       builtin printf -v h %02X "'$c"
       s=${s//"$c"/%$h}
