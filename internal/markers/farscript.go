@@ -1,7 +1,6 @@
 package markers
 
 import (
-	_ "embed"
 	"strconv"
 	"strings"
 )
@@ -26,56 +25,6 @@ type FarJob struct {
 	EraseRows int
 }
 
-// The far wrappers and what a far shell's hooks add: the loader function
-// (see FarLoader). The command's stderr goes to a loop that copies it to
-// the terminal in R/r frames, piece by piece as it comes, each frame
-// written with one write() so that the command's stdout never lands
-// inside one: in bash and zsh a process substitution, elsewhere a child
-// sh that reads a fifo.
-var (
-	//go:embed shell/far.sh
-	farPOSIXTemplate string
-
-	// bash reads its input a byte per system call: the fixed parts of its
-	// wrapper are functions that its far-hooks.bash defines afresh at each
-	// first call, outside the hooks' guard (a shell hooked by another
-	// ptysend gets this one's). The command runs in between at the top
-	// level, so that declare, local and the like behave as typed.
-	//
-	//go:embed shell/far.bash
-	farBashTemplate string
-
-	// fish's far wrapper is like its local one (see fishScript). fish
-	// announces no job it waited for: its stderr loop is one.
-	//
-	//go:embed shell/far.fish
-	farFishTemplate string
-
-	// bash's loader reads the payload with read -s, which turns the echo
-	// off itself and then prints READY as its prompt (see EscapedLines).
-	// Its __ptybridge_loop reads stderr with a builtin read while none
-	// comes, and with dd only what more is there at once.
-	//
-	//go:embed shell/far-hooks.bash
-	farBashHooks string
-
-	//go:embed shell/far-hooks.sh
-	farPOSIXHooks string
-
-	//go:embed shell/far-hooks.fish
-	farFishHooks string
-
-	// stderr-loop.sh is plain sh with dd and cat, run as a child: it does
-	// not depend on the human's shell or options. It ends when the
-	// command's side of the fifo $1/e.$2 is closed.
-	//
-	//go:embed shell/stderr-loop.sh
-	stderrLoop string
-
-	//go:embed shell/stderr-loop.zsh
-	stderrLoopZsh string
-)
-
 // FarScript is the payload that runs job in the far shell when sourced
 // there by the loader. The whole of it is one block: a payload cut short
 // (ptysend stopped while typing it) is a syntax error, and nothing of it
@@ -97,25 +46,21 @@ func FarScript(job FarJob) string {
 		stdin = " <" + d + "/i"
 	}
 	stderr := " 2>" + d + "/e." + id
-	template := farPOSIXTemplate
+	template := "far.sh"
 	vars := []string{"@ID@", id, "@ERASE@", erase(job.EraseRows), "@DISPLAY@", sh.quote(DisplayLine(job.Command))}
 	switch job.Kind {
 	case FarBash:
-		template, stderr = farBashTemplate, " 2> >(__ptybridge_loop "+id+")"
+		template, stderr = "far.bash", " 2> >(__ptybridge_loop "+id+")"
 		vars = append(vars, "@ROWS@", strconv.Itoa(max(job.EraseRows, 1)))
 	case FarZsh:
-		stderr = " 2> >(" + strings.ReplaceAll(strings.TrimSuffix(stderrLoopZsh, "\n"), "@ID@", id) + ")"
+		stderr = " 2> >(" + strings.ReplaceAll(strings.TrimSuffix(shellFile("stderr-loop.zsh"), "\n"), "@ID@", id) + ")"
 	case FarFish:
-		template = farFishTemplate
-		vars = append(vars, "@STDERR_LOOP@", fishQuote(strings.TrimSuffix(stderrLoop, "\n")),
+		template = "far.fish"
+		vars = append(vars, "@STDERR_LOOP@", fishQuote(strings.TrimSuffix(shellFile("stderr-loop.sh"), "\n")),
 			"@COMMAND@", fishQuote(" "+job.Command), "@PAGER@", fishPagerSettings(), "@STDIN@", stdin)
 	case FarSh:
-		// dash's job control announces a job it waited for: the loop runs
-		// in the background of a child sh that exits at once. It tells its
-		// end through the fifo $1/k.$2, which the wrapper holds open
-		// read-write from before the command starts: the loop's open never
-		// blocks, and the wrapper reads its line after the last piece.
-		vars = append(vars, "@STDERR_LOOP@", QuotePOSIX("(exec 3>\"$1/k.$2\"; rm -f \"$1/k.$2\"\n"+stderrLoop+"echo >&3) &"))
+		loop := "(exec 3>\"$1/k.$2\"; rm -f \"$1/k.$2\"\n" + shellFile("stderr-loop.sh") + "echo >&3) &"
+		vars = append(vars, "@STDERR_LOOP@", QuotePOSIX(loop))
 	}
 	if job.Terminal {
 		stderr = ""
@@ -127,14 +72,13 @@ func FarScript(job FarJob) string {
 	if job.First {
 		vars = append(vars, "@HOOKS@\n", farHooks(job.Kind), "@STALE_DIRS@", staleDirsCleanup)
 	}
-	return strings.NewReplacer(vars...).Replace(lines(template, map[string]bool{
+	return strings.NewReplacer(vars...).Replace(lines(shellFile(template), map[string]bool{
 		"first":       job.First,
 		"clear-stdin": !job.Stdin,
 		"read-stdin":  job.Stdin && !job.EmptyStdin,
 		"stdin":       job.Stdin,
-		// zsh waits for its process substitution by itself.
-		"loop":     !job.Terminal && job.Kind != FarZsh,
-		"terminal": job.Terminal,
+		"loop":        !job.Terminal && job.Kind != FarZsh,
+		"terminal":    job.Terminal,
 	}))
 }
 
@@ -146,11 +90,11 @@ func farHooks(kind FarKind) string {
 	switch kind {
 	case FarBash:
 		return hooks("bash", " __ptybridge_*", " "+farDir+"=") +
-			strings.ReplaceAll(farBashHooks, "@ERREXIT_NOTE@", QuotePOSIX(errexitNote))
+			strings.ReplaceAll(shellFile("far-hooks.bash"), "@ERREXIT_NOTE@", QuotePOSIX(errexitNote))
 	case FarFish:
-		return hooks("fish", "", "") + farFishHooks
+		return hooks("fish", "", "") + shellFile("far-hooks.fish")
 	}
-	return hooks(string(kind), "", " __ptybridge_") + strings.ReplaceAll(farPOSIXHooks, "@BUILTIN@", kind.Family().builtin())
+	return hooks(string(kind), "", " __ptybridge_") + strings.ReplaceAll(shellFile("far-hooks.sh"), "@BUILTIN@", kind.Family().builtin())
 }
 
 // staleDirsCleanup removes, in the first call of a far shell, the private

@@ -1,7 +1,7 @@
 package markers
 
 import (
-	_ "embed"
+	"embed"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -73,32 +73,40 @@ type Job struct {
 	StdinPath string
 }
 
-// The wrappers build every marker with printf from pieces, so that a
-// shell tracing its input (set -v, set -x) never prints one. END must come
-// from the shell itself, never from a child: a child's marker can reach
-// ptysend before the child has exited, and the next call would find the
-// pane busy.
-var (
-	//go:embed shell/script.sh
-	posixTemplate string
-	//go:embed shell/script.fish
-	fishTemplate string
-)
+// The wrappers' templates and the hooks are the files of shell/. A line
+// "?NAME ..." of a template is for the calls where NAME holds (see lines).
+// The wrappers build every marker with printf from pieces, so that a shell
+// tracing its input (set -v, set -x) never prints one. END must come from
+// the shell itself, never from a child: a child's marker can reach ptysend
+// before the child has exited, and the next call would find the pane busy.
+//
+//go:embed shell
+var shellFiles embed.FS
+
+// shellFile is a file of shell/ without its leading comment block, which
+// the shell needs not read. (Only that block goes: elsewhere a line that
+// starts with '#' might lie inside a quoted string.)
+func shellFile(name string) string {
+	b, err := shellFiles.ReadFile("shell/" + name)
+	if err != nil {
+		panic(err)
+	}
+	s := string(b)
+	for strings.HasPrefix(s, "#") {
+		_, s, _ = strings.Cut(s, "\n")
+	}
+	return s
+}
 
 // Script returns the wrapper that runs job in the pane's shell when
 // sourced there. It runs the command with eval in the shell itself, so cd,
 // exports and functions persist, and a syntax error in the command is an
-// ordinary failure that still reaches END. errexit left on by the command
-// would end the human's shell at their next failing command: the wrapper
-// turns it off and tells the agent.
+// ordinary failure that still reaches END.
 //
-// The POSIX wrapper opens ptysend's fifo for reading too ("<>"): a write to
-// it once ptysend is gone must neither kill the shell with SIGPIPE (bash,
-// zsh and dash do not ignore it) nor wait for a reader. It opens the ack
-// fifo before the command, while ptysend holds its writing end, so that
-// the read returns once ptysend is gone. (Opened at the end, it could wait
-// for ever for a writer; and bash and dash keep a copy of a descriptor
-// that a redirection closes, so the shell cannot lend itself one.)
+// The command's stderr opens ptysend's fifo for reading too ("<>"): a
+// write to it once ptysend is gone must neither kill the shell with
+// SIGPIPE (bash, zsh and dash do not ignore it) nor wait for a reader.
+// The ack fifo (on descriptor 9) is the wrapper's, not the command's.
 func Script(sh Shell, job Job) string {
 	fifo := job.AckPath != ""
 	if sh == Fish {
@@ -119,7 +127,7 @@ func Script(sh Shell, job Job) string {
 		"@ERREXIT_NOTE@", QuotePOSIX(errexitNote),
 		"@STDERR@", QuotePOSIX(job.StderrPath),
 		"@ACK@", QuotePOSIX(job.AckPath),
-	).Replace(lines(posixTemplate, map[string]bool{"fifo": fifo, "tty": !fifo}))
+	).Replace(lines(shellFile("script.sh"), map[string]bool{"fifo": fifo, "tty": !fifo}))
 }
 
 // builtin is the word that calls the shell's own printf, eval and read,
@@ -147,21 +155,8 @@ func evalLine(sh Shell, command, redirects string) string {
 	return fmt.Sprintf("%s command eval %s%s", pagerSettings, cmd, redirects)
 }
 
-// fishScript is the wrapper for fish. Unless job control is full, fish
-// runs a sourced file's commands in its own process group: Ctrl-C would
-// hit fish itself, and fish would look idle while the command runs. So
-// the wrapper turns it on for the command, and a one-shot fish_prompt
-// handler restores the human's setting, even when Ctrl-C cancels the rest.
-//
-// fish's eval prints a syntax error on fish's own stderr (the terminal)
-// whatever the redirections, and the agent would get it as stdout: fish
-// --no-execute checks the text first, with its message on the command's
-// stderr, and a syntax error gets eval's status, 123.
-//
-// fish has no "<>", and its read does not read a block's descriptor 9: sh
-// writes the StderrDone token and waits for ptysend. Its exec lends it a
-// writer of the ack fifo for the instant of the open, which must not wait
-// (ptysend may be gone), and lets go of it.
+// fishScript is the wrapper for fish: see shell/script.fish. With
+// ptysend's fifo, sh writes the StderrDone token and waits for ptysend.
 func fishScript(job Job, fifo bool) string {
 	redirects := " 2>" + fishQuote(job.StderrPath)
 	if job.StdinPath != "" {
@@ -176,7 +171,7 @@ func fishScript(job Job, fifo bool) string {
 		"@STDERR@", fishQuote(job.StderrPath),
 		"@STDERR_DONE@", fishQuote(`exec 9<>"$3" 8<"$3" 9>&-; printf '\033]`+osc+`;D;%s\007' "$1" 1<>"$2"; read -r a <&8`),
 		"@ACK@", fishQuote(job.AckPath),
-	).Replace(lines(fishTemplate, map[string]bool{"fifo": fifo}))
+	).Replace(lines(shellFile("script.fish"), map[string]bool{"fifo": fifo}))
 }
 
 // lines keeps or drops the conditional lines of a template: a line

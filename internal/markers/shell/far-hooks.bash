@@ -1,3 +1,19 @@
+# What bash's far hooks add to hooks.bash. The probe's line goes out of the
+# history too (the first loader's line, after it, already went).
+#
+# The loader reads the payload with read -s, which turns the echo off
+# itself and then prints READY as its prompt, and decodes it into a
+# variable that the typed line evals (see EscapedLines).
+#
+# The wrapper's functions are defined afresh at each first call, outside
+# the hooks' guard: a shell hooked by another ptysend gets this one's.
+#   __ptybridge_pre ID ROWS LINE erases the loader's echo, shows the [agent]
+#     line, notes the options and prints START;
+#   __ptybridge_loop ID is the stderr loop of a process substitution, in
+#     bash alone while no stderr comes: a builtin read takes the first
+#     character, dd only what more is there at once;
+#   __ptybridge_post ID STATUS [w] turns a set -e left on off again, waits
+#     for the loop (w) and prints END.
 case $(HISTTIMEFORMAT= builtin history 1 2>/dev/null) in *'ptybridge;K;'*) builtin history -d -1 2>/dev/null ;; esac
 __ptybridge_l() {
   { [ -d "${__ptybridge_d-}" ] || __ptybridge_d=$(command mktemp -d -t ptybridge-$$.XXXXXX); } || return

@@ -1,3 +1,4 @@
+# The loader function of fish, as far-hooks.sh.
 function __ptybridge_l
     test -d "$__ptybridge_d"; or set -g __ptybridge_d (command mktemp -d -t ptybridge-$fish_pid.XXXXXX); or return 1
     command stty -echo; or return 1

@@ -1,3 +1,7 @@
+# The far wrapper of bash, which reads its input a byte per system call:
+# the fixed parts are the functions of far-hooks.bash, and the command runs
+# in between at the top level, so that declare, local and the like behave
+# as typed.
 {
 unset __ptybridge_w
 ?first @HOOKS@

@@ -1,3 +1,5 @@
+# The far wrapper of fish, as script.fish. fish announces no job it waited
+# for: the stderr loop is one.
 begin
 true >$__ptybridge_d/w
 ?first @HOOKS@

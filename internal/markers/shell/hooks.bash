@@ -1,3 +1,19 @@
+# ptybridge's hooks for bash (see Integration). Like the others, they add to
+# the human's configuration and replace nothing; installing them twice is
+# harmless, and installing them over an older ptybridge's (PROMPT and
+# COMMAND only) adds the rest.
+#
+# PS0 prints COMMAND. A PROMPT_COMMAND that runs after the human's own puts
+# PROMPT back at the end of PS1, in case a prompt framework rewrote it.
+# HISTIGNORE keeps ptysend's lines out of the history; the line that
+# installs the hooks is already in it, and is deleted.
+#
+# The first PROMPT_COMMAND sees the command's $?, prints FINISHED and gives
+# $? back to the rest and to PS1. It reads the command line from the
+# history, not in PS0 (a command substitution forks, and PS0 runs before
+# each of ptysend's commands too), and only when the history grew (\!, its
+# next number, changed): a line kept out of it forks nothing and is not
+# taken for the one before.
 if [ -z "${__ptybridge_hooks-}" ]; then
 __ptybridge_hooks=1
 __ptybridge_prompt() {

@@ -1,3 +1,13 @@
+# ptybridge's hooks for fish (see hooks.bash). COMMAND comes from
+# fish_preexec, FINISHED from fish_postexec, PROMPT at the end of a wrapped
+# fish_prompt (fish draws the left prompt, the line, then the right prompt,
+# and writes nothing printable after them while the line is empty). fish
+# redraws the right prompt after each key, so it carries no PROMPT: OWN and
+# OWN-END bracket it, and its text is not typing. The fish_prompt handler
+# wraps the prompts again when the human redefines them (fish_config, a
+# re-sourced config.fish). $status and $pipestatus reach the human's
+# prompts intact. fish keeps ptysend's lines out of its history by their
+# leading space.
 function __ptybridge_preexec --on-event fish_preexec
     set -l line (string sub -l @MAXLINE@ -- "$argv" | string collect)
     builtin printf '\e]6973;ptybridge;C;%s;%s\a' $fish_pid (string escape --style=url -- "$line")

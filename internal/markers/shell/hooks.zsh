@@ -1,3 +1,8 @@
+# ptybridge's hooks for zsh (see hooks.bash). PROMPT comes from line-init,
+# once the prompt and any right prompt are drawn; COMMAND with the line from
+# preexec; FINISHED from the first precmd hook (zsh gives every hook the
+# command's $?). zshaddhistory refuses ptysend's lines. The functions run
+# with zsh's default options (emulate -L), whatever the human's are.
 if [[ -z ${__ptybridge_hooks-} ]]; then
 typeset -g __ptybridge_hooks=1
 autoload -Uz add-zle-hook-widget add-zsh-hook
