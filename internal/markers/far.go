@@ -93,21 +93,22 @@ func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
 	if len(f) != 3 || strings.ContainsAny(string(body), "$\x1b") {
 		return "", true, false
 	}
-	switch {
-	case f[0] != "" && f[1] == "" && f[2] == "" && !modernBash(f[0]):
+	kind = FarSh // no version variable: dash, ksh, busybox ash
+	for i, k := range []FarKind{FarBash, FarZsh, FarFish} {
+		if f[i] == "" {
+			continue
+		}
+		if kind != FarSh {
+			return "", true, false
+		}
+		kind = k
+	}
+	if kind == FarBash && !modernBash(f[0]) {
 		// bash before 4.4 lacks what the bash wrapper uses (read -N,
 		// wait for a process substitution): it runs the POSIX one.
-		return FarSh, true, true
-	case f[0] != "" && f[1] == "" && f[2] == "":
-		return FarBash, true, true
-	case f[1] != "" && f[0] == "" && f[2] == "":
-		return FarZsh, true, true
-	case f[2] != "" && f[0] == "" && f[1] == "":
-		return FarFish, true, true
-	case f[0] == "" && f[1] == "" && f[2] == "":
-		return FarSh, true, true
+		kind = FarSh
 	}
-	return "", true, false
+	return kind, true, true
 }
 
 // modernBash reports whether BASH_VERSION v is 4.4 or later.

@@ -70,7 +70,8 @@ func FarScript(job FarJob) string {
 			"@ERREXIT_NOTE@", QuotePOSIX(errexitNote))
 	}
 	if job.First {
-		vars = append(vars, "@HOOKS@\n", farHooks(job.Kind), "@STALE_DIRS@", staleDirsCleanup)
+		stale := sh.quote(strings.TrimSuffix(shellFile("stale-dirs.sh"), "\n"))
+		vars = append(vars, "@HOOKS@\n", farHooks(job.Kind), "@STALE_DIRS@", "command sh -c "+stale+" sh")
 	}
 	return strings.NewReplacer(vars...).Replace(lines(shellFile(template), map[string]bool{
 		"first":       job.First,
@@ -96,13 +97,3 @@ func farHooks(kind FarKind) string {
 	}
 	return hooks(string(kind), "", " __ptybridge_") + strings.ReplaceAll(shellFile("far-hooks.sh"), "@BUILTIN@", kind.Family().builtin())
 }
-
-// staleDirsCleanup removes, in the first call of a far shell, the private
-// directories of the user's far shells that are gone (a far shell cannot
-// remove its own when it ends without a trap of the human's): named after
-// a pid that is not alive, and untouched for an hour (a far shell in
-// another pid namespace may share the directory). Its argument is the
-// shell's own pid.
-const staleDirsCleanup = `command sh -c 'for d in $(find "${TMPDIR:-/tmp}" -maxdepth 1 -name "ptybridge-[0-9]*.??????" -user "$(id -u)" -mmin +60 2>/dev/null); do ` +
-	`p=${d##*/ptybridge-}; p=${p%%.*}; case $p in ""|*[!0-9]*) continue;; esac; ` +
-	`[ "$p" != "$1" ] && ! kill -0 "$p" 2>/dev/null && rm -rf "$d"; done; :' sh`
