@@ -16,15 +16,11 @@ import (
 //	S;ID, E;ID;STATUS            an agent call's wrapper starts, ends (markers.go)
 //	R;ID, r;ID                   a piece of an agent call's stderr on the terminal starts, ends (stderr.go)
 //
-// The shell integration (hooks.go) prints C with the command line where
-// the shell hands it to a hook (zsh's preexec, fish's fish_preexec), and
-// F from the first thing that runs after the command (bash's first
-// PROMPT_COMMAND, zsh's first precmd, fish's fish_postexec, dash's PS1),
-// with the status and the working directory. bash gives the line with F,
-// not C: its history, where the line comes from, is read after the
-// command, off the path of every call. LINE and DIR are percent-encoded
-// (EncodeField), so that any bytes survive in a marker.
-// Older hooks print C;PID and no F: both are still understood.
+// The hooks (shell/hooks.*) print C with the line where the shell hands it
+// to a hook (zsh, fish), F from the first thing that runs after the
+// command. bash gives the line with F, not C: it reads its history after
+// the command, off the path of every call. LINE and DIR are percent-encoded
+// (EncodeField). Older hooks print C;PID and no F: both are understood.
 
 // Event is one marker of ours, parsed.
 type Event struct {
@@ -47,8 +43,8 @@ type Event struct {
 const maxLine = 4096
 
 // maxLongEvent bounds an event that carries a line or a directory: the
-// line percent-encoded (at most three bytes per byte, four per UTF-8
-// character at worst), a directory of PATH_MAX, and the fields.
+// line of maxLine characters percent-encoded (3 bytes per byte at most,
+// 4 bytes per character), a directory of PATH_MAX, and the fields.
 const maxLongEvent = 3*4*maxLine + 3*4096 + 64
 
 // ParseEvent reads the body of a marker ("P;123"). ok is false for a body
@@ -86,18 +82,11 @@ func ParseEvent(body []byte) (e Event, ok bool) {
 		// C;PID;LINE: the line is the rest, ';' and all.
 		e.Line = DecodeField(strings.Join(fields[1:], ";"))
 	case e.Kind == 'F':
-		if len(fields) < 2 {
+		f := append(fields, "", "", "") // the fields left out are empty
+		if e.Status, e.HasStatus = parseStatusField(f[1]); !e.HasStatus {
 			return Event{}, false
 		}
-		if e.Status, e.HasStatus = parseStatusField(fields[1]); !e.HasStatus {
-			return Event{}, false
-		}
-		if len(fields) > 2 {
-			e.Dir = DecodeField(fields[2])
-		}
-		if len(fields) > 3 {
-			e.Line = DecodeField(fields[3])
-		}
+		e.Dir, e.Line = DecodeField(f[2]), DecodeField(f[3])
 	}
 	return e, true // P, O, o: later versions may add fields
 }
@@ -161,10 +150,9 @@ func FinishedEvent(pid, status int, dir, line string) string {
 	return marker("F", strconv.Itoa(pid), strconv.Itoa(status), EncodeField(dir), EncodeField(line))
 }
 
-// EventSink hears the stream as a Tracker splits it: the bytes that are
-// no marker of ours, and our events, in stream order. Markers of ours
-// that are no known event (malformed, or of a kind this version does not
-// know) are dropped: they are no output either.
+// EventSink hears the stream as a Tracker splits it, in stream order: the
+// bytes that are no marker of ours, and our events. Markers of ours that
+// are no known event are dropped: they are no output either.
 type EventSink interface {
 	Bytes(b []byte)
 	Event(e Event)

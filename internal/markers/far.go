@@ -122,16 +122,9 @@ func modernBash(v string) bool {
 
 // markerBody returns what lies between prefix and the next BEL in stream.
 func markerBody(stream []byte, prefix string) ([]byte, bool) {
-	i := bytes.Index(stream, []byte(prefix))
-	if i < 0 {
-		return nil, false
-	}
-	rest := stream[i+len(prefix):]
-	j := bytes.IndexByte(rest, '\a')
-	if j < 0 {
-		return nil, false
-	}
-	return rest[:j], true
+	_, rest, found := bytes.Cut(stream, []byte(prefix))
+	body, _, whole := bytes.Cut(rest, []byte("\a"))
+	return body, found && whole
 }
 
 // FarInfo is who and where the far shell is, as its first call reports.

@@ -19,8 +19,8 @@ const (
 	Zsh
 )
 
-// programName is a program's name as /proc/PID/comm or argv[0] gives it,
-// without its directory or the leading '-' of a login shell.
+// programName is a program's name without its directory or the leading '-'
+// of a login shell.
 func programName(program string) string {
 	return strings.TrimPrefix(filepath.Base(program), "-")
 }
@@ -43,8 +43,8 @@ func ShellFor(program string) (sh Shell, ok bool) {
 const Supported = "bash, zsh, fish and sh (dash)"
 
 // Unsupported reports whether program is a shell, by its name, whose
-// syntax is neither POSIX nor fish's. Guessing would type code the shell
-// misreads into the human's terminal, so such a shell is refused by name.
+// syntax is neither POSIX nor fish's: ptysend refuses it rather than type
+// code it would misread into the human's terminal.
 func Unsupported(program string) bool {
 	switch programName(program) {
 	case "csh", "tcsh", "nu", "xonsh", "elvish", "pwsh", "powershell", "rc", "es", "ion", "ysh", "murex":
@@ -73,9 +73,8 @@ type Job struct {
 	StdinPath string
 }
 
-// The wrappers' templates and the hooks are the files of shell/. A line
-// "?NAME ..." of a template is for the calls where NAME holds (see lines).
-// The wrappers build every marker with printf from pieces, so that a shell
+// The wrappers' templates and the hooks are the files of shell/. The
+// wrappers build every marker with printf from pieces, so that a shell
 // tracing its input (set -v, set -x) never prints one. END must come from
 // the shell itself, never from a child: a child's marker can reach ptysend
 // before the child has exited, and the next call would find the pane busy.
@@ -130,11 +129,11 @@ func Script(sh Shell, job Job) string {
 	).Replace(lines(shellFile("script.sh"), map[string]bool{"fifo": fifo, "tty": !fifo}))
 }
 
-// builtin is the word that calls the shell's own printf, eval and read,
-// past any function or alias of the human's. In bash, dash and ksh it is
-// "command", which also takes eval's special-builtin powers away: a syntax
-// error in the command no longer aborts the script (dash did, and END
-// never came). zsh's "command" runs only external programs.
+// builtin calls the shell's own printf, eval and read, past the human's
+// functions and aliases. In bash, dash and ksh "command" also takes eval's
+// special-builtin powers away: a syntax error in the command no longer
+// aborts the script (dash did, and END never came). zsh's "command" runs
+// only external programs.
 func (sh Shell) builtin() string {
 	if sh == Zsh {
 		return "builtin"
@@ -209,9 +208,8 @@ func fishPagerSettings() string {
 	return strings.Join(sets, "; ")
 }
 
-// DisplayLine is how an agent's command is shown to the human in the
-// pane, printed before it runs: its first line, shortened, with control
-// characters made harmless.
+// DisplayLine is the agent's command as the wrapper shows it to the human:
+// its first line, shortened, with control characters made harmless.
 func DisplayLine(command string) string {
 	const max = 160
 	line, _, multi := strings.Cut(command, "\n")
