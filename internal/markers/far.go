@@ -286,7 +286,9 @@ func FarScript(job FarJob) string {
 	}
 	stderr := " 2>" + d + "/e." + id
 	template := "far.sh"
-	vars := []string{"@ID@", id, "@ERASE@", erase(job.EraseRows), "@DISPLAY@", sh.quote(DisplayLine(job.Command))}
+	loop := lines(shellFile("stderr-loop.sh"), map[string]bool{"dash": job.Kind == FarSh})
+	vars := []string{"@ID@", id, "@ERASE@", erase(job.EraseRows), "@DISPLAY@", sh.quote(DisplayLine(job.Command)),
+		"@STDERR_LOOP@", sh.quote(strings.TrimSuffix(loop, "\n"))}
 	switch job.Kind {
 	case FarBash:
 		template, stderr = "far.bash", " 2> >(__ptybridge_loop "+id+")"
@@ -295,11 +297,7 @@ func FarScript(job FarJob) string {
 		stderr = " 2> >(" + strings.ReplaceAll(strings.TrimSuffix(shellFile("stderr-loop.zsh"), "\n"), "@ID@", id) + ")"
 	case FarFish:
 		template = "far.fish"
-		vars = append(vars, "@STDERR_LOOP@", fishQuote(strings.TrimSuffix(shellFile("stderr-loop.sh"), "\n")),
-			"@COMMAND@", fishQuote(" "+job.Command), "@PAGER@", fishPagerSettings(), "@STDIN@", stdin)
-	case FarSh:
-		loop := "(exec 3>\"$1/k.$2\"; rm -f \"$1/k.$2\"\n" + shellFile("stderr-loop.sh") + "echo >&3) &"
-		vars = append(vars, "@STDERR_LOOP@", QuotePOSIX(loop))
+		vars = append(vars, "@COMMAND@", fishQuote(" "+job.Command), "@PAGER@", fishPagerSettings(), "@STDIN@", stdin)
 	}
 	if job.Terminal {
 		stderr = ""

@@ -1,12 +1,7 @@
 # The far wrapper of zsh and the POSIX shells (see FarScript). The
 # command's stderr goes to a loop that copies it to the terminal in R/r
-# frames. zsh's is a process substitution (in @RUN@), which zsh waits for
-# by itself. The others' (?loop lines) is stderr-loop.sh: dash's job
-# control announces a job it waited for, so the loop runs in the background
-# of a child sh that exits at once. It tells its end through the fifo k.ID,
-# which the wrapper holds open read-write from before the command starts:
-# the loop's open never blocks, and the wrapper reads the loop's line after
-# the last piece of stderr.
+# frames: zsh's is a process substitution (in @RUN@), which zsh waits for
+# by itself; the others' is stderr-loop.sh (?loop lines).
 {
 : >"$__ptybridge_d"/w
 unset __ptybridge_w
