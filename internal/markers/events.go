@@ -38,8 +38,7 @@ type Event struct {
 	Dir  string
 }
 
-// maxLine bounds the command line a hook puts in an event, in characters
-// before encoding; the hooks cut longer ones.
+// maxLine bounds the command line a hook puts in an event, in characters.
 const maxLine = 4096
 
 // maxLongEvent bounds an event that carries a line or a directory: the
@@ -48,7 +47,7 @@ const maxLine = 4096
 const maxLongEvent = 3*4*maxLine + 3*4096 + 64
 
 // ParseEvent reads the body of a marker ("P;123"). ok is false for a body
-// that is no event of a known kind, or whose fields are malformed.
+// that is no well-formed event of a known kind.
 func ParseEvent(body []byte) (e Event, ok bool) {
 	if len(body) < 2 || body[1] != ';' {
 		return Event{}, false
@@ -91,8 +90,7 @@ func ParseEvent(body []byte) (e Event, ok bool) {
 	return e, true // P, O, o: later versions may add fields
 }
 
-// parseStatusField reads an exit status: 0 to 255 in decimal (a shell
-// may report more for a signal, fish up to 255 as well).
+// parseStatusField reads an exit status: 0 to 255 in decimal.
 func parseStatusField(s string) (int, bool) {
 	if s == "" || len(s) > 3 || strings.Trim(s, "0123456789") != "" {
 		return 0, false
@@ -116,9 +114,8 @@ func EncodeField(s string) string {
 	return b.String()
 }
 
-// DecodeField undoes percent-encoding, of EncodeField's or of any other
-// encoder's (fish's string escape --style=url encodes more): every "%XX"
-// becomes its byte; a '%' without two hex digits after it stays as it is.
+// DecodeField undoes percent-encoding, also fish's (which encodes more):
+// every "%XX" becomes its byte, and any other '%' stays.
 func DecodeField(s string) string {
 	if !strings.Contains(s, "%") {
 		return s

@@ -6,9 +6,8 @@ import (
 	"strconv"
 )
 
-// Extractor reads the raw output stream of the pane, chunk by chunk as it
-// arrives, and writes to Out exactly what the command printed between its
-// START and END markers.
+// Extractor reads the raw output stream of the pane, chunk by chunk, and
+// writes to Out exactly what the command printed between START and END.
 //
 // The pane's terminal turns every "\n" the command writes into "\r\n"
 // (ONLCR); turning each "\r\n" back into "\n" restores the command's bytes
@@ -29,7 +28,7 @@ type Extractor struct {
 	err     error
 }
 
-// NewExtractor returns an extractor for the call with the given id.
+// NewExtractor returns an extractor for call id.
 func NewExtractor(id ID, out io.Writer) *Extractor {
 	return &Extractor{out: out, start: []byte(Start(id)), end: []byte(endPrefix(id))}
 }
@@ -137,7 +136,7 @@ func (c *carry) join(p []byte) []byte {
 	return c.joined
 }
 
-// hold keeps a copy of b, which never lies in c.pending's own storage.
+// hold keeps a copy of b (which never lies in c.pending's storage).
 func (c *carry) hold(b []byte) { c.pending = append(c.pending[:0], b...) }
 
 // take returns what is held back, at the end of the stream.

@@ -10,39 +10,31 @@ import (
 
 // Far mode: a shell at the other end of a carrier (ssh, su, sudo -i,
 // docker exec...) cannot read the private runtime directory, and /proc
-// describes only the local end. Everything then travels through the
-// terminal stream, which the relay reads and types into:
+// describes only the local end. Everything then goes through the terminal:
 //
-//  1. A shell without the hooks yet is asked what it is by a probe; it
-//     answers with the invisible KIND marker. A shell that cannot run the
-//     probe (tcsh, a router's CLI) never answers, and is refused.
-//  2. Each call types a short loader line. It turns the echo off, prints
-//     READY, and reads the payload that ptysend then types into a file in
-//     a private directory (mktemp -d), which it sources, so cd, exports and
-//     functions persist. The payload is typed in base64 lines of at most 76
-//     characters (a canonical-mode line is cut at 4095 bytes), ended by
-//     Ctrl-D on an empty line.
-//  3. The payload is the far wrapper (FarScript), with the hooks on the
-//     first call; the command's stderr comes in R/r frames on the terminal
-//     (FrameSplitter).
-//
-// The hooks define the loader as a function, so that later calls type
-// only " __ptybridge_l <id> && ...".
+//  1. A shell without the hooks yet is asked what it is by a probe, and
+//     answers with KIND. A shell that cannot run it (tcsh, a router's CLI)
+//     never answers, and is refused.
+//  2. Each call types a loader line (later, a function of the hooks). It
+//     turns the echo off, prints READY, and reads the payload that ptysend
+//     then types (in lines of at most 76 characters: a canonical-mode line
+//     is cut at 4095 bytes) into a file of a private directory, which it
+//     sources, so cd, exports and functions persist.
+//  3. The payload is the far wrapper (FarScript); the command's stderr
+//     comes in R/r frames on the terminal (FrameSplitter).
 
-// Far markers: KIND answers the probe, READY says the loader reads the
-// payload (READ-STDIN: the wrapper reads stdin data), INFO says who and
-// where the far shell is.
+// Far markers: KIND answers the probe, READY: the loader reads the
+// payload, INFO: who and where the far shell is.
 const (
 	kindTag  = "K"
 	readyTag = "Y"
 	infoTag  = "I"
 )
 
-// Ready is the marker the loader prints once it reads the payload.
+// Ready is the marker the loader prints once it reads the payload, and
+// ReadyStdin the one the far wrapper prints once it reads the stdin.
 func Ready(id ID) string { return marker(readyTag, string(id)) }
 
-// ReadyStdin is the marker the far wrapper prints once it reads the
-// forwarded stdin.
 func ReadyStdin(id ID) string { return marker("Z", string(id)) }
 
 // FarKind is the kind of a far shell, as the probe tells it.
@@ -69,8 +61,7 @@ func (k FarKind) Family() Shell {
 // Probe is the line typed into a far shell without hooks: valid in bash,
 // zsh, dash and fish, it prints the KIND marker with each shell's version
 // variable, only one of which is set. It first erases the prompt and its
-// own echo (rows of them): the shell then draws its prompt again, as if
-// nothing had been typed.
+// own echo (rows of them), as if nothing had been typed.
 func Probe(rows int) string {
 	return fmt.Sprintf(` printf '%s\033]%s;%s;%%s;%%s;%%s\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"`,
 		erase(rows), osc, kindTag)
@@ -176,10 +167,9 @@ func FarLoader(kind FarKind, id ID, hooked bool) string {
 }
 
 // reads reports whether the kind's loader function reads the payload as
-// escaped text with the shell's own read -s, starting no program (most of
-// a call's cost): bash, whose read -p prints READY once the echo is off.
-// (zsh prints read's prompt before, so keys typed at once would be echoed:
-// it uses stty and base64.)
+// escaped text with read -s, starting no program (most of a call's cost):
+// bash, whose read -p prints READY once the echo is off. (zsh prints it
+// before: keys typed at once would be echoed.)
 func (k FarKind) reads() bool { return k == FarBash }
 
 // TypedPayload is the wrapper as typed for the loader of kind.
@@ -201,11 +191,10 @@ func EmptyPayload(kind FarKind, hooked bool) string {
 
 // EscapedLines is text as typed for bash's loader function, which reads it
 // with "read -rs -d .", drops the line breaks and decodes it with printf
-// %b. Control characters, bytes above ASCII (which the terminal could take
-// for something else), the backslash and "." are written as \0ooo, in
-// lines of at most 76 characters. A final "." ends it, and nothing may
-// follow: read -d puts the terminal in non-canonical mode, and the rest
-// would stay for the next reader.
+// %b. Control characters, bytes above ASCII, the backslash and "." are
+// written as \0ooo, in lines of at most 76 characters. Nothing may follow
+// the final ".": read -d puts the terminal in non-canonical mode, and the
+// rest would stay for the next reader.
 func EscapedLines(text string) string {
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/8 + 4)
@@ -227,9 +216,8 @@ func EscapedLines(text string) string {
 	return b.String()
 }
 
-// PayloadLines is data as typed into a terminal for base64 -d: lines of
-// at most 76 characters, then Ctrl-D at the start of a line (end of file
-// in canonical mode).
+// PayloadLines is data as typed into a terminal for base64 -d, ended by
+// Ctrl-D at the start of a line (end of file in canonical mode).
 func PayloadLines(data []byte) string {
 	enc := base64.StdEncoding.EncodeToString(data)
 	var b strings.Builder
@@ -250,32 +238,28 @@ type FarJob struct {
 	Command string
 	Kind    FarKind
 	// First: the shell has no hooks yet; this call installs them and
-	// reports who and where the shell is (the INFO marker).
+	// reports who and where the shell is (INFO).
 	First bool
-	// Stdin: the wrapper reads the forwarded stdin from the terminal
-	// (after READ-STDIN) and gives it to the command. EmptyStdin: the
-	// forwarded stdin is empty, and the command reads /dev/null.
+	// Stdin: the command reads the stdin typed after READ-STDIN.
+	// EmptyStdin: the forwarded stdin is empty; the command reads /dev/null.
 	Stdin, EmptyStdin bool
-	// Terminal: the command's stderr and stdin stay on the terminal, as
-	// a REPL's do (its prompts go to stderr): no loop, no redirection.
+	// Terminal: the command's stderr and stdin stay on the terminal, as a
+	// REPL's do (its prompts go to stderr).
 	Terminal bool
-	// EraseRows is how many rows the loader's echo took (with the prompt
-	// before it): the wrapper erases them before the [agent] line.
+	// EraseRows is how many rows the prompt and the loader's echo took.
 	EraseRows int
 }
 
-// FarScript is the payload that runs job in the far shell when sourced
-// there by the loader. The whole of it is one block: a payload cut short
-// (ptysend stopped while typing it) is a syntax error, and nothing of it
-// runs.
+// FarScript is the payload that runs job in the far shell. It is one
+// block: a payload cut short (ptysend stopped while typing it) is a syntax
+// error, and nothing of it runs.
 func FarScript(job FarJob) string {
 	sh, id := job.Kind.Family(), string(job.ID)
 	d := `"$` + farDir + `"`
 	if sh == Fish {
 		d = "$" + farDir
 	}
-	// The forwarded stdin is typed in base64 after READ-STDIN, and read
-	// with the echo off; an empty one needs no typing.
+	// The forwarded stdin is typed after READ-STDIN; an empty one is not.
 	stdin := ""
 	switch {
 	case job.Terminal:
@@ -320,10 +304,9 @@ func FarScript(job FarJob) string {
 	}))
 }
 
-// farHooks is the hooks for a far shell of kind: the events as locally, a
-// history filter that matches the loader lines, and the loader function.
-// bash deletes the first loader's line from its history, and then the
-// probe's line before it.
+// farHooks is the hooks for a far shell of kind, whose history filter
+// matches the loader lines, and its loader function. bash deletes the
+// first loader's line from its history (its @OURS@).
 func farHooks(kind FarKind) string {
 	switch kind {
 	case FarBash:

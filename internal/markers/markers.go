@@ -2,13 +2,12 @@
 // the shared pane.
 //
 // The command runs from a small script that prints a START marker before it
-// and an END marker (with the exit status) after it. Both markers are OSC
-// escape sequences with a number no terminal uses, so tmux swallows them and
-// the human never sees them, while the raw stream that pipe-pane hands us
-// still carries them byte for byte. Each call has its own random id, so
-// output that merely looks like a marker cannot end a call early, and the
-// line typed into the shell never contains a marker at all (it only sources
-// the script), so the echo of the typed line cannot match either.
+// and an END marker (with the exit status) after it: OSC escape sequences
+// with a number no terminal uses, which tmux swallows, while the raw stream
+// that pipe-pane hands us still carries them. Each call has its own random
+// id, so output that merely looks like a marker cannot end a call early;
+// and the line typed into the shell only sources the script, so its echo
+// holds no marker.
 package markers
 
 import (
@@ -37,12 +36,10 @@ func NewID() (ID, error) {
 	return ID(hex.EncodeToString(b[:])), nil
 }
 
-// Valid reports whether id has the shape NewID produces: 16 lowercase
-// hex digits. (No regexp: compiling one at every start of ptysend cost
-// ~0.1 ms.)
+// Valid reports whether id has the shape NewID produces. (No regexp:
+// compiling one at every start of ptysend cost ~0.1 ms.)
 func (id ID) Valid() bool { return isID(id) }
 
-// idLength is the length of an ID.
 const idLength = 16
 
 func isID[T ~string | ~[]byte](b T) bool {
@@ -59,13 +56,11 @@ func marker(tag string, fields ...string) string {
 	return "\x1b]" + osc + ";" + tag + ";" + strings.Join(fields, ";") + "\a"
 }
 
-// Start is the exact byte sequence printed before the command's output.
+// Start is the marker printed before the command's output.
 func Start(id ID) string { return marker("S", string(id)) }
 
-// endPrefix is what the END marker starts with; the decimal exit status and
-// a BEL follow it.
+// endPrefix is the END marker up to its status.
 func endPrefix(id ID) string { return "\x1b]" + osc + ";E;" + string(id) + ";" }
 
-// End is the exact byte sequence printed after a command that exited with
-// status.
+// End is the marker printed after a command that exited with status.
 func End(id ID, status int) string { return endPrefix(id) + strconv.Itoa(status) + "\a" }

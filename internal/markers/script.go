@@ -12,16 +12,12 @@ import (
 type Shell int
 
 const (
-	// POSIX covers sh, dash, bash, ksh and busybox ash.
-	POSIX Shell = iota
-	// Fish is the fish shell, whose syntax differs.
+	POSIX Shell = iota // sh, dash, bash, ksh and busybox ash
 	Fish
-	// Zsh speaks POSIX syntax, but its "command" skips builtins.
-	Zsh
+	Zsh // POSIX syntax, but its "command" skips builtins
 )
 
-// programName is a program's name without its directory or the leading '-'
-// of a login shell.
+// programName is program without its directory and a login shell's '-'.
 func programName(program string) string {
 	return strings.TrimPrefix(filepath.Base(program), "-")
 }
@@ -62,12 +58,10 @@ type Job struct {
 	// StderrPath receives the command's standard error: the terminal
 	// (/dev/tty), or a fifo that ptysend reads.
 	StderrPath string
-	// AckPath, for a StderrPath that is ptysend's fifo, is a second fifo
-	// that ptysend holds open for writing. After the command the wrapper
-	// writes the StderrDone token into StderrPath and reads AckPath until
-	// ptysend closes it, having put all the command's stderr on the
-	// terminal before END and the next prompt. A ptysend that is gone has
-	// closed it too.
+	// AckPath, for ptysend's fifo, is a second fifo that ptysend holds
+	// open for writing. After the command the wrapper writes the StderrDone
+	// token into StderrPath, and reads AckPath until ptysend, having put
+	// all the stderr on the terminal before END, closes it (or is gone).
 	AckPath string
 	// StdinPath, when set, is read as the command's standard input;
 	// otherwise the command reads the terminal, as a typed command would.
@@ -83,9 +77,8 @@ type Job struct {
 //go:embed shell
 var shellFiles embed.FS
 
-// shellFile is a file of shell/ without its leading comment block, which
-// the shell needs not read. (Only that block goes: elsewhere a line that
-// starts with '#' might lie inside a quoted string.)
+// shellFile is a file of shell/ without its leading comment block. (Only
+// that block goes: elsewhere a '#' line might lie in a quoted string.)
 func shellFile(name string) string {
 	b, err := shellFiles.ReadFile("shell/" + name)
 	if err != nil {
@@ -103,10 +96,9 @@ func shellFile(name string) string {
 // exports and functions persist, and a syntax error in the command is an
 // ordinary failure that still reaches END.
 //
-// The command's stderr opens ptysend's fifo for reading too ("<>"): a
-// write to it once ptysend is gone must neither kill the shell with
-// SIGPIPE (bash, zsh and dash do not ignore it) nor wait for a reader.
-// The ack fifo (on descriptor 9) is the wrapper's, not the command's.
+// The command opens ptysend's fifo for reading too ("<>"): a write to it
+// once ptysend is gone must neither kill the shell with SIGPIPE (bash, zsh
+// and dash do not ignore it) nor wait for a reader.
 func Script(sh Shell, job Job) string {
 	fifo := job.AckPath != ""
 	if sh == Fish {
@@ -194,8 +186,8 @@ func lines(template string, on map[string]bool) string {
 const errexitNote = "ptysend: note: the command turned on set -e in the shared shell; " +
 	"it was turned off again, as the user's next failing command would have closed their terminal"
 
-// pagerSettings make programs print straight through instead of waiting
-// in a pager for keys that no agent will press.
+// pagerSettings keep programs from waiting in a pager for keys that no
+// agent will press.
 const pagerSettings = "PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER=cat GH_PAGER=cat AWS_PAGER="
 
 // fishPagerSettings are pagerSettings as exports local to the block that
@@ -250,9 +242,8 @@ func fishQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
 }
 
-// SourceLine is the short line typed into the shell to run a script file.
-// The leading space keeps it out of the history of shells that honour
-// that convention (bash with ignorespace, zsh with HIST_IGNORE_SPACE, fish).
+// SourceLine is the line typed into the shell to run a script file. The
+// leading space keeps it out of the history where the shell honours that.
 func SourceLine(sh Shell, scriptPath string) string {
 	if sh == Fish {
 		return " source " + fishQuote(scriptPath)
@@ -261,21 +252,16 @@ func SourceLine(sh Shell, scriptPath string) string {
 }
 
 // Integration returns the shell code that installs ptybridge's hooks in an
-// interactive shell, or "" for a shell without hooks. The hooks print the
-// events the Tracker follows (events.go), and keep the lines ptysend types
-// out of the shell's history.
-//
-// shellName is the program as /proc shows it (bash, zsh, dash...);
-// runtimeDir is where ptysend's scripts live, for the history filter.
+// interactive shell (shellName as /proc shows it), or "" for a shell
+// without hooks. The hooks print the events the Tracker follows, and keep
+// the lines that source ptysend's scripts from runtimeDir out of history.
 func Integration(shellName, runtimeDir string) string {
 	ours := " . '" + runtimeDir + "/"
 	return hooks(programName(shellName), ours+"*", ours)
 }
 
 // hooks returns the hooks of the shell name. Our lines, which start with
-// ours, stay out of bash's history by the HISTIGNORE pattern histIgnore
-// (bash deletes the line that installs the hooks, already in it), and out
-// of zsh's by a zshaddhistory hook.
+// ours, stay out of bash's history by its pattern histIgnore.
 func hooks(name, histIgnore, ours string) string {
 	switch name {
 	case "sh", "dash", "ksh", "ksh93", "mksh", "ash":

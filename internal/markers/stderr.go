@@ -7,22 +7,19 @@ import (
 
 // The command's stderr reaches ptysend through a fifo, so that the agent
 // gets it apart from stdout. ptysend passes each piece on to its own
-// stderr, and writes it to the pane's terminal too, for the human (a
-// "[y/N]" question included), framed by two invisible markers in one
-// write(), which a tty keeps whole against the command's own writes:
+// stderr, and writes it to the pane's terminal too, for the human, framed
+// by two invisible markers in one write(), which a tty keeps whole:
 //
 //	ESC ] 6973;ptybridge;R;<id> BEL   piece   ESC ] 6973;ptybridge;r;<id> BEL
 //
-// tmux shows the piece; the Extractor drops the whole frame from stdout,
-// whichever call's it is. After the command, the wrapper writes the
-// StderrDone token into the fifo and waits until ptysend has put all of
-// the stderr on the terminal: it then shows before END and the prompt.
+// The Extractor drops the frames from stdout, whichever call's they are.
+// The wrapper's StderrDone token, after the command, waits for ptysend to
+// have put all the stderr on the terminal, before END and the prompt.
 
 func frameOpen(id ID) string  { return marker("R", string(id)) }
 func frameClose(id ID) string { return marker("r", string(id)) }
 
-// MaxStderrPiece bounds the piece of stderr in one frame: a longer one
-// is written as several frames.
+// MaxStderrPiece bounds the piece of stderr in one frame.
 const MaxStderrPiece = 16 * 1024
 
 // maxFrame bounds a frame as the Extractor may find it: the piece with
@@ -30,16 +27,15 @@ const MaxStderrPiece = 16 * 1024
 // without its end within that many bytes is not ptysend's: it is output.
 const maxFrame = 2*MaxStderrPiece + 2*(len("\x1b]"+osc+";R;")+idLength+1)
 
-// AppendStderrFrame appends the framed piece (at most MaxStderrPiece
-// bytes) to dst: what ptysend writes to the terminal, in one write().
+// AppendStderrFrame appends the framed piece to dst, for one write().
 func AppendStderrFrame(dst []byte, id ID, piece []byte) []byte {
 	dst = append(dst, frameOpen(id)...)
 	dst = append(dst, piece...)
 	return append(dst, frameClose(id)...)
 }
 
-// StderrDone is the token the wrapper writes into the stderr fifo once
-// the command is over.
+// StderrDone is the token the wrapper writes into the stderr fifo after
+// the command.
 func StderrDone(id ID) string { return marker("D", string(id)) }
 
 // StderrStream reads the stderr fifo's bytes, chunk by chunk, and writes
@@ -52,7 +48,7 @@ type StderrStream struct {
 	carry
 }
 
-// NewStderrStream returns a StderrStream for the call with the given id.
+// NewStderrStream returns a StderrStream for call id.
 func NewStderrStream(id ID, out io.Writer) *StderrStream {
 	return &StderrStream{out: out, token: []byte(StderrDone(id))}
 }
@@ -62,7 +58,7 @@ func NewStderrStream(id ID, out io.Writer) *StderrStream {
 func (s *StderrStream) Done() bool { return s.done }
 
 // Write feeds the next chunk read from the fifo. What follows the token
-// (a background job's stderr) is passed on as it comes.
+// (a background job's stderr) is passed on too.
 func (s *StderrStream) Write(p []byte) (int, error) {
 	data := s.join(p)
 	if s.done {
@@ -91,7 +87,6 @@ func (s *StderrStream) pass(b []byte) error {
 	return err
 }
 
-// The markers of a frame, up to the call's id and its BEL.
 var (
 	stderrOpenPrefix  = []byte("\x1b]" + osc + ";R;")
 	stderrClosePrefix = []byte("\x1b]" + osc + ";r;")
@@ -165,8 +160,7 @@ type FrameSplitter struct {
 	err         error
 }
 
-// NewFrameSplitter returns a splitter for call id: out gets the stream
-// without frames, sink the frames' contents.
+// NewFrameSplitter returns a splitter for call id.
 func NewFrameSplitter(id ID, out, sink io.Writer) *FrameSplitter {
 	return &FrameSplitter{out: out, sink: sink, open: []byte(frameOpen(id)), close: []byte(frameClose(id))}
 }

@@ -7,13 +7,10 @@ import (
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 )
 
-// The relay watches the pane's stream and follows the shell's events
-// (events.go) in a Tracker, so that before typing anything ptysend knows
-// whether the shell is at an empty prompt, has a half-typed line (bytes
-// were echoed after PROMPT), or is running something of the human's that
-// /proc cannot tell apart from an idle shell (a loop of builtins, a
-// builtin read). Text between OWN and OWN-END is the shell's (fish's right
-// prompt, redrawn at each key), not the echo of typing.
+// The relay follows the shell's events in a Tracker, so that before typing
+// anything ptysend knows whether the shell is at an empty prompt, has a
+// half-typed line (bytes were echoed after PROMPT), or is running something
+// that /proc cannot tell apart from an idle shell (a loop of builtins).
 
 // PaneState is the kind of the last event of the pane's shell.
 type PaneState string
@@ -38,8 +35,7 @@ type Tracker struct {
 	esc     escState
 	own     bool // between OWN and OWN-END: the shell's text, not typing
 	// paste and alt are the bracketed paste and alternate screen modes;
-	// params the current CSI sequence's parameter bytes (only what a mode
-	// switch needs).
+	// params the current CSI sequence's parameter bytes.
 	paste, alt cleantext.Mode
 	params     []byte
 	// Sink, when set, hears the stream split into output and events.
@@ -220,7 +216,7 @@ const (
 	escStringEnd
 )
 
-// TrackerFrom starts a tracker from a known view (the relay's snapshot).
+// TrackerFrom starts a tracker from a known view.
 func TrackerFrom(s Snapshot) *Tracker {
 	if s.State == StateUnknown {
 		return &Tracker{}
