@@ -127,16 +127,12 @@ type FarInfo struct {
 }
 
 // ParseInfo finds the INFO marker of call id in stream.
-func ParseInfo(stream []byte, id ID) (FarInfo, bool) {
+func ParseInfo(stream []byte, id ID) (info FarInfo, ok bool) {
 	body, ok := markerBody(stream, "\x1b]"+osc+";"+infoTag+";"+string(id)+";")
-	if !ok {
-		return FarInfo{}, false
-	}
 	f := strings.SplitN(string(body), ";", 3)
-	if len(f) != 3 {
+	if !ok || len(f) != 3 {
 		return FarInfo{}, false
 	}
-	var info FarInfo
 	if _, err := fmt.Sscanf(f[0], "%d", &info.PID); err != nil {
 		return FarInfo{}, false
 	}

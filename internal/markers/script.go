@@ -98,7 +98,8 @@ func shellFile(name string) string {
 //
 // The command opens ptysend's fifo for reading too ("<>"): a write to it
 // once ptysend is gone must neither kill the shell with SIGPIPE (bash, zsh
-// and dash do not ignore it) nor wait for a reader.
+// and dash do not ignore it) nor wait for a reader. The ack fifo, on
+// descriptor 9, is the wrapper's, not the command's.
 func Script(sh Shell, job Job) string {
 	fifo := job.AckPath != ""
 	if sh == Fish {
