@@ -15,6 +15,8 @@ var update = flag.Bool("update", false, "rewrite the golden files of TestGenerat
 
 // golden is a set of named texts, kept together in one file of testdata:
 // the shell code and markers the package generates, pinned byte for byte.
+// The files were first written by the code from before the shell code
+// moved to shell/: a change to them is a change to what the shells run.
 type golden struct {
 	names []string
 	texts map[string]string
