@@ -1,7 +1,6 @@
 package markers
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -17,15 +16,11 @@ import (
 //	S;ID, E;ID;STATUS            an agent call's wrapper starts, ends (markers.go)
 //	R;ID, r;ID                   a piece of an agent call's stderr on the terminal starts, ends (stderr.go)
 //
-// The shell integration (hooks.go) prints C with the command line where
-// the shell hands it to a hook (zsh's preexec, fish's fish_preexec), and
-// F from the first thing that runs after the command (bash's first
-// PROMPT_COMMAND, zsh's first precmd, fish's fish_postexec, dash's PS1),
-// with the status and the working directory. bash gives the line with F,
-// not C: its history, where the line comes from, is read after the
-// command, off the path of every call. LINE and DIR are percent-encoded
-// (EncodeField), so that any bytes survive in a marker.
-// Older hooks print C;PID and no F: both are still understood.
+// The hooks (shell/hooks.*) print C with the line where the shell hands it
+// to a hook (zsh, fish), F from the first thing that runs after the
+// command. bash gives the line with F, not C: it reads its history after
+// the command, off the path of every call. LINE and DIR are percent-encoded
+// (EncodeField). Older hooks print C;PID and no F: both are understood.
 
 // Event is one marker of ours, parsed.
 type Event struct {
@@ -43,17 +38,16 @@ type Event struct {
 	Dir  string
 }
 
-// maxLine bounds the command line a hook puts in an event, in characters
-// before encoding; the hooks cut longer ones.
+// maxLine bounds the command line a hook puts in an event, in characters.
 const maxLine = 4096
 
 // maxLongEvent bounds an event that carries a line or a directory: the
-// line percent-encoded (at most three bytes per byte, four per UTF-8
-// character at worst), a directory of PATH_MAX, and the fields.
+// line of maxLine characters percent-encoded (3 bytes per byte at most,
+// 4 bytes per character), a directory of PATH_MAX, and the fields.
 const maxLongEvent = 3*4*maxLine + 3*4096 + 64
 
 // ParseEvent reads the body of a marker ("P;123"). ok is false for a body
-// that is no event of a known kind, or whose fields are malformed.
+// that is no well-formed event of a known kind.
 func ParseEvent(body []byte) (e Event, ok bool) {
 	if len(body) < 2 || body[1] != ';' {
 		return Event{}, false
@@ -61,17 +55,14 @@ func ParseEvent(body []byte) (e Event, ok bool) {
 	e.Kind = body[0]
 	fields := strings.SplitN(string(body[2:]), ";", 4)
 	switch e.Kind {
-	case 'S', 'E', 'R', 'r':
+	case 'S', 'R', 'r', 'E':
 		e.ID = ID(fields[0])
-		if !e.ID.Valid() {
-			return Event{}, false
-		}
 		switch {
+		case !e.ID.Valid():
 		case e.Kind != 'E' && len(fields) == 1:
 			return e, true
 		case e.Kind == 'E' && len(fields) == 2:
-			if e.Status, ok = parseStatusField(fields[1]); ok {
-				e.HasStatus = true
+			if e.Status, e.HasStatus = parseStatusField(fields[1]); e.HasStatus {
 				return e, true
 			}
 		}
@@ -85,34 +76,21 @@ func ParseEvent(body []byte) (e Event, ok bool) {
 		return Event{}, false
 	}
 	e.PID = pid
-	switch e.Kind {
-	case 'C':
+	switch {
+	case e.Kind == 'C' && len(fields) > 1:
 		// C;PID;LINE: the line is the rest, ';' and all.
-		if len(fields) > 1 {
-			e.Line = DecodeField(strings.Join(fields[1:], ";"))
-		}
-		return e, true
-	case 'F':
-		if len(fields) < 2 {
+		e.Line = DecodeField(strings.Join(fields[1:], ";"))
+	case e.Kind == 'F':
+		f := append(fields, "", "", "") // the fields left out are empty
+		if e.Status, e.HasStatus = parseStatusField(f[1]); !e.HasStatus {
 			return Event{}, false
 		}
-		if e.Status, ok = parseStatusField(fields[1]); !ok {
-			return Event{}, false
-		}
-		e.HasStatus = true
-		if len(fields) > 2 {
-			e.Dir = DecodeField(fields[2])
-		}
-		if len(fields) > 3 {
-			e.Line = DecodeField(fields[3])
-		}
-		return e, true
+		e.Dir, e.Line = DecodeField(f[2]), DecodeField(f[3])
 	}
 	return e, true // P, O, o: later versions may add fields
 }
 
-// parseStatusField reads an exit status: 0 to 255 in decimal (a shell
-// may report more for a signal, fish up to 255 as well).
+// parseStatusField reads an exit status: 0 to 255 in decimal.
 func parseStatusField(s string) (int, bool) {
 	if s == "" || len(s) > 3 || strings.Trim(s, "0123456789") != "" {
 		return 0, false
@@ -127,8 +105,7 @@ func parseStatusField(s string) (int, bool) {
 func EncodeField(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f || c == '%' || c == ';' {
+		if c := s[i]; c < 0x20 || c == 0x7f || c == '%' || c == ';' {
 			fmt.Fprintf(&b, "%%%02X", c)
 		} else {
 			b.WriteByte(c)
@@ -137,44 +114,42 @@ func EncodeField(s string) string {
 	return b.String()
 }
 
-// DecodeField undoes percent-encoding, of EncodeField's or of any other
-// encoder's (fish's string escape --style=url encodes more): every "%XX"
-// becomes its byte; a '%' without two hex digits after it stays as it is.
+// DecodeField undoes percent-encoding, also fish's (which encodes more):
+// every "%XX" becomes its byte, and any other '%' stays.
 func DecodeField(s string) string {
 	if !strings.Contains(s, "%") {
 		return s
 	}
-	var b bytes.Buffer
+	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			n, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
-			b.WriteByte(byte(n))
-			i += 2
-			continue
+		if s[i] == '%' && i+2 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 2
+				continue
+			}
 		}
 		b.WriteByte(s[i])
 	}
 	return b.String()
 }
 
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
+// PromptEvent, CommandEvent, CommandLineEvent and FinishedEvent are the
+// events as the hooks print them.
+func PromptEvent(pid int) string  { return marker("P", strconv.Itoa(pid)) }
+func CommandEvent(pid int) string { return marker("C", strconv.Itoa(pid)) }
 
-// CommandLineEvent is the COMMAND event with the command line, and
-// FinishedEvent the FINISHED one, as the hooks print them.
 func CommandLineEvent(pid int, line string) string {
-	return fmt.Sprintf("\x1b]%s;C;%d;%s\a", osc, pid, EncodeField(line))
+	return marker("C", strconv.Itoa(pid), EncodeField(line))
 }
 
 func FinishedEvent(pid, status int, dir, line string) string {
-	return fmt.Sprintf("\x1b]%s;F;%d;%d;%s;%s\a", osc, pid, status, EncodeField(dir), EncodeField(line))
+	return marker("F", strconv.Itoa(pid), strconv.Itoa(status), EncodeField(dir), EncodeField(line))
 }
 
-// EventSink hears the stream as a Tracker splits it: the bytes that are
-// no marker of ours, and our events, in stream order. Markers of ours
-// that are no known event (malformed, or of a kind this version does not
-// know) are dropped: they are no output either.
+// EventSink hears the stream as a Tracker splits it, in stream order: the
+// bytes that are no marker of ours, and our events. Markers of ours that
+// are no known event are dropped: they are no output either.
 type EventSink interface {
 	Bytes(b []byte)
 	Event(e Event)

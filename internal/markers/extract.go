@@ -6,18 +6,15 @@ import (
 	"strconv"
 )
 
-// Extractor reads the raw output stream of the pane, chunk by chunk as it
-// arrives, and writes to Out exactly what the command printed between its
-// START and END markers.
+// Extractor reads the raw output stream of the pane, chunk by chunk, and
+// writes to Out exactly what the command printed between START and END.
 //
 // The pane's terminal turns every "\n" the command writes into "\r\n"
-// (ONLCR); the extractor turns each "\r\n" back into "\n", which restores
-// the command's bytes exactly, its own "\r"s included. Everything before
-// START (the echo of the typed line, the shell's escape sequences) and after
-// END (the next prompt) is dropped, and so are the frames of stderr that
-// ptysend wrote to the terminal (see AppendStderrFrame). Output
-// is passed on as soon as it cannot be the beginning of the END marker or
-// of a frame, so long outputs stream with bounded memory.
+// (ONLCR); turning each "\r\n" back into "\n" restores the command's bytes
+// exactly, its own "\r"s included. What comes before START (the echo of the
+// typed line) and after END (the next prompt) is dropped, and so are the
+// frames of stderr (see AppendStderrFrame). Output is passed on as soon as
+// it cannot be the start of END or of a frame: memory stays bounded.
 type Extractor struct {
 	out     io.Writer
 	start   []byte
@@ -25,14 +22,13 @@ type Extractor struct {
 	started bool
 	done    bool
 	status  int
-	pending []byte // bytes held back: a possible marker prefix or a lone '\r'
-	joined  []byte // pending followed by the next chunk
-	scratch []byte
+	carry          // a possible marker prefix or a lone '\r'
+	scratch []byte // output with "\r\n" turned back into "\n"
 	frames  frameFilter
 	err     error
 }
 
-// NewExtractor returns an extractor for the call with the given id.
+// NewExtractor returns an extractor for call id.
 func NewExtractor(id ID, out io.Writer) *Extractor {
 	return &Extractor{out: out, start: []byte(Start(id)), end: []byte(endPrefix(id))}
 }
@@ -44,18 +40,16 @@ func (e *Extractor) Started() bool { return e.started }
 func (e *Extractor) Done() bool { return e.done }
 
 // Holding reports whether bytes are held back for the next chunk (a
-// possible marker prefix, a lone '\r'): what Out got so far is then not
-// yet all the stream fed so far.
-func (e *Extractor) Holding() bool { return len(e.pending) > 0 || e.frames.holding() }
+// possible marker prefix, a lone '\r').
+func (e *Extractor) Holding() bool { return e.holding() || e.frames.holding() }
 
 // Status is the command's exit status, once Done.
 func (e *Extractor) Status() int { return e.status }
 
 // Write feeds the next chunk of the raw stream. It fails only when Out fails.
 func (e *Extractor) Write(p []byte) (int, error) {
-	n := len(p)
 	if e.done || e.err != nil {
-		return n, e.err
+		return len(p), e.err
 	}
 	data := p
 	if !e.started {
@@ -63,81 +57,44 @@ func (e *Extractor) Write(p []byte) (int, error) {
 		i := bytes.Index(data, e.start)
 		if i < 0 {
 			e.hold(data[len(data)-heldPrefix(data, e.start):])
-			return n, nil
+			return len(p), nil
 		}
 		e.started = true
 		data = data[i+len(e.start):]
 	}
 	e.consume(e.join(e.frames.filter(data)))
-	return n, e.err
-}
-
-// join puts the bytes held back from the last chunk before data.
-func (e *Extractor) join(data []byte) []byte {
-	if len(e.pending) == 0 {
-		return data
-	}
-	// The buffers are reused: a chunk often ends with a held '\r', and
-	// a new slice per chunk made ptysend's memory grow with the output
-	// (no GC runs in so short a process): +0.5 MiB for seq 1 300000.
-	e.joined = append(append(e.joined[:0], e.pending...), data...)
-	e.pending = e.pending[:0]
-	return e.joined
+	return len(p), e.err
 }
 
 // consume handles output after START: everything up to END goes out.
 func (e *Extractor) consume(data []byte) {
-	if i := bytes.Index(data, e.end); i >= 0 {
-		status, ok, complete := parseStatus(data[i+len(e.end):])
-		if !complete {
-			e.emit(data[:i])
-			e.hold(data[i:])
-			return
-		}
-		if ok {
-			e.emit(data[:i])
-			e.done, e.status = true, status
-			return
-		}
-		// Our prefix followed by garbage is not our marker: it is output.
-		e.emit(data[:i+len(e.end)])
-		e.consume(data[i+len(e.end):])
+	i := bytes.Index(data, e.end)
+	if i < 0 {
+		keep := heldTail(data, e.end)
+		e.emit(data[:len(data)-keep])
+		e.hold(data[len(data)-keep:])
 		return
 	}
-	keep := heldPrefix(data, e.end)
-	body := data[:len(data)-keep]
-	if keep == 0 && len(body) > 0 && body[len(body)-1] == '\r' {
-		keep = 1
-		body = body[:len(body)-1]
+	status, ok, complete := parseStatus(data[i+len(e.end):])
+	switch {
+	case !complete:
+		e.emit(data[:i])
+		e.hold(data[i:])
+	case ok:
+		e.emit(data[:i])
+		e.done, e.status = true, status
+	default: // our prefix followed by garbage is not our marker: it is output
+		e.emit(data[:i+len(e.end)])
+		e.consume(data[i+len(e.end):])
 	}
-	e.emit(body)
-	e.hold(data[len(data)-keep:])
 }
 
-// hold keeps b (a copy) for the next chunk. b never lies in e.pending's
-// own storage: it is part of the caller's chunk, of e.joined or of the
-// frame filter's buffers.
-func (e *Extractor) hold(b []byte) {
-	e.pending = append(e.pending[:0], b...)
-}
-
-// emit writes b with "\r\n" turned back into "\n". A '\r' that may pair
-// with a '\n' in the next chunk never reaches emit: consume holds it back.
+// emit writes b with "\r\n" turned back into "\n".
 func (e *Extractor) emit(b []byte) {
 	if len(b) == 0 || e.err != nil {
 		return
 	}
-	e.scratch = e.scratch[:0]
-	for len(b) > 0 {
-		i := bytes.Index(b, []byte("\r\n"))
-		if i < 0 {
-			e.scratch = append(e.scratch, b...)
-			break
-		}
-		e.scratch = append(e.scratch, b[:i]...)
-		e.scratch = append(e.scratch, '\n')
-		b = b[i+2:]
-	}
+	e.scratch = appendLF(e.scratch[:0], b)
 	_, e.err = e.out.Write(e.scratch)
 }
 
@@ -158,18 +115,65 @@ func parseStatus(b []byte) (status int, ok, complete bool) {
 	return 0, false, false
 }
 
-// heldPrefix is the length of the longest suffix of data that is a proper
-// prefix of marker: those bytes may be the start of a marker split across
-// chunks and must wait for the next one.
-func heldPrefix(data, marker []byte) int {
-	max := len(marker) - 1
-	if max > len(data) {
-		max = len(data)
+// carry holds back the end of a chunk that may start a marker, and puts it
+// before the next chunk. Its buffers are reused: a chunk often ends with a
+// held '\r', and a new slice per chunk made ptysend's memory grow with the
+// output (no GC runs in so short a process): +0.5 MiB for seq 1 300000.
+type carry struct {
+	pending []byte
+	joined  []byte
+}
+
+func (c *carry) holding() bool { return len(c.pending) > 0 }
+
+// join returns the bytes held back followed by p, until the next join.
+func (c *carry) join(p []byte) []byte {
+	if len(c.pending) == 0 {
+		return p
 	}
-	for k := max; k > 0; k-- {
-		if bytes.Equal(data[len(data)-k:], marker[:k]) {
+	c.joined = append(append(c.joined[:0], c.pending...), p...)
+	c.pending = c.pending[:0]
+	return c.joined
+}
+
+// hold keeps a copy of b (which never lies in c.pending's storage).
+func (c *carry) hold(b []byte) { c.pending = append(c.pending[:0], b...) }
+
+// take returns what is held back, at the end of the stream.
+func (c *carry) take() []byte {
+	held := c.pending
+	c.pending = nil
+	return held
+}
+
+// heldPrefix is the length of the longest suffix of data that is a proper
+// prefix of marker: a marker that the next chunk may complete.
+func heldPrefix(data, marker []byte) int {
+	for k := min(len(marker)-1, len(data)); k > 0; k-- {
+		if bytes.HasSuffix(data, marker[:k]) {
 			return k
 		}
 	}
 	return 0
+}
+
+// heldTail is heldPrefix, or 1 for a final '\r', which may pair with a
+// '\n' at the start of the next chunk.
+func heldTail(data, marker []byte) int {
+	if k := heldPrefix(data, marker); k > 0 || len(data) == 0 || data[len(data)-1] != '\r' {
+		return k
+	}
+	return 1
+}
+
+// appendLF appends b to dst with every "\r\n" turned back into "\n".
+func appendLF(dst, b []byte) []byte {
+	for {
+		i := bytes.Index(b, []byte("\r\n"))
+		if i < 0 {
+			return append(dst, b...)
+		}
+		dst = append(append(dst, b[:i]...), '\n')
+		b = b[i+2:]
+	}
 }

@@ -4,57 +4,38 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
 // Far mode: a shell at the other end of a carrier (ssh, su, sudo -i,
 // docker exec...) cannot read the private runtime directory, and /proc
-// describes only the local end. Everything then travels through the
-// terminal stream, which the relay reads and types into:
+// describes only the local end. Everything then goes through the terminal:
 //
-//  1. A shell without the hooks yet is asked what it is by a one-line
-//     probe valid in bash, zsh, dash and fish; it answers with the
-//     invisible KIND marker. A shell that cannot run the probe (tcsh, a
-//     router's CLI) never answers, and is refused.
-//  2. Each call types a short loader line. It turns the terminal's echo
-//     off, prints READY, and reads a base64 payload from the terminal
-//     into a file in a private directory (mktemp -d, 0700, named after
-//     the shell's pid: the first call of a shell removes those of the
-//     user's shells that are gone), which it
-//     then sources, so cd, exports and functions persist. ptysend types
-//     the payload once READY has come, in lines of at most 76 base64
-//     characters (a canonical-mode line is cut at 4095 bytes), ended by
-//     Ctrl-D on an empty line.
-//  3. The payload is the far wrapper (FarScript): the same [agent] line,
-//     START and END markers, pager settings and errexit guard as the
-//     local wrapper, the hooks on the first call, and the command's
-//     stderr sent into a fifo that a small loop of POSIX tools copies
-//     to the terminal in R/r frames, which ptysend takes out of the
-//     stream as the command's stderr (FrameSplitter).
-//
-// The hooks (FarIntegration) also define the loader as a function, so
-// that later calls type only " __ptybridge_l <id> && ...".
+//  1. A shell without the hooks yet is asked what it is by a probe, and
+//     answers with KIND. A shell that cannot run it (tcsh, a router's CLI)
+//     never answers, and is refused.
+//  2. Each call types a loader line (later, a function of the hooks). It
+//     turns the echo off, prints READY, and reads the payload that ptysend
+//     then types (in lines of at most 76 characters: a canonical-mode line
+//     is cut at 4095 bytes) into a file of a private directory, which it
+//     sources, so cd, exports and functions persist.
+//  3. The payload is the far wrapper (FarScript); the command's stderr
+//     comes in R/r frames on the terminal (FrameSplitter).
 
-// Far markers: KIND answers the probe, READY says the loader reads the
-// payload (and READ-STDIN that the wrapper reads stdin data), INFO says
-// who and where the far shell is.
+// Far markers: KIND answers the probe, READY: the loader reads the
+// payload, INFO: who and where the far shell is.
 const (
 	kindTag  = "K"
 	readyTag = "Y"
-	stdinTag = "Z"
 	infoTag  = "I"
 )
 
-func farMarker(tag string, fields ...string) string {
-	return "\x1b]" + osc + ";" + tag + ";" + strings.Join(fields, ";") + "\a"
-}
+// Ready is the marker the loader prints once it reads the payload, and
+// ReadyStdin the one the far wrapper prints once it reads the stdin.
+func Ready(id ID) string { return marker(readyTag, string(id)) }
 
-// Ready is the marker the loader prints once it reads the payload.
-func Ready(id ID) string { return farMarker(readyTag, string(id)) }
-
-// ReadyStdin is the marker the far wrapper prints once it reads the
-// forwarded stdin.
-func ReadyStdin(id ID) string { return farMarker(stdinTag, string(id)) }
+func ReadyStdin(id ID) string { return marker("Z", string(id)) }
 
 // FarKind is the kind of a far shell, as the probe tells it.
 type FarKind string
@@ -78,68 +59,64 @@ func (k FarKind) Family() Shell {
 }
 
 // Probe is the line typed into a far shell without hooks: valid in bash,
-// zsh, dash and fish, it prints the KIND marker with each shell's
-// version variable, only one of which is set. Its output first moves the
-// cursor up over the prompt and the probe's own echo (rows of them) and
-// erases them: the shell then draws its prompt again, as if nothing had
-// been typed.
+// zsh, dash and fish, it prints the KIND marker with each shell's version
+// variable, only one of which is set. It first erases the prompt and its
+// own echo (rows of them), as if nothing had been typed.
 func Probe(rows int) string {
-	return fmt.Sprintf(` printf '\033[%dA\r\033[J\033]%s;%s;%%s;%%s;%%s\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"`,
-		max(rows, 1), osc, kindTag)
+	return fmt.Sprintf(` printf '%s\033]%s;%s;%%s;%%s;%%s\007' "$BASH_VERSION" "$ZSH_VERSION" "$FISH_VERSION"`,
+		erase(rows), osc, kindTag)
 }
 
-// ProbeLen is the length of the probe as typed, for the rows its echo
-// takes.
-func ProbeLen() int { return len(Probe(1)) }
+// erase, in a printf format, erases the last rows rows (at least one).
+func erase(rows int) string { return fmt.Sprintf(`\033[%dA\r\033[J`, max(rows, 1)) }
 
-var kindPrefix = []byte("\x1b]" + osc + ";" + kindTag + ";")
+// ProbeLen is the length of the probe as typed.
+func ProbeLen() int { return len(Probe(1)) }
 
 // ParseProbeAnswer finds the KIND marker in stream. found is false while
 // it has not come (whole); ok is false when the answer names no shell
 // ptysend drives (a shell that printed the variables' names literally).
 func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
-	body, found := markerBody(stream, kindPrefix)
+	body, found := markerBody(stream, "\x1b]"+osc+";"+kindTag+";")
 	if !found {
 		return "", false, false
 	}
 	f := strings.Split(string(body), ";")
-	if len(f) != 3 {
+	if len(f) != 3 || strings.ContainsAny(string(body), "$\x1b") {
 		return "", true, false
 	}
-	for _, v := range f {
-		if strings.ContainsAny(v, "$\x1b") {
+	kind = FarSh // no version variable: dash, ksh, busybox ash
+	for i, k := range []FarKind{FarBash, FarZsh, FarFish} {
+		if f[i] == "" {
+			continue
+		}
+		if kind != FarSh {
 			return "", true, false
 		}
+		kind = k
 	}
-	switch {
-	case f[0] != "" && f[1] == "" && f[2] == "" && !modernBash(f[0]):
+	if kind == FarBash && !modernBash(f[0]) {
 		// bash before 4.4 lacks what the bash wrapper uses (read -N,
 		// wait for a process substitution): it runs the POSIX one.
-		return FarSh, true, true
-	case f[0] != "" && f[1] == "" && f[2] == "":
-		return FarBash, true, true
-	case f[1] != "" && f[0] == "" && f[2] == "":
-		return FarZsh, true, true
-	case f[2] != "" && f[0] == "" && f[1] == "":
-		return FarFish, true, true
-	case f[0] == "" && f[1] == "" && f[2] == "":
-		return FarSh, true, true
+		kind = FarSh
 	}
-	return "", true, false
+	return kind, true, true
+}
+
+// modernBash reports whether BASH_VERSION v is 4.4 or later.
+func modernBash(v string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 4 || major == 4 && minor >= 4
 }
 
 // markerBody returns what lies between prefix and the next BEL in stream.
-func markerBody(stream, prefix []byte) ([]byte, bool) {
-	i := bytes.Index(stream, prefix)
-	if i < 0 {
-		return nil, false
-	}
-	rest := stream[i+len(prefix):]
-	j := bytes.IndexByte(rest, '\a')
-	if j < 0 {
-		return nil, false
-	}
-	return rest[:j], true
+func markerBody(stream []byte, prefix string) ([]byte, bool) {
+	_, rest, found := bytes.Cut(stream, []byte(prefix))
+	body, _, whole := bytes.Cut(rest, []byte("\a"))
+	return body, found && whole
 }
 
 // FarInfo is who and where the far shell is, as its first call reports.
@@ -150,16 +127,12 @@ type FarInfo struct {
 }
 
 // ParseInfo finds the INFO marker of call id in stream.
-func ParseInfo(stream []byte, id ID) (FarInfo, bool) {
-	body, ok := markerBody(stream, []byte("\x1b]"+osc+";"+infoTag+";"+string(id)+";"))
-	if !ok {
-		return FarInfo{}, false
-	}
+func ParseInfo(stream []byte, id ID) (info FarInfo, ok bool) {
+	body, ok := markerBody(stream, "\x1b]"+osc+";"+infoTag+";"+string(id)+";")
 	f := strings.SplitN(string(body), ";", 3)
-	if len(f) != 3 {
+	if !ok || len(f) != 3 {
 		return FarInfo{}, false
 	}
-	var info FarInfo
 	if _, err := fmt.Sscanf(f[0], "%d", &info.PID); err != nil {
 		return FarInfo{}, false
 	}
@@ -171,43 +144,31 @@ func ParseInfo(stream []byte, id ID) (FarInfo, bool) {
 const farDir = "__ptybridge_d"
 
 // FarLoader is the line typed to run a call of id in the far shell of
-// kind: the full loader when the shell has no hooks yet (hooked false),
-// else a call of the loader function the hooks defined. The leading
-// space keeps it out of history where the shell honours that.
+// kind: the full loader, or a call of the loader function of the hooks.
+// The leading space keeps it out of history where the shell honours that.
 func FarLoader(kind FarKind, id ID, hooked bool) string {
-	if kind == FarFish {
-		if hooked {
-			return fmt.Sprintf(" __ptybridge_l %s; and source $%s/w", id, farDir)
-		}
+	switch {
+	case kind == FarFish && hooked:
+		return fmt.Sprintf(" __ptybridge_l %s; and source $%s/w", id, farDir)
+	case kind == FarFish:
 		return fmt.Sprintf(" set -g %[1]s (mktemp -d -t ptybridge-$fish_pid.XXXXXX); and stty -echo; and printf '\\033]%[2]s;%[3]s;%%s\\007' %[4]s; and begin; base64 -d >$%[1]s/w; stty echo; source $%[1]s/w; end",
 			farDir, osc, readyTag, id)
-	}
-	if hooked && kind.reads() {
+	case hooked && kind.reads():
 		return fmt.Sprintf(" __ptybridge_l %s && eval \"$__ptybridge_w\"", id)
-	}
-	if hooked {
+	case hooked:
 		return fmt.Sprintf(" __ptybridge_l %s && . \"$%s/w\"", id, farDir)
 	}
 	return fmt.Sprintf(` %[1]s=$(mktemp -d -t ptybridge-$$.XXXXXX) && stty -echo && printf '\033]%[2]s;%[3]s;%%s\007' %[4]s && { base64 -d >"$%[1]s/w"; stty echo; . "$%[1]s/w"; }`,
 		farDir, osc, readyTag, id)
 }
 
-// reads reports whether the kind's loader function reads the payload
-// with the shell's own read -s (echo off without stty) as escaped text
-// (decoded by printf %b, no base64): bash, whose read -p prints READY
-// once it has turned the echo off. (zsh prints read's prompt before, so
-// keys typed at once would be echoed: it reads with stty and base64.)
-// The cost of a call is mostly the programs the far shell starts; this
-// path starts none.
+// reads reports whether the kind's loader function reads the payload as
+// escaped text with read -s, starting no program (most of a call's cost):
+// bash, whose read -p prints READY once the echo is off. (zsh prints it
+// before: keys typed at once would be echoed.)
 func (k FarKind) reads() bool { return k == FarBash }
 
-// procsub reports whether the kind's far wrapper reads the command's
-// stderr through a process substitution (bash and zsh) rather than a
-// fifo and a child sh.
-func (k FarKind) procsub() bool { return k == FarBash || k == FarZsh }
-
-// TypedPayload is the wrapper as typed for the loader of kind (hooked:
-// the loader function of the hooks reads it).
+// TypedPayload is the wrapper as typed for the loader of kind.
 func TypedPayload(kind FarKind, hooked bool, script string) string {
 	if hooked && kind.reads() {
 		return EscapedLines(script)
@@ -215,9 +176,8 @@ func TypedPayload(kind FarKind, hooked bool, script string) string {
 	return PayloadLines([]byte(script))
 }
 
-// EmptyPayload ends the loader's read with nothing in it: a call
-// stopped before its payload was typed runs nothing, and the loader turns
-// the echo back on.
+// EmptyPayload ends the loader's read with nothing in it: a call stopped
+// before its payload was typed runs nothing, and the echo comes back on.
 func EmptyPayload(kind FarKind, hooked bool) string {
 	if hooked && kind.reads() {
 		return "."
@@ -225,25 +185,21 @@ func EmptyPayload(kind FarKind, hooked bool) string {
 	return "\n\x04"
 }
 
-// EscapedLines is text as typed for the bash and zsh loader function:
-// "read -rs -d ." reads it with echo off, the line breaks are dropped,
-// and printf %b decodes it. Every byte that a terminal in canonical mode
-// or the line discipline could take for something else (control
-// characters, bytes above ASCII), the backslash and the final "." are
-// written as \0ooo; lines have at most 76 characters; "." ends it (read
-// -d puts the terminal in non-canonical mode, in bash and zsh alike, so
-// nothing may follow it: it would stay for the next reader).
+// EscapedLines is text as typed for bash's loader function, which reads it
+// with "read -rs -d .", drops the line breaks and decodes it with printf
+// %b. Control characters, bytes above ASCII, the backslash and "." are
+// written as \0ooo, in lines of at most 76 characters. Nothing may follow
+// the final ".": read -d puts the terminal in non-canonical mode, and the
+// rest would stay for the next reader.
 func EscapedLines(text string) string {
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/8 + 4)
 	line := 0
 	for i := 0; i < len(text); i++ {
 		c := text[i]
-		piece := ""
+		piece := string(c)
 		if c < 0x20 || c >= 0x7f || c == '\\' || c == '.' {
 			piece = fmt.Sprintf("\\0%03o", c)
-		} else {
-			piece = string(c)
 		}
 		if line+len(piece) > 76 {
 			b.WriteByte('\n')
@@ -256,9 +212,8 @@ func EscapedLines(text string) string {
 	return b.String()
 }
 
-// PayloadLines is data as typed into a terminal for base64 -d: lines of
-// at most 76 characters, each ended by a newline, then Ctrl-D at the
-// start of a line (end of file in canonical mode).
+// PayloadLines is data as typed into a terminal for base64 -d, ended by
+// Ctrl-D at the start of a line (end of file in canonical mode).
 func PayloadLines(data []byte) string {
 	enc := base64.StdEncoding.EncodeToString(data)
 	var b strings.Builder
@@ -273,80 +228,88 @@ func PayloadLines(data []byte) string {
 	return b.String()
 }
 
-// FarIntegration is the hooks for a far shell of kind: the PROMPT and
-// COMMAND events as locally, a history filter that matches the loader
-// lines (and removes the probe's and the first loader's lines, already
-// in bash's history), and the loader function.
-func FarIntegration(kind FarKind) string {
+// FarJob is one command to run in a far shell.
+type FarJob struct {
+	ID      ID
+	Command string
+	Kind    FarKind
+	// First: the shell has no hooks yet; this call installs them and
+	// reports who and where the shell is (INFO).
+	First bool
+	// Stdin: the command reads the stdin typed after READ-STDIN.
+	// EmptyStdin: the forwarded stdin is empty; the command reads /dev/null.
+	Stdin, EmptyStdin bool
+	// Terminal: the command's stderr and stdin stay on the terminal, as a
+	// REPL's do (its prompts go to stderr).
+	Terminal bool
+	// EraseRows is how many rows the prompt and the loader's echo took.
+	EraseRows int
+}
+
+// FarScript is the payload that runs job in the far shell. It is one
+// block: a payload cut short (ptysend stopped while typing it) is a syntax
+// error, and nothing of it runs.
+func FarScript(job FarJob) string {
+	sh, id := job.Kind.Family(), string(job.ID)
+	d := `"$` + farDir + `"`
+	if sh == Fish {
+		d = "$" + farDir
+	}
+	// The forwarded stdin is typed after READ-STDIN; an empty one is not.
+	stdin := ""
+	switch {
+	case job.Terminal:
+	case job.EmptyStdin:
+		stdin = " </dev/null"
+	case job.Stdin:
+		stdin = " <" + d + "/i"
+	}
+	stderr := " 2>" + d + "/e." + id
+	template := "far.sh"
+	loop := lines(shellFile("stderr-loop.sh"), map[string]bool{"dash": job.Kind == FarSh})
+	vars := []string{"@ID@", id, "@ERASE@", erase(job.EraseRows), "@DISPLAY@", sh.quote(DisplayLine(job.Command)),
+		"@STDERR_LOOP@", sh.quote(strings.TrimSuffix(loop, "\n"))}
+	switch job.Kind {
+	case FarBash:
+		template, stderr = "far.bash", " 2> >(__ptybridge_loop "+id+")"
+		vars = append(vars, "@ROWS@", strconv.Itoa(max(job.EraseRows, 1)))
+	case FarZsh:
+		stderr = " 2> >(" + strings.ReplaceAll(strings.TrimSuffix(shellFile("stderr-loop.zsh"), "\n"), "@ID@", id) + ")"
+	case FarFish:
+		template = "far.fish"
+		vars = append(vars, "@COMMAND@", fishQuote(" "+job.Command), "@PAGER@", fishPagerSettings(), "@STDIN@", stdin)
+	}
+	if job.Terminal {
+		stderr = ""
+	}
+	if sh != Fish {
+		vars = append(vars, "@BUILTIN@", sh.builtin(), "@RUN@", evalLine(sh, job.Command, stderr+stdin),
+			"@ERREXIT_NOTE@", QuotePOSIX(errexitNote))
+	}
+	if job.First {
+		stale := sh.quote(strings.TrimSuffix(shellFile("stale-dirs.sh"), "\n"))
+		vars = append(vars, "@HOOKS@\n", farHooks(job.Kind), "@STALE_DIRS@", "command sh -c "+stale+" sh")
+	}
+	return strings.NewReplacer(vars...).Replace(lines(shellFile(template), map[string]bool{
+		"first":       job.First,
+		"clear-stdin": !job.Stdin,
+		"read-stdin":  job.Stdin && !job.EmptyStdin,
+		"stdin":       job.Stdin,
+		"loop":        !job.Terminal && job.Kind != FarZsh,
+		"terminal":    job.Terminal,
+	}))
+}
+
+// farHooks is the hooks for a far shell of kind, whose history filter
+// matches the loader lines, and its loader function. bash deletes the
+// first loader's line from its history (its @OURS@).
+func farHooks(kind FarKind) string {
 	switch kind {
 	case FarBash:
-		// @OURS@ deletes the first loader's line from the history; the
-		// probe's line before it goes next.
-		return strings.NewReplacer(
-			"@HISTIGNORE@", QuotePOSIX(" __ptybridge_*"),
-			"@OURS@", QuotePOSIX(" "+farDir+"="),
-			"@CONTROLS@", bashControls(),
-			"@MAXLINE@", fmt.Sprint(maxLine)).Replace(bashHooks) +
-			"case $(HISTTIMEFORMAT= builtin history 1 2>/dev/null) in *'ptybridge;" + kindTag + ";'*) builtin history -d -1 2>/dev/null ;; esac\n" +
-			farReadLoaderFunc
-	case FarZsh:
-		return strings.NewReplacer(
-			"@OURS@", QuotePOSIX(" __ptybridge_"),
-			"@MAXLINE@", fmt.Sprint(maxLine)).Replace(zshHooks) + farLoaderFunc(zshBuiltins)
+		return hooks("bash", " __ptybridge_*", " "+farDir+"=") +
+			strings.ReplaceAll(shellFile("far-hooks.bash"), "@ERREXIT_NOTE@", QuotePOSIX(errexitNote))
 	case FarFish:
-		return strings.ReplaceAll(fishHooks, "@MAXLINE@", fmt.Sprint(maxLine)) + fishLoaderFunc
+		return hooks("fish", "", "") + shellFile("far-hooks.fish")
 	}
-	return posixPromptHook + farLoaderFunc(posixBuiltins)
+	return hooks(string(kind), "", " __ptybridge_") + strings.ReplaceAll(shellFile("far-hooks.sh"), "@BUILTIN@", kind.Family().builtin())
 }
-
-// farLoaderFunc is the loader as a POSIX function: it reuses the
-// shell's private directory, and reads the payload into it.
-func farLoaderFunc(b builtins) string {
-	return fmt.Sprintf(`__ptybridge_l() {
-  { [ -d "${%[1]s-}" ] || %[1]s=$(command mktemp -d -t ptybridge-$$.XXXXXX); } && command stty -echo &&
-  %[2]s '\033]%[3]s;%[4]s;%%s\007' "$1" && { command base64 -d >"$%[1]s/w"; command stty echo; }
-}
-`, farDir, b.printf, osc, readyTag)
-}
-
-// farReadLoaderFunc is the loader of bash: read -s turns the echo off
-// itself and then prints READY as its prompt, and the payload is decoded
-// into a variable that the typed line evals (see EscapedLines).
-const farReadLoaderFunc = `__ptybridge_l() {
-  { [ -d "${` + farDir + `-}" ] || ` + farDir + `=$(command mktemp -d -t ptybridge-$$.XXXXXX); } || return
-  IFS= builtin read -rs -d . -p $'\033]` + osc + `;` + readyTag + `;'"$1"$'\007' __ptybridge_p || return
-  builtin printf -v __ptybridge_w '%b' "${__ptybridge_p//$'\n'/}"
-  unset __ptybridge_p
-}
-`
-
-const fishLoaderFunc = `function __ptybridge_l
-    test -d "$` + farDir + `"; or set -g ` + farDir + ` (command mktemp -d -t ptybridge-$fish_pid.XXXXXX); or return 1
-    command stty -echo; or return 1
-    builtin printf '\e]` + osc + `;` + readyTag + `;%s\a' $argv[1]
-    command base64 -d >$` + farDir + `/w
-    set -l s $status
-    command stty echo
-    return $s
-end
-`
-
-// modernBash reports whether BASH_VERSION v is 4.4 or later.
-func modernBash(v string) bool {
-	var major, minor int
-	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
-		return false
-	}
-	return major > 4 || major == 4 && minor >= 4
-}
-
-// StaleDirsCleanup removes, in the first call of a far shell, the private
-// directories of the same user's far shells that are gone (a far shell
-// keeps its directory for its later calls while it lives, and cannot
-// remove it when it ends without a trap of the human's): named after a
-// pid that is not alive, and untouched for an hour (a far shell of the
-// same user in another pid namespace may share the directory). Plain sh,
-// run once per far shell; its argument is the shell's own pid.
-const StaleDirsCleanup = `command sh -c 'for d in $(find "${TMPDIR:-/tmp}" -maxdepth 1 -name "ptybridge-[0-9]*.??????" -user "$(id -u)" -mmin +60 2>/dev/null); do ` +
-	`p=${d##*/ptybridge-}; p=${p%%.*}; case $p in ""|*[!0-9]*) continue;; esac; ` +
-	`[ "$p" != "$1" ] && ! kill -0 "$p" 2>/dev/null && rm -rf "$d"; done; :' sh `

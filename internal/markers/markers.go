@@ -2,18 +2,19 @@
 // the shared pane.
 //
 // The command runs from a small script that prints a START marker before it
-// and an END marker (with the exit status) after it. Both markers are OSC
-// escape sequences with a number no terminal uses, so tmux swallows them and
-// the human never sees them, while the raw stream that pipe-pane hands us
-// still carries them byte for byte. Each call has its own random id, so
-// output that merely looks like a marker cannot end a call early, and the
-// line typed into the shell never contains a marker at all (it only sources
-// the script), so the echo of the typed line cannot match either.
+// and an END marker (with the exit status) after it: OSC escape sequences
+// with a number no terminal uses, which tmux swallows, while the raw stream
+// that pipe-pane hands us still carries them. Each call has its own random
+// id, so output that merely looks like a marker cannot end a call early;
+// and the line typed into the shell only sources the script, so its echo
+// holds no marker.
 package markers
 
 import (
 	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
@@ -35,28 +36,31 @@ func NewID() (ID, error) {
 	return ID(hex.EncodeToString(b[:])), nil
 }
 
-// Valid reports whether id has the shape NewID produces: 16 lowercase
-// hex digits. (No regexp: compiling one at every start of ptysend cost
-// ~0.1 ms.)
-func (id ID) Valid() bool {
-	if len(id) != 16 {
-		return false
-	}
-	for _, c := range []byte(id) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+// Valid reports whether id has the shape NewID produces. (No regexp:
+// compiling one at every start of ptysend cost ~0.1 ms.)
+func (id ID) Valid() bool { return isID(id) }
+
+const idLength = 16
+
+func isID[T ~string | ~[]byte](b T) bool {
+	for i := 0; i < len(b); i++ {
+		if c := b[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
 	}
-	return true
+	return len(b) == idLength
 }
 
-// Start is the exact byte sequence printed before the command's output.
-func Start(id ID) string { return "\x1b]" + osc + ";S;" + string(id) + "\a" }
+// marker is a marker of ours: ESC ] 6973;ptybridge;TAG;FIELDS BEL.
+func marker(tag string, fields ...string) string {
+	return "\x1b]" + osc + ";" + tag + ";" + strings.Join(fields, ";") + "\a"
+}
 
-// endPrefix is what the END marker starts with; the decimal exit status and
-// a BEL follow it.
+// Start is the marker printed before the command's output.
+func Start(id ID) string { return marker("S", string(id)) }
+
+// endPrefix is the END marker up to its status.
 func endPrefix(id ID) string { return "\x1b]" + osc + ";E;" + string(id) + ";" }
 
-// End is the exact byte sequence printed after a command that exited with
-// status.
-func End(id ID, status int) string { return fmt.Sprintf("%s%d\a", endPrefix(id), status) }
+// End is the marker printed after a command that exited with status.
+func End(id ID, status int) string { return endPrefix(id) + strconv.Itoa(status) + "\a" }

@@ -5,82 +5,62 @@ import (
 	"io"
 )
 
-// The command's stderr reaches ptysend through a fifo, not through the
-// terminal, so that the agent gets it apart from stdout. ptysend passes
-// each piece on to its own stderr as it arrives, and writes it to the
-// pane's terminal as well, so that the human sees it as they would see a
-// typed command's (a "[y/N]" question on stderr included). On the
-// terminal a piece is framed by two invisible markers, written with it in
-// one write(), which a tty keeps whole against the command's own writes:
+// The command's stderr reaches ptysend through a fifo, so that the agent
+// gets it apart from stdout. ptysend passes each piece on to its own
+// stderr, and writes it to the pane's terminal too, for the human, framed
+// by two invisible markers in one write(), which a tty keeps whole:
 //
 //	ESC ] 6973;ptybridge;R;<id> BEL   piece   ESC ] 6973;ptybridge;r;<id> BEL
 //
-// tmux swallows the markers and shows the piece; the Extractor drops the
-// whole frame from stdout, whichever call's it is. The shell integration's
-// Tracker takes a frame for output, not for the human's typing.
-//
-// After the command, the wrapper writes the StderrDone token into the
-// fifo, after everything the command wrote there, and waits until ptysend
-// has put all of it on the terminal: the command's stderr then always
-// shows before the END marker and the next prompt.
+// The Extractor drops the frames from stdout, whichever call's they are.
+// The wrapper's StderrDone token, after the command, waits for ptysend to
+// have put all the stderr on the terminal, before END and the prompt.
 
-// stderrOpen and stderrClose frame a piece of the command's stderr on
-// the terminal.
-func stderrOpen(id ID) string  { return "\x1b]" + osc + ";R;" + string(id) + "\a" }
-func stderrClose(id ID) string { return "\x1b]" + osc + ";r;" + string(id) + "\a" }
+func frameOpen(id ID) string  { return marker("R", string(id)) }
+func frameClose(id ID) string { return marker("r", string(id)) }
 
-// MaxStderrPiece bounds the piece of stderr in one frame: a longer one
-// is written as several frames.
+// MaxStderrPiece bounds the piece of stderr in one frame.
 const MaxStderrPiece = 16 * 1024
 
-// maxFrame bounds a frame as the Extractor may find it: the piece, every
-// "\n" of which the terminal may have turned into "\r\n", and the two
-// markers. An opening marker without its end within that many bytes was
-// not written by ptysend: it is output.
+// maxFrame bounds a frame as the Extractor may find it: the piece with
+// its "\n"s turned into "\r\n", and the two markers. An opening marker
+// without its end within that many bytes is not ptysend's: it is output.
 const maxFrame = 2*MaxStderrPiece + 2*(len("\x1b]"+osc+";R;")+idLength+1)
 
-// AppendStderrFrame appends the framed piece (at most MaxStderrPiece
-// bytes) to dst: what ptysend writes to the terminal, in one write().
+// AppendStderrFrame appends the framed piece to dst, for one write().
 func AppendStderrFrame(dst []byte, id ID, piece []byte) []byte {
-	dst = append(dst, stderrOpen(id)...)
+	dst = append(dst, frameOpen(id)...)
 	dst = append(dst, piece...)
-	return append(dst, stderrClose(id)...)
+	return append(dst, frameClose(id)...)
 }
 
-// StderrDone is the token the wrapper writes into the stderr fifo once
-// the command is over.
-func StderrDone(id ID) string { return "\x1b]" + osc + ";D;" + string(id) + "\a" }
+// StderrDone is the token the wrapper writes into the stderr fifo after
+// the command.
+func StderrDone(id ID) string { return marker("D", string(id)) }
 
-// StderrStream reads the stderr fifo's bytes, chunk by chunk as they
-// arrive, and writes to Out what the command wrote: everything but the
-// StderrDone token, which it notes (Done). Bytes that may be the start of
-// the token split across chunks wait for the next chunk, or for Flush.
+// StderrStream reads the stderr fifo's bytes, chunk by chunk, and writes
+// to Out what the command wrote: everything but the StderrDone token,
+// which it notes (Done).
 type StderrStream struct {
-	out     io.Writer
-	token   []byte
-	done    bool
-	pending []byte
-	joined  []byte
+	out   io.Writer
+	token []byte
+	done  bool
+	carry
 }
 
-// NewStderrStream returns a StderrStream for the call with the given id.
+// NewStderrStream returns a StderrStream for call id.
 func NewStderrStream(id ID, out io.Writer) *StderrStream {
 	return &StderrStream{out: out, token: []byte(StderrDone(id))}
 }
 
-// Done reports whether the wrapper's token has been seen: all the
-// command's stderr came before it.
+// Done reports whether the wrapper's token, after all the command's
+// stderr, has been seen.
 func (s *StderrStream) Done() bool { return s.done }
 
 // Write feeds the next chunk read from the fifo. What follows the token
-// (a background job's stderr) is passed on as it comes.
+// (a background job's stderr) is passed on too.
 func (s *StderrStream) Write(p []byte) (int, error) {
-	data := p
-	if len(s.pending) > 0 {
-		s.joined = append(append(s.joined[:0], s.pending...), p...)
-		data = s.joined
-		s.pending = s.pending[:0]
-	}
+	data := s.join(p)
 	if s.done {
 		return len(p), s.pass(data)
 	}
@@ -92,17 +72,12 @@ func (s *StderrStream) Write(p []byte) (int, error) {
 		return len(p), s.pass(data[i+len(s.token):])
 	}
 	keep := heldPrefix(data, s.token)
-	s.pending = append(s.pending, data[len(data)-keep:]...)
+	s.hold(data[len(data)-keep:])
 	return len(p), s.pass(data[:len(data)-keep])
 }
 
-// Flush passes on the bytes held back as a possible start of the token:
-// at the end of the stream they were stderr.
-func (s *StderrStream) Flush() error {
-	held := s.pending
-	s.pending = nil
-	return s.pass(held)
-}
+// Flush passes on the bytes held back as a possible start of the token.
+func (s *StderrStream) Flush() error { return s.pass(s.take()) }
 
 func (s *StderrStream) pass(b []byte) error {
 	if len(b) == 0 {
@@ -112,40 +87,28 @@ func (s *StderrStream) pass(b []byte) error {
 	return err
 }
 
-// The markers of a frame, up to the call's id and its BEL.
 var (
 	stderrOpenPrefix  = []byte("\x1b]" + osc + ";R;")
 	stderrClosePrefix = []byte("\x1b]" + osc + ";r;")
 )
 
-// frameFilter removes the frames of stderr from the stream after a call's
-// START marker, before the Extractor looks for END and "\r\n": the frames
-// are gone as if never written. Frames of any call are stderr: an earlier
-// call's background job may still write, and what it writes is passed on
-// to the terminal after that call ended (see session). An incomplete
-// frame at the end of a chunk waits for the next chunk.
+// frameFilter removes the frames of stderr from the stream after START,
+// before the Extractor looks for END and "\r\n". Frames of any call are
+// stderr: an earlier call's background job may still write.
 type frameFilter struct {
-	closer  []byte // the end marker of the frame at hand
-	pending []byte // a possible opening marker, or a frame without its end yet
-	joined  []byte
-	clean   []byte
+	closer []byte // the end marker of the frame at hand
+	carry         // a possible opening marker, or a frame without its end yet
+	clean  []byte
 }
-
-// holding reports whether bytes wait for the next chunk.
-func (f *frameFilter) holding() bool { return len(f.pending) > 0 }
 
 // filter returns data without the frames; the result is valid until the
 // next call.
 func (f *frameFilter) filter(data []byte) []byte {
-	if len(f.pending) > 0 {
-		f.joined = append(append(f.joined[:0], f.pending...), data...)
-		data = f.joined
-		f.pending = f.pending[:0]
-	}
+	data = f.join(data)
 	i := bytes.Index(data, stderrOpenPrefix)
 	if i < 0 { // the common case: no frame, nothing copied
 		keep := heldPrefix(data, stderrOpenPrefix)
-		f.pending = append(f.pending, data[len(data)-keep:]...)
+		f.hold(data[len(data)-keep:])
 		return data[:len(data)-keep]
 	}
 	f.clean = f.clean[:0]
@@ -153,7 +116,7 @@ func (f *frameFilter) filter(data []byte) []byte {
 		f.clean = append(f.clean, data[:i]...)
 		rest := data[i+len(stderrOpenPrefix):]
 		if len(rest) <= idLength { // the id and its BEL are still to come
-			f.pending = append(f.pending, data[i:]...)
+			f.hold(data[i:])
 			return f.clean
 		}
 		if !isID(rest[:idLength]) || rest[idLength] != '\a' { // not our marker: output
@@ -170,7 +133,7 @@ func (f *frameFilter) filter(data []byte) []byte {
 		case j >= 0 && opener+j+len(f.closer) <= maxFrame:
 			data = body[j+len(f.closer):] // a frame: dropped
 		case j < 0 && len(data)-i < maxFrame:
-			f.pending = append(f.pending, data[i:]...) // its end may still come
+			f.hold(data[i:]) // its end may still come
 			return f.clean
 		default: // no end within maxFrame: not ptysend's frame, but output
 			f.clean = append(f.clean, data[i:i+opener]...)
@@ -180,19 +143,85 @@ func (f *frameFilter) filter(data []byte) []byte {
 	}
 	keep := heldPrefix(data, stderrOpenPrefix)
 	f.clean = append(f.clean, data[:len(data)-keep]...)
-	f.pending = append(f.pending, data[len(data)-keep:]...)
+	f.hold(data[len(data)-keep:])
 	return f.clean
 }
 
-// idLength is the length of an ID.
-const idLength = 16
+// FrameSplitter splits the stream of one far call, whose stderr has no
+// local fifo: the far wrapper prints it in frames, and the splitter, in
+// front of the Extractor, gives it what lies outside them, and the sink
+// what lies inside, with "\r\n" turned back into "\n".
+type FrameSplitter struct {
+	out, sink   io.Writer
+	open, close []byte
+	inFrame     bool
+	carry       // a possible marker prefix, or a '\r' that may pair with '\n'
+	scratch     []byte
+	err         error
+}
 
-// isID reports whether b has the shape of an ID, without allocating.
-func isID(b []byte) bool {
-	for _, c := range b {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
+// NewFrameSplitter returns a splitter for call id.
+func NewFrameSplitter(id ID, out, sink io.Writer) *FrameSplitter {
+	return &FrameSplitter{out: out, sink: sink, open: []byte(frameOpen(id)), close: []byte(frameClose(id))}
+}
+
+// Holding reports whether bytes wait for the next chunk.
+func (f *FrameSplitter) Holding() bool { return f.holding() }
+
+// Write feeds the next chunk of the stream.
+func (f *FrameSplitter) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return len(p), f.err
 	}
-	return len(b) == idLength
+	data := f.join(p)
+	for len(data) > 0 && f.err == nil {
+		if !f.inFrame {
+			i := bytes.Index(data, f.open)
+			if i < 0 {
+				keep := heldPrefix(data, f.open)
+				f.write(f.out, data[:len(data)-keep])
+				f.hold(data[len(data)-keep:])
+				break
+			}
+			f.write(f.out, data[:i])
+			data, f.inFrame = data[i+len(f.open):], true
+			continue
+		}
+		i := bytes.Index(data, f.close)
+		if i < 0 {
+			keep := heldTail(data, f.close)
+			f.writeStderr(data[:len(data)-keep])
+			f.hold(data[len(data)-keep:])
+			break
+		}
+		f.writeStderr(data[:i])
+		data, f.inFrame = data[i+len(f.close):], false
+	}
+	return len(p), f.err
+}
+
+// Flush passes on what is held back at the end of the stream.
+func (f *FrameSplitter) Flush() error {
+	if f.inFrame {
+		f.writeStderr(f.take())
+	} else {
+		f.write(f.out, f.take())
+	}
+	return f.err
+}
+
+func (f *FrameSplitter) write(w io.Writer, b []byte) {
+	if len(b) == 0 || f.err != nil {
+		return
+	}
+	_, f.err = w.Write(b)
+}
+
+// writeStderr undoes the far terminal's ONLCR.
+func (f *FrameSplitter) writeStderr(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	f.scratch = appendLF(f.scratch[:0], b)
+	f.write(f.sink, f.scratch)
 }

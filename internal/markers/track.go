@@ -3,26 +3,14 @@ package markers
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 )
 
-// The shell integration (see Integration) makes the human's shell print
-// two more invisible markers, carrying the shell's pid:
-//
-//	PROMPT  once its prompt is drawn and it waits for a line
-//	COMMAND when it starts running a line
-//
-// and a shell whose line editor redraws a right prompt after the human's
-// keys (fish does at each key) brackets it between OWN and OWN-END: text
-// between them is the shell's, not the echo of typing.
-//
-// The relay watches the pane's stream continuously and keeps the last
-// event in a Tracker, so that before typing anything ptysend knows whether
-// the shell is at an empty prompt, has a half-typed line (bytes were echoed
-// after the prompt), or is running something of the human's that /proc
-// cannot tell apart from an idle shell (a loop of builtins, a builtin read).
+// The relay follows the shell's events in a Tracker, so that before typing
+// anything ptysend knows whether the shell is at an empty prompt, has a
+// half-typed line (bytes were echoed after PROMPT), or is running something
+// that /proc cannot tell apart from an idle shell (a loop of builtins).
 
 // PaneState is the kind of the last event of the pane's shell.
 type PaneState string
@@ -34,17 +22,9 @@ const (
 	StateRunning PaneState = "running" // running a line
 )
 
-// PromptEvent, CommandEvent, OwnEvent and OwnEndEvent are the markers the
-// integration prints.
-func PromptEvent(pid int) string  { return fmt.Sprintf("\x1b]%s;P;%d\a", osc, pid) }
-func CommandEvent(pid int) string { return fmt.Sprintf("\x1b]%s;C;%d\a", osc, pid) }
-func OwnEvent(pid int) string     { return fmt.Sprintf("\x1b]%s;O;%d\a", osc, pid) }
-func OwnEndEvent(pid int) string  { return fmt.Sprintf("\x1b]%s;o;%d\a", osc, pid) }
-
 var eventPrefix = []byte("\x1b]" + osc + ";")
 
-// maxEvent bounds a pending, incomplete event marker (but see
-// eventLimit: maxLongEvent for those that carry text).
+// maxEvent bounds an event marker that carries no text.
 const maxEvent = 64
 
 // Tracker follows the shell's events in the raw stream, chunk by chunk.
@@ -55,30 +35,26 @@ type Tracker struct {
 	esc     escState
 	own     bool // between OWN and OWN-END: the shell's text, not typing
 	// paste and alt are the bracketed paste and alternate screen modes;
-	// params the current CSI sequence's parameter bytes (only what a mode
-	// switch needs).
+	// params the current CSI sequence's parameter bytes.
 	paste, alt cleantext.Mode
 	params     []byte
 	// Sink, when set, hears the stream split into output and events.
 	Sink EventSink
 }
 
-// Mode numbers of the switches (DECSET/DECRST) the tracker follows:
-// bracketed paste, and the alternate screen of a full-screen program
-// (cleantext.Mode says more).
+// The DECSET/DECRST modes the tracker follows: bracketed paste, and the
+// alternate screen of a full-screen program.
 var (
 	pasteModes     = []string{"2004"}
 	alternateModes = []string{"1049", "1047", "47"}
 )
 
-// Paste is the bracketed paste mode as of the bytes fed so far. In the
-// middle of an escape sequence, or of a held marker prefix (which may
-// turn out to be one), it is unknown: whoever reads the stream from here
-// on cannot finish that sequence.
+// Paste is the bracketed paste mode as of the bytes fed so far: unknown in
+// the middle of an escape sequence or of a held marker prefix, which
+// whoever reads the stream from here on could not finish.
 func (t *Tracker) Paste() cleantext.Mode { return t.mode(t.paste) }
 
-// Alternate is the alternate screen mode (a full-screen program), as
-// Paste.
+// Alternate is the alternate screen mode, as Paste.
 func (t *Tracker) Alternate() cleantext.Mode { return t.mode(t.alt) }
 
 func (t *Tracker) mode(m cleantext.Mode) cleantext.Mode {
@@ -94,22 +70,8 @@ type Snapshot struct {
 	PID   int
 }
 
-// String is the form the relay sends: "state:pid".
+// String is "state:pid".
 func (s Snapshot) String() string { return fmt.Sprintf("%s:%d", s.State, s.PID) }
-
-// ParseSnapshot reads the form String writes.
-func ParseSnapshot(s string) (Snapshot, error) {
-	state, pid, ok := bytes.Cut([]byte(s), []byte(":"))
-	n, err := strconv.Atoi(string(pid))
-	if !ok || err != nil {
-		return Snapshot{}, fmt.Errorf("bad pane state %q", s)
-	}
-	switch st := PaneState(state); st {
-	case StateUnknown, StatePrompt, StateTyped, StateRunning:
-		return Snapshot{st, n}, nil
-	}
-	return Snapshot{}, fmt.Errorf("bad pane state %q", s)
-}
 
 // Snapshot returns the current view.
 func (t *Tracker) Snapshot() Snapshot {
@@ -152,10 +114,9 @@ func (t *Tracker) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// eventLimit bounds a marker whose body starts with rest (as far as the
-// stream has it): the events that carry a command line or a directory
-// may be long, the others are short. A marker-shaped run without its BEL
-// within the limit is someone else's escape sequence, or output.
+// eventLimit bounds a marker whose body starts with rest: only those that
+// carry a command line or a directory may be long. A marker-shaped run
+// without its BEL within the limit is someone else's escape, or output.
 func eventLimit(rest []byte) int {
 	if len(rest) >= 2 && rest[1] == ';' && (rest[0] == 'C' || rest[0] == 'F') {
 		return maxLongEvent
@@ -174,11 +135,9 @@ func (t *Tracker) output(b []byte) {
 	}
 }
 
-// event handles the body of a marker, e.g. "P;123". Other markers of ours
-// (a call's START and END) say nothing about the prompt; the sink hears
-// every known event. A frame of a command's stderr (R...r, which carry a
-// call's id) is output like the shell's own text: not the human's typing,
-// wherever it lands.
+// event handles the body of a marker, e.g. "P;123". A frame of a
+// command's stderr (R...r) is, like the shell's own text, not the human's
+// typing, wherever it lands. The sink hears every known event.
 func (t *Tracker) event(body []byte) {
 	e, ok := ParseEvent(body)
 	if !ok {
@@ -199,11 +158,9 @@ func (t *Tracker) event(body []byte) {
 	}
 }
 
-// sawBytes notes output that is not an event: at a prompt, a printable
-// character is the echo of something the human typed. Escape sequences
-// and control characters are the line editor's own (zsh turns bracketed
-// paste on after its prompt, for one) and do not count, nor does the
-// shell's own text between OWN and OWN-END.
+// sawBytes notes output: at a prompt, a printable character is the echo
+// of the human's typing. Escape sequences and control characters are the
+// line editor's own (zsh turns bracketed paste on after its prompt).
 func (t *Tracker) sawBytes(b []byte) {
 	for _, c := range b {
 		switch t.esc {
@@ -259,7 +216,7 @@ const (
 	escStringEnd
 )
 
-// TrackerFrom starts a tracker from a known view (the relay's snapshot).
+// TrackerFrom starts a tracker from a known view.
 func TrackerFrom(s Snapshot) *Tracker {
 	if s.State == StateUnknown {
 		return &Tracker{}

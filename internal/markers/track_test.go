@@ -66,20 +66,6 @@ func splits(s string) [][]string {
 	return append(out, bytewise)
 }
 
-func TestSnapshotRoundTrips(t *testing.T) {
-	for _, s := range []Snapshot{{StateUnknown, 0}, {StatePrompt, 1}, {StateTyped, 99}, {StateRunning, 4194304}} {
-		got, err := ParseSnapshot(s.String())
-		if err != nil || got != s {
-			t.Fatalf("%v: got %v, %v", s, got, err)
-		}
-	}
-	for _, bad := range []string{"", "prompt", "prompt:", "idle:3", "prompt:x"} {
-		if _, err := ParseSnapshot(bad); err == nil {
-			t.Errorf("%q must not parse", bad)
-		}
-	}
-}
-
 func TestTrackerFromASnapshotContinuesFromIt(t *testing.T) {
 	tr := TrackerFrom(Snapshot{StateRunning, 7})
 	tr.Write([]byte("\r\n$ " + PromptEvent(7)))
