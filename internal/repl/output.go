@@ -54,7 +54,12 @@ func (o *output) line(s string) {
 	o.writeLocked(s + "\n")
 }
 
+// write passes on output that is no line of its own: what the prompt was
+// printed after, on the same line (output without a final newline).
 func (o *output) write(s string) {
+	if s == "" {
+		return
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.writeLocked(s)

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/pane"
 )
 
 // lineScreen reads a REPL's raw terminal output as the human sees it,
@@ -85,4 +86,36 @@ func (l *lineSplitter) Write(p []byte) (int, error) {
 		l.screen.own.Store(true)
 		l.onLine(line)
 	}
+}
+
+// view is the cursor line as of the stream read so far, nil when it
+// cannot be known from it (a tmux capture with no newline since, a
+// sequence half read or held back).
+func (r *run) view() *pane.LineView {
+	r.streamMu.Lock()
+	defer r.streamMu.Unlock()
+	cells, col, ok := r.screen.view()
+	if !ok || r.ext.Holding() || r.c.T.Relay == "" {
+		return nil
+	}
+	return &pane.LineView{Relay: r.c.T.Relay, Offset: r.base + r.fed, Cells: cells, Col: col}
+}
+
+// saveView records the view for the next call. Bytes still on their way
+// (the REPL printed after its prompt) make the next call's offset differ:
+// it asks tmux then.
+func (r *run) saveView() error {
+	r.rec.View = r.view()
+	return pane.SaveREPL(r.c.B, r.rec)
+}
+
+// pasteMode is the REPL's bracketed paste mode as of the stream read so
+// far; unknown while a possible escape sequence is held back.
+func (r *run) pasteMode() cleantext.Mode {
+	r.streamMu.Lock()
+	defer r.streamMu.Unlock()
+	if r.ext.Holding() {
+		return cleantext.Unknown
+	}
+	return r.screen.pasteMode()
 }
