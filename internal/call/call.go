@@ -1,13 +1,12 @@
 // Package call runs one command of the agent's in the shared pane, as
 // `ptysend -- WORDS` does, from its turn at the pane to its exit status.
-// Call owns what every call shares: the look at the pane before anything
-// is typed (internal/pane decides), the human's approval under ptybridge
-// --confirm, the no-output and overall timeouts, the two-phase kill,
-// cancellation, the exit status, and a shell that the command ended. Two
-// transports carry the command: local (a wrapper script in the private
-// runtime directory, its stderr through a fifo, the shell read in the
-// OS's process table) and far (the wrapper typed through the terminal to
-// a shell behind ssh, su or docker, its stderr in frames of the stream).
+// Call owns what every call shares: the look at the pane (internal/pane
+// decides), the human's approval under ptybridge --confirm, the
+// timeouts, the two-phase kill, cancellation, the exit status, and a
+// shell that the command ended. Two transports carry the command: local
+// (a wrapper script in the private runtime directory, stderr through a
+// fifo, the shell read in the process table) and far (the wrapper typed
+// to a shell behind ssh, su or docker, stderr in frames of the stream).
 // internal/repl runs a REPL on the same Call.
 package call
 
@@ -15,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -31,29 +31,29 @@ type Request struct {
 	// Typed is the call as the agent typed it, for the calls queued
 	// behind it ("make test", "--repl-eval 1 + 1").
 	Typed string
-	// Timeout is the no-output timeout; MaxTime the overall one. Zero
+	// Timeout is the no-output timeout, MaxTime the overall one; zero
 	// disables either.
 	Timeout, MaxTime time.Duration
-	// Stdin is forwarded to the command, unless it is nil or a terminal:
-	// then the command reads the shared terminal.
+	// Stdin is forwarded to the command unless it is nil or a terminal
+	// (then the command reads the shared terminal).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Raw passes the command's terminal output on byte for byte; else it
-	// is cleaned into the text a pipe would have carried (cleantext).
+	// Raw passes the terminal output on byte for byte; else it is cleaned
+	// into the text a pipe would have carried (cleantext).
 	Raw bool
-	// WaitFree is how long to wait for the terminal to be free instead of
-	// refusing at once (exit 75); zero refuses at once.
+	// WaitFree is how long to wait for a busy terminal to be free instead
+	// of refusing at once (exit 75).
 	WaitFree time.Duration
-	farStdin *farStdin
+	// farStdin is the stdin a far call forwards, read once: a call that
+	// looks at the pane again (ErrMoved) forwards the same.
+	farStdin func() ([]byte, error)
 }
 
 // Run runs the request's command in the shared pane and returns its exit
-// status, or an error that says what to do (internal/failure). When the
-// terminal is busy with something of the human's it refuses, or with
-// WaitFree waits for it to be free and tries again. ctx stops it as a
-// Ctrl-C at the agent's end would: the command is interrupted, and a
-// call that has not typed yet types nothing (failure.Stopped says with
-// which status).
+// status, or an error that says what to do (internal/failure). ctx stops
+// it as a Ctrl-C at the agent's end would: the command is interrupted,
+// and a call that has not typed yet types nothing (failure.Stopped says
+// with which status).
 func Run(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	q := &human.Question{Action: "run this in the shared terminal", Text: req.Command}
 	return Do(ctx, b, req, pane.IntoShell, q, func(c *Call, st *pane.State) (int, error) {
@@ -65,21 +65,21 @@ func Run(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 }
 
 // Do is the pipeline of every mode that types into the pane: a turn at
-// the pane, a look at it (pane.Look: what the agent wants to type into),
-// the human's approval of q under ptybridge --confirm (nil: none asked),
-// then body, which types. A refusal that clears by itself is waited out
-// with req.WaitFree. body returns ErrMoved when the stream moved since
-// the look (it typed nothing): the pane is looked at again.
+// the pane, a look at it (pane.Look), the human's approval of q under
+// ptybridge --confirm (nil: none asked), then body, which types. A
+// refusal that clears by itself is waited out with req.WaitFree; body's
+// ErrMoved (nothing typed) looks at the pane again.
 func Do(ctx context.Context, b bridge.Bridge, req Request, want pane.Want, q *human.Question,
 	body func(c *Call, st *pane.State) (int, error)) (int, error) {
 	req.Stderr = &lockedWriter{w: req.Stderr}
-	req.farStdin = &farStdin{}
+	req.farStdin = sync.OnceValues(func() ([]byte, error) { return readFarStdin(req.Stdin) })
 	start := time.Now()
 	w := pane.NewFreeWaiter(b, req.WaitFree, req.Stderr)
-	approved := q == nil
 	for {
-		status, st, err := attempt(ctx, b, req, start, want, q, &approved, body)
-		if err != errApproved && !w.Again(ctx, st, err) {
+		status, st, err := attempt(ctx, b, req, start, want, q, body)
+		if err == errApproved {
+			q = nil
+		} else if !w.Again(ctx, st, err) {
 			return status, w.Final(err)
 		}
 	}
@@ -95,7 +95,7 @@ const maxLooks = 20
 
 // attempt makes one attempt: a turn, a look, and body; or the refusal,
 // with the state it came from.
-func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time, want pane.Want, q *human.Question, approved *bool,
+func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time, want pane.Want, q *human.Question,
 	body func(c *Call, st *pane.State) (int, error)) (int, *pane.State, error) {
 	t, err := b.Turn(ctx, req.Typed, req.MaxTime, start, req.Stderr)
 	if err != nil {
@@ -110,12 +110,11 @@ func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time,
 		if err != nil {
 			return 0, st, err
 		}
-		if !*approved && bridge.ConfirmRequired(t.Path) {
-			err := approve(ctx, t, b, *q, req.MaxTime)
-			if err == nil {
-				*approved, err = true, errApproved
+		if q != nil && bridge.ConfirmRequired(t.Path) {
+			if err := approve(ctx, t, b, *q, req.MaxTime); err != nil {
+				return 0, st, err
 			}
-			return 0, st, err
+			return 0, st, errApproved
 		}
 		c := newCall(ctx, b, t, req, start)
 		status, err := body(c, st)
@@ -132,8 +131,7 @@ func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time,
 }
 
 // approve asks the human, in a popup over their terminal, whether to go
-// on (ptybridge --confirm). The stream is read meanwhile, so that the
-// relay never waits for this call.
+// on. The stream is read meanwhile: the relay never waits for a call.
 func approve(ctx context.Context, t *relay.Turn, b bridge.Bridge, q human.Question, limit time.Duration) error {
 	drained := make(chan struct{})
 	go func() { io.Copy(io.Discard, t); close(drained) }()
@@ -150,8 +148,8 @@ var ErrMoved = errors.New("the stream moved since the look")
 // Call is one call's run in the pane, once its turn came: what every
 // transport, and a REPL's run, shares.
 type Call struct {
-	// Ctx is the caller's context, ended too once the call's body
-	// returned: the watches started on it stop then.
+	// Ctx is the caller's context, ended too when the body returns: the
+	// watches started on it stop then.
 	Ctx   context.Context
 	end   context.CancelFunc
 	B     bridge.Bridge
@@ -162,8 +160,7 @@ type Call struct {
 	clean *cleantext.Writer // stdout's clean-text writer; nil with Raw
 	// arrived hears that output came; true when it held a line break.
 	arrived chan bool
-	// exit is closed when the shell the command runs in ends (exit,
-	// exec...); the transport watches it.
+	// exit is closed when the command's shell ends (exit, exec...).
 	exit <-chan struct{}
 }
 

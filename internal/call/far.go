@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"sync"
@@ -20,23 +19,23 @@ import (
 
 // far runs the command in a shell ptysend cannot read in the process
 // table (another user's, host's or namespace's), through the terminal
-// stream only (markers/far.go has the protocol). The contract is the
-// local one; ptysend learns the far shell's kind from the probe and its
-// state from its hooks, the command's stderr from R/r frames in the
-// stream, that an interrupt took from the far shell's PROMPT event, and
-// that the command waits for the human from the cursor line (a question,
-// a password prompt).
+// stream only (markers/far.go has the protocol). ptysend learns the far
+// shell's kind from a probe and its state from its hooks, the command's
+// stderr from R/r frames in the stream, that an interrupt took from the
+// far shell's PROMPT event, and that the command waits for the human
+// from the cursor line.
 type far struct {
-	c       *Call
-	end     *pane.Far
-	rec     *pane.FarRecord
-	id      markers.ID
-	stdin   []byte
-	forward bool
+	c     *Call
+	end   *pane.Far
+	rec   *pane.FarRecord
+	id    markers.ID
+	stdin []byte // nil: none is forwarded
 	// bridgeCommand: the carrier is the bridge's own command (ptybridge
 	// -- ssh web1), whose end closes the bridge.
 	bridgeCommand bool
 	asked         bool
+	ext           *markers.Extractor
+	split         *markers.FrameSplitter
 	tracker       *markers.Tracker
 	prompt        chan struct{} // the far shell's PROMPT came (after an interrupt)
 	mu            sync.Mutex
@@ -51,12 +50,6 @@ const (
 	// typed into a shell that answered the probe, but may lack mktemp or
 	// base64.
 	readyWait = 5 * time.Second
-	// maxFarStdin bounds the stdin forwarded to a far command: it
-	// travels typed, in base64, through the terminal.
-	maxFarStdin = 16 << 20
-	// stdinIdle: a stdin that is neither at its end nor sent a byte after
-	// this long is an idle pipe, not data for the command.
-	stdinIdle = 200 * time.Millisecond
 )
 
 func newFar(c *Call, end *pane.Far) *far {
@@ -65,8 +58,7 @@ func newFar(c *Call, end *pane.Far) *far {
 
 // LoadFar types, in the far shell the look found, the far wrapper that
 // runs command under id with its stdin and stderr left on the terminal
-// (a REPL's: its prompts go to stderr), and returns the stream read past
-// the loader's READY.
+// (a REPL's), and returns the stream read past the loader's READY.
 func (c *Call) LoadFar(end *pane.Far, id markers.ID, command string) ([]byte, error) {
 	f := newFar(c, end)
 	if err := f.prepare(); err != nil {
@@ -86,7 +78,7 @@ func (f *far) prepare() (err error) {
 			Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close and then run the command",
 		}
 	}
-	if f.stdin, f.forward, err = f.c.Req.farStdin.read(f.c.Req.Stdin); err != nil {
+	if f.stdin, err = f.c.Req.farStdin(); err != nil {
 		return err
 	}
 	if f.id, err = markers.NewID(); err != nil {
@@ -95,14 +87,12 @@ func (f *far) prepare() (err error) {
 	return nil
 }
 
-// start loads the wrapper and forwards the stdin, and feeds the stream to
-// the frame splitter and the extractor.
+// start loads the wrapper, forwards the stdin and pumps the stream.
 func (f *far) start(done chan<- streamEnd) error {
 	if err := f.prepare(); err != nil {
 		return err
 	}
-	job := markers.FarJob{Command: f.c.Req.Command, EmptyStdin: f.forward && len(f.stdin) == 0}
-	job.Stdin = f.forward && !job.EmptyStdin
+	job := markers.FarJob{Command: f.c.Req.Command, Stdin: len(f.stdin) > 0, EmptyStdin: f.stdin != nil && len(f.stdin) == 0}
 	rest, err := f.load(job)
 	if err != nil {
 		return err
@@ -119,14 +109,15 @@ func (f *far) start(done chan<- streamEnd) error {
 		fmt.Fprintf(f.c.Req.Stderr, "ptysend: note: the command runs at the far end of %s (a %s shell); its commands are code for that shell\n",
 			f.end.Via, f.rec.Kind)
 	}
-	ext := markers.NewExtractor(f.id, f.c.out)
-	go f.c.pump(ext, &farStream{f: f, ext: ext, split: markers.NewFrameSplitter(f.id, ext, f.c.Req.Stderr)}, rest, nil, done)
+	f.ext = markers.NewExtractor(f.id, f.c.out)
+	f.split = markers.NewFrameSplitter(f.id, f.ext, f.c.Req.Stderr)
+	go func() { done <- f.c.pump(f.ext, f, rest, nil) }()
 	return nil
 }
 
-// load probes the shell when it has no hooks yet, then types the loader
-// line and, once the loader said READY, the wrapper for job. It returns
-// the stream read past READY.
+// load probes the shell when it has no hooks yet, types the loader line
+// and, once the loader said READY, the wrapper for job. It returns the
+// stream read past READY.
 func (f *far) load(job markers.FarJob) ([]byte, error) {
 	hooked := f.end.Hooked
 	if !hooked {
@@ -277,85 +268,14 @@ func lastLine(b []byte) string {
 	return "nothing was printed"
 }
 
-// farStdin is the stdin a far call forwards, read once: a call that looks
-// at the pane again (ErrMoved) forwards the same.
-type farStdin struct {
-	once    sync.Once
-	data    []byte
-	forward bool
-	err     error
-}
-
-func (s *farStdin) read(in io.Reader) ([]byte, bool, error) {
-	s.once.Do(func() { s.data, s.forward, s.err = readFarStdin(in) })
-	return s.data, s.forward, s.err
-}
-
-// readFarStdin reads the stdin to forward, whole: it is typed after the
-// payload. A terminal, or a pipe that stays idle and open, forwards
-// nothing.
-func readFarStdin(in io.Reader) ([]byte, bool, error) {
-	if !forwardsStdin(in) {
-		return nil, false, nil
-	}
-	type chunk struct {
-		b   []byte
-		err error
-	}
-	ch := make(chan chunk, 16)
-	go func() {
-		for {
-			buf := make([]byte, 64<<10)
-			n, err := in.Read(buf)
-			ch <- chunk{buf[:n], err}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	var data []byte
-	idle := time.NewTimer(stdinIdle)
-	defer idle.Stop()
-	for {
-		select {
-		case c := <-ch:
-			data = append(data, c.b...)
-			if len(data) > maxFarStdin {
-				return nil, false, &failure.Error{
-					Msg:  fmt.Sprintf("the standard input is larger than %d MiB, the most ptysend forwards to a far shell (it is typed through the terminal)", maxFarStdin>>20),
-					Hint: "copy the data to the far side another way (scp, a shared directory), or send it in smaller parts",
-				}
-			}
-			if c.err == io.EOF {
-				return data, true, nil
-			}
-			if c.err != nil {
-				return nil, false, failure.From(c.err)
-			}
-		case <-idle.C:
-			if len(data) == 0 {
-				return nil, false, nil
-			}
-			idle.Reset(time.Hour) // data flows: read to its end
-		}
-	}
-}
-
-// farStream takes the stream of a far call: the frames of its stderr
-// out, the rest to the extractor, a tracker that sees the far shell's
-// prompt come back after an interrupt, and what comes before START.
-type farStream struct {
-	f     *far
-	ext   *markers.Extractor
-	split *markers.FrameSplitter
-}
-
-func (s *farStream) Write(b []byte) (int, error) {
-	f := s.f
-	if !s.ext.Started() {
+// Write takes the stream of the call: the frames of its stderr out, the
+// rest to the extractor, and to a tracker that sees the far shell's
+// prompt come back after an interrupt.
+func (f *far) Write(b []byte) (int, error) {
+	if !f.ext.Started() {
 		f.notePre(b)
 	}
-	if _, err := s.split.Write(b); err != nil {
+	if _, err := f.split.Write(b); err != nil {
 		return 0, err
 	}
 	f.tracker.Write(b)
@@ -368,8 +288,7 @@ func (s *farStream) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// farPID is the far shell's pid: from the record, or from this call's
-// INFO marker.
+// farPID is the far shell's pid: the record's, or this call's INFO's.
 func (f *far) farPID() int {
 	if f.end.Hooked {
 		return f.rec.PID

@@ -2,13 +2,10 @@ package call
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
@@ -61,7 +58,7 @@ func (l *local) start(done chan<- streamEnd) error {
 		go feedStdin(l.inPath, l.c.Req.Stdin)
 	}
 	ext := markers.NewExtractor(l.id, l.c.out)
-	go l.c.pump(ext, ext, nil, l.started, done)
+	go func() { done <- l.c.pump(ext, ext, nil, l.started) }()
 	return nil
 }
 
@@ -109,27 +106,6 @@ func NewCallID(dir string) (markers.ID, error) {
 	rundir.Claim(dir, string(id))
 	rundir.SweepLeftovers(dir, pane.ScriptsInUse(dir))
 	return id, nil
-}
-
-// forwardsStdin: a terminal on stdin means nothing to forward (the command
-// reads the shared terminal, like a typed one); anything else is data.
-func forwardsStdin(r io.Reader) bool {
-	if f, ok := r.(*os.File); ok {
-		return f != nil && !term.IsTerminal(int(f.Fd()))
-	}
-	return r != nil
-}
-
-// feedStdin copies the agent's stdin into the fifo the command reads,
-// once the shell opened its end (finish ends the wait when the command
-// never ran).
-func feedStdin(fifo string, in io.Reader) {
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		return
-	}
-	io.Copy(w, in)
-	w.Close()
 }
 
 // stopped is closed once the shell is back in the foreground of the

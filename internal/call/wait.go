@@ -14,35 +14,30 @@ import (
 
 // transport is how a command gets to a shell and back: local or far.
 type transport interface {
-	// start types the command (ErrMoved: the stream moved since the look
-	// and nothing was typed), watches its shell in c.exit and feeds the
-	// stream to pump.
+	// start types the command (or returns ErrMoved), watches its shell
+	// in c.exit and pumps the stream to done.
 	start(done chan<- streamEnd) error
 	// waitsForHuman reports whether the command waits for the human to
 	// answer the terminal, saying so on stderr once per question; a line
 	// break (answered) ends a question.
 	waitsForHuman() bool
 	answered()
-	// stopped hears that an interrupt took: the shell is back at its
-	// prompt.
+	// stopped hears that an interrupt took: the shell is at its prompt.
 	stopped() <-chan struct{}
-	// shellEnded says what the end of the command's shell means.
 	shellEnded() error
-	// finish releases what the transport holds.
 	finish()
 }
 
-// streamEnd is how the stream of a command ended: its END marker with
-// the status, or an error (relay.ErrHungUp: the pane went).
+// streamEnd is how the stream of a command ended: END with the status,
+// or an error (relay.ErrHungUp: the pane went).
 type streamEnd struct {
 	status int
 	err    error
 }
 
-// Interrupt keys, typed through the relay into the terminal's input,
-// where the line discipline turns them into SIGINT and SIGQUIT for the
-// command, whatever tmux shows (copy mode would take them from
-// send-keys).
+// Interrupt keys, typed into the terminal's input, where the line
+// discipline turns them into SIGINT and SIGQUIT whatever tmux shows (copy
+// mode would take them from send-keys).
 const (
 	CtrlC         = "\x03"
 	CtrlBackslash = "\x1c"
@@ -55,14 +50,10 @@ const (
 	// drainGrace is how long a call waits, once the shell is gone, for
 	// the stream to bring what the shell wrote before it ended.
 	drainGrace = 200 * time.Millisecond
-)
-
-// A command that waits for the human is noticed by looks at the pane:
-// the first soon after the output stops, since a question is the last
-// thing a program prints before it reads, then less and less often. The
-// human is told of the question at once, even when they answer it long
-// before --timeout.
-const (
+	// Looks for a command that waits for the human: the first soon after
+	// the output stops (a question is the last thing a program prints
+	// before it reads), then less and less often. The human is told at
+	// once, even when they answer long before --timeout.
 	firstLook = 15 * time.Millisecond
 	lastGap   = 2 * time.Second
 )
@@ -196,19 +187,15 @@ func waitStopped(tr transport, done <-chan streamEnd) (bool, *streamEnd) {
 // pump feeds the stream, first what was read of it already, to w (the
 // extractor, or a far call's stream in front of it) until END or a
 // hang-up. started is closed once the START marker was seen.
-func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte, started chan struct{}, done chan<- streamEnd) {
+func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte, started chan struct{}) streamEnd {
+	in := io.MultiReader(bytes.NewReader(first), c.T)
 	buf := make([]byte, 64<<10)
 	for {
-		n, err := copy(buf, first), error(nil)
-		first = first[n:]
-		if n == 0 {
-			n, err = c.T.Read(buf)
-		}
+		n, err := in.Read(buf)
 		if n > 0 {
 			wasStarted := ext.Started()
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				done <- streamEnd{err: werr}
-				return
+			if _, err := w.Write(buf[:n]); err != nil {
+				return streamEnd{err: err}
 			}
 			if !wasStarted && ext.Started() && started != nil {
 				close(started)
@@ -218,13 +205,11 @@ func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte, started c
 			default:
 			}
 			if ext.Done() {
-				done <- streamEnd{status: ext.Status()}
-				return
+				return streamEnd{status: ext.Status()}
 			}
 		}
 		if err != nil {
-			done <- streamEnd{err: err}
-			return
+			return streamEnd{err: err}
 		}
 	}
 }
