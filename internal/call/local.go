@@ -16,10 +16,9 @@ import (
 )
 
 // local runs the command in a shell of ours (same user and namespaces):
-// ptysend writes the wrapper to the private runtime directory and types
-// the short line that sources it; the command's stderr comes through a
-// fifo (stderr.go), stdin through another, and the shell is watched in
-// the process table.
+// a typed line sources the wrapper from the runtime directory; stderr
+// and stdin go through fifos, and the shell is watched in the process
+// table.
 type local struct {
 	questions
 	shell  pane.Shell
@@ -38,9 +37,6 @@ func newLocal(c *Call, shell pane.Shell) *local {
 
 func (l *local) path(ext string) string { return filepath.Join(l.c.B.RuntimeDir, string(l.id)+ext) }
 
-// start makes the call's files, types the line that sources the wrapper
-// if the stream is still where the look saw it, and feeds the stream to
-// the extractor.
 func (l *local) start(done chan<- streamEnd) error {
 	if err := l.prepare(); err != nil {
 		return err
@@ -62,8 +58,8 @@ func (l *local) start(done chan<- streamEnd) error {
 	return nil
 }
 
-// prepare claims the call's id and makes its files: the fifos of stderr
-// and its ack, of stdin when there is data to forward, and the wrapper.
+// prepare claims the call's id and makes its files: the fifos and the
+// wrapper.
 func (l *local) prepare() error {
 	id, err := NewCallID(l.c.B.RuntimeDir)
 	if err != nil {
@@ -91,18 +87,17 @@ func (l *local) prepare() error {
 	return nil
 }
 
-// NewCallID is the id of a new call, which names its per-call files. It
-// is claimed before any of them exist, so that no other call takes them
-// for leftovers; and the files of calls that are gone (a ptysend killed
-// with SIGKILL could not remove its own) are removed now. A running
-// REPL's script is kept. See rundir/calls.go.
+// NewCallID is the id of a new call, which names its files. It is
+// claimed before any of them exist, so that no other call takes them for
+// leftovers; the files of calls that are gone (a ptysend killed with
+// SIGKILL) are removed now, but a running REPL's script. Without the
+// lock (no OFD locks) nothing is removed, and the call goes on. See
+// rundir/calls.go.
 func NewCallID(dir string) (markers.ID, error) {
 	id, err := markers.NewID()
 	if err != nil {
 		return "", err
 	}
-	// Without the lock (a file system without OFD locks) nobody can tell
-	// a leftover either, and nothing is removed: the call goes on.
 	rundir.Claim(dir, string(id))
 	rundir.SweepLeftovers(dir, pane.ScriptsInUse(dir))
 	return id, nil
@@ -131,10 +126,9 @@ func (l *local) stopped() <-chan struct{} {
 	return l.back
 }
 
-// shellEnded reports a command that ended the shell it ran in (exit,
-// exec, a failure under set -e, a signal). When that was the pane's own
-// shell, remain-on-exit kept the pane, and with it the human's session: a
-// new shell is started there.
+// shellEnded reports a command that ended its shell. When that was the
+// pane's own shell, remain-on-exit kept the pane, and with it the human's
+// session: a new shell is started there.
 func (l *local) shellEnded() error {
 	if l.shell.PID != l.c.T.PanePID {
 		return &failure.Error{
@@ -159,8 +153,8 @@ func (l *local) shellEnded() error {
 	}
 }
 
-// finish ends the stderr copy and removes the call's files. A feeder of
-// stdin still waiting for a reader (the command never ran) gives up: a
+// finish ends the stderr copy and removes the call's files. A stdin
+// feeder still waiting for a reader (the command never ran) gives up: a
 // long-lived caller (the MCP server) keeps no goroutine behind.
 func (l *local) finish() {
 	if l.inPath != "" {

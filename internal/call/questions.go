@@ -9,12 +9,11 @@ import (
 	"github.com/ptybridge/ptybridge/internal/pane"
 )
 
-// questions notices that a local command waits for the human: its
-// terminal's foreground program sleeps until the terminal has input. It
-// says so on stderr once per question, with what the terminal asks, and
-// takes the question and the echo of the answer out of the clean text of
-// stdout: they are the terminal's conversation with the human, not
-// output.
+// questions notices that a local command waits for the human (the
+// foreground program sleeps until the terminal has input), says so on
+// stderr once per question, and takes the question and the echo of the
+// answer out of the clean text of stdout: they are the terminal's
+// conversation with the human, not output.
 type questions struct {
 	c            *Call
 	errs         *stderrCopy
@@ -34,20 +33,15 @@ func newQuestions(c *Call) questions {
 }
 
 // maxCaptures bounds the tmux calls that read one question: the screen
-// can lag behind the wait (the question still on its way to the
-// terminal), and a wait can show no question at all (a read with no
-// prompt).
+// can lag behind the wait, and a read may have no prompt at all.
 const maxCaptures = 3
 
 // waitsForHuman reports whether the command sleeps until the human
-// answers the terminal.
-//
-// The pane's stream lags behind the shell, far behind while a large
-// output passes through tmux: the shell can be back at its prompt long
-// before the stream shows END. The wrapper's token in the stderr fifo
-// says that the command is over, and the shell waits for ptysend to have
-// seen it before it goes on, so a look counts only if the token had still
-// not come once the look (and the capture of the question) was done.
+// answers the terminal. The stream can lag far behind the shell (a large
+// output in tmux), which may be back at its prompt long before END. The
+// shell waits for ptysend to have seen the wrapper's token in the stderr
+// fifo, so a look counts only if the token had still not come once the
+// look (and the capture of the question) was done.
 func (q *questions) waitsForHuman() bool {
 	select {
 	case <-q.started:
@@ -81,9 +75,8 @@ func tellQuestion(w io.Writer, question string) {
 		"--timeout is paused while it waits (--max-time still applies)\n", question)
 }
 
-// note is what the note names as the question: the terminal's cursor
-// line; when that showed nothing yet, the line the command's output shows
-// last (stdout's pending line in clean text, else stderr's).
+// note names the question: the terminal's cursor line, else the line the
+// output shows last (stdout's pending line, else stderr's).
 func (q *questions) note() string {
 	if q.question != "" {
 		return q.question
@@ -99,14 +92,12 @@ func (q *questions) note() string {
 	return "(input)"
 }
 
-// answered ends the question: a line break came.
 func (q *questions) answered() { q.asked, q.question, q.captures, q.taken = false, "", 0, false }
 
-// take takes the question out of the clean text of stdout, with the echo
-// of the human's answer that follows it. It takes the pending line only
-// once it is the question the terminal shows, so a note that was wrong
-// never takes output; the stream may bring the question after the note
-// (it lags), and a later look takes it then.
+// take takes the question, and the echo of the answer that follows, out
+// of the clean text of stdout: only a pending line that is the question
+// the terminal shows, so a wrong note never takes output. The stream may
+// bring the question after the note; a later look takes it then.
 func (q *questions) take() {
 	if q.c.clean == nil || q.taken {
 		return
@@ -117,11 +108,10 @@ func (q *questions) take() {
 	})
 }
 
-// isQuestion reports whether the line the command's output shows last
-// (the pending line of stdout, or when that is empty the unfinished last
-// line of stderr) is the question the terminal asks at its cursor line.
-// The cursor line of a question wider than the terminal is its last row
-// only: the end of the line.
+// isQuestion reports whether the line the output shows last (stdout's
+// pending line, else stderr's) is the question at the terminal's cursor
+// line: its end, as a question wider than the terminal shows only its
+// last row there.
 func isQuestion(stdoutLine, stderrLine, asks string) bool {
 	line := strings.TrimSpace(stdoutLine)
 	if line == "" {

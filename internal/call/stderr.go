@@ -15,14 +15,12 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// stderrCopy passes a local command's stderr on while it runs: the
-// wrapper sends it to a fifo, which this reads as it fills. Each piece
-// goes to ptysend's stderr, for the agent, and to the pane's terminal,
-// framed so that it never reaches stdout (markers.AppendStderrFrame), for
-// the human, who sees a question on stderr ("Continue? [y/N] ") while it
-// waits for the answer. When the wrapper's StderrDone token arrives, all
-// the stderr is on the terminal: closing the ack fifo lets the wrapper
-// print END.
+// stderrCopy passes a local command's stderr on from the wrapper's fifo
+// as it fills: to ptysend's stderr, and to the pane's terminal, framed so
+// that it never reaches stdout (markers.AppendStderrFrame), so the human
+// sees a question on stderr while it waits. Once the wrapper's StderrDone
+// token came, all of it is on the terminal: closing the ack fifo lets the
+// wrapper print END.
 type stderrCopy struct {
 	id      markers.ID
 	errPath string
@@ -34,17 +32,13 @@ type stderrCopy struct {
 	exe     string // ptysend, to hand the fifo over to (handOver)
 	buf     []byte
 	arrived chan<- bool // true when a piece holds a line break
-	// over: the wrapper's token came, the command is over, while the
-	// pane's stream can lag far behind (a large output still on its way
-	// through tmux).
-	over    atomic.Bool
+	over    atomic.Bool // the token came: the command is over
+
 	lastMu  sync.Mutex
 	last    []byte // the unfinished last line (lastLine)
 	stopped chan struct{}
 }
 
-// openStderrCopy makes the fifos at errPath and ackPath and opens them,
-// and the terminal at ttyPath.
 func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath, exe string, agent io.Writer, arrived chan<- bool) (*stderrCopy, error) {
 	s := &stderrCopy{id: id, errPath: errPath, agent: agent, exe: exe, arrived: arrived, stopped: make(chan struct{}),
 		buf: make([]byte, 4096)}
@@ -80,7 +74,6 @@ func (s *stderrCopy) run() {
 	}
 }
 
-// take handles one read of the fifo.
 func (s *stderrCopy) take(b []byte) {
 	s.stream.Write(b)
 	if s.stream.Done() && s.ack != nil {
@@ -94,8 +87,7 @@ func (s *stderrCopy) take(b []byte) {
 	}
 }
 
-// Write passes a piece of the command's stderr on (the StderrStream calls
-// it): the agent gets it exact, the terminal framed.
+// Write passes a piece of stderr on, for the StderrStream.
 func (s *stderrCopy) Write(p []byte) (int, error) {
 	s.keepLast(p)
 	s.agent.Write(p)
@@ -120,21 +112,18 @@ func (s *stderrCopy) keepLast(p []byte) {
 	s.last = append(s.last, p...)
 }
 
-// lastLine is the command's stderr after its last line break (its end,
-// when long): a question asked on stderr, as the terminal shows it at the
-// cursor while the command waits for the answer.
+// lastLine is the stderr after its last line break: a question asked on
+// stderr, as the terminal shows it at the cursor.
 func (s *stderrCopy) lastLine() string {
 	s.lastMu.Lock()
 	defer s.lastMu.Unlock()
 	return string(s.last)
 }
 
-// stop ends the copy once the call is over (END, an interrupt, the shell
-// gone): what the fifo still holds is passed on, without waiting for
-// more; the command's own stderr is all there after END. A copy stuck in
-// a write (the human stopped the terminal's output with Ctrl-S, or the
-// agent does not read our stderr) is left behind: ptysend is about to
-// exit.
+// stop ends the copy once the call is over: what the fifo holds is
+// passed on without waiting for more (after END, all of it is there). A
+// copy stuck in a write (the human pressed Ctrl-S, or the agent does not
+// read our stderr) is left behind: ptysend is about to exit.
 func (s *stderrCopy) stop() {
 	s.fifo.SetReadDeadline(time.Now())
 	select {
@@ -152,8 +141,7 @@ func (s *stderrCopy) stop() {
 	s.screen.close()
 }
 
-// takeNow takes what f holds now, never waiting, and returns why it
-// stopped.
+// takeNow takes what f holds now, and returns why it stopped.
 func (s *stderrCopy) takeNow(f *os.File) error {
 	for {
 		n, err := platform.ReadNow(f, s.buf)
@@ -164,13 +152,11 @@ func (s *stderrCopy) takeNow(f *os.File) error {
 	}
 }
 
-// handOver closes the fifo, or leaves it to a ptysend of its own when
-// background jobs of the command still hold it (cmd &): their stderr must
-// go on reaching the terminal, as a typed job's would, and a fifo that
-// nobody reads would stall them once full (or kill them with SIGPIPE).
-// That ptysend (KeepShowingStderr) exits when the last of them closes it.
-// A read of our own that never waits tells whether any holds it: end of
-// file means no writer is left once ours is closed.
+// handOver closes the fifo, or leaves it to a ptysend of its own
+// (KeepShowingStderr) while background jobs of the command hold it: their
+// stderr must go on reaching the terminal, as a typed job's would, and an
+// unread fifo would stall them (or SIGPIPE kill them). A read that never
+// waits tells: end of file means no writer is left once ours is closed.
 func (s *stderrCopy) handOver() {
 	fifo, err := platform.OpenNoWait(s.errPath)
 	s.fifo.Close()
@@ -190,9 +176,8 @@ func (s *stderrCopy) handOver() {
 }
 
 // KeepShowingStderr is the ptysend that handOver starts (--late-stderr):
-// it shows on the terminal at ttyPath, framed with the finished call's id,
-// what background jobs of that call write to its stderr fifo, until the
-// last of them closes it.
+// it shows on the terminal at ttyPath, framed, what background jobs of
+// the finished call write to its stderr fifo, until the last closes it.
 func KeepShowingStderr(id markers.ID, ttyPath string, fifo *os.File) {
 	screen := openFramedTerminal(id, ttyPath)
 	defer screen.close()
@@ -206,8 +191,8 @@ func KeepShowingStderr(id markers.ID, ttyPath string, fifo *os.File) {
 	}
 }
 
-// framedTerminal writes pieces of a call's stderr to the pane's terminal,
-// framed (markers.AppendStderrFrame).
+// framedTerminal writes pieces of a call's stderr to the pane's
+// terminal, framed.
 type framedTerminal struct {
 	id    markers.ID
 	path  string
@@ -215,9 +200,8 @@ type framedTerminal struct {
 	frame []byte
 }
 
-// openFramedTerminal opens the terminal at path, never as our controlling
-// terminal. One that cannot be opened only means the human does not see
-// the stderr.
+// openFramedTerminal opens the terminal at path, never as our
+// controlling terminal; failing only means the human sees no stderr.
 func openFramedTerminal(id markers.ID, path string) framedTerminal {
 	t := framedTerminal{id: id, path: path}
 	if path != "" {
@@ -226,13 +210,10 @@ func openFramedTerminal(id markers.ID, path string) framedTerminal {
 	return t
 }
 
-// show writes p to the terminal, framed, in pieces of at most
-// markers.MaxStderrPiece, each in one write(): a tty never splits one
-// write() with another writer's (the command's stdout). The tty's output
-// processing turns "\n" into "\r\n", as for a typed command's stderr;
-// when a program has turned it off (sudo's use_pty keeps the terminal raw
-// while its command runs), ptysend does it, or the human would see the
-// lines as a staircase.
+// show writes p framed, in pieces each in one write(): a tty never
+// splits a write() with another writer's (the command's stdout). When a
+// program turned off the tty's "\n" to "\r\n" (sudo's use_pty keeps it
+// raw), ptysend does it, or the human would see a staircase.
 func (t *framedTerminal) show(p []byte) {
 	for t.tty != nil && len(p) > 0 {
 		piece := p[:min(len(p), markers.MaxStderrPiece)]

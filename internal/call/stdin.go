@@ -20,8 +20,8 @@ const (
 	stdinIdle = 200 * time.Millisecond
 )
 
-// forwardsStdin: a terminal on stdin means nothing to forward (the command
-// reads the shared terminal, like a typed one); anything else is data.
+// forwardsStdin: a terminal on stdin means nothing to forward (the
+// command reads the shared terminal); anything else is data.
 func forwardsStdin(r io.Reader) bool {
 	if f, ok := r.(*os.File); ok {
 		return f != nil && !term.IsTerminal(int(f.Fd()))

@@ -66,8 +66,9 @@ func Start(ctx context.Context, b bridge.Bridge, req Request, command string) (i
 // newRecord is the record of the REPL command starts: its prompts (the
 // preset's, or the request's), its id and wrapper script.
 func newRecord(b bridge.Bridge, req Request, command string) (*pane.REPLRecord, error) {
-	preset, _ := presetFor(command)
-	rec := &pane.REPLRecord{Command: command, Program: replProgram(command), Prompt: preset.Prompt, Continuation: preset.Continuation}
+	rec := &pane.REPLRecord{Command: command, Program: replProgram(command)}
+	preset := replPresets[rec.Program]
+	rec.Prompt, rec.Continuation = preset.Prompt, preset.Continuation
 	// --prompt replaces the preset's prompt; its continuation prompt stays
 	// unless --continuation replaces it too (python's "... " must not be
 	// lost to a --prompt '^>>> ').

@@ -9,17 +9,16 @@ import (
 )
 
 // lineScreen reads a REPL's raw terminal output as the human sees it,
-// with the same terminal emulator as clean text: REPLs redraw their input
-// line with escape sequences (node rewrites the whole line on every
-// change, colours its results) and return the cursor with "\r". Finished
-// lines go to onLine; the line the cursor is on is where the prompt is
-// looked for.
+// with clean text's terminal emulator: REPLs redraw their input line with
+// escape sequences (node rewrites it on every change) and return the
+// cursor with "\r". Finished lines go to onLine; the prompt is looked for
+// on the cursor line.
 type lineScreen struct {
 	text  *cleantext.Writer
 	paste cleantext.Mode // the relay's bracketed paste mode as of our first byte
-	// own: the current line is what the stream made it, from a known
-	// start (a saved view, the REPL's START, or a newline since a reset
-	// from tmux's capture), so it may be saved as the next call's view.
+	// own: the current line is what the stream made it from a known
+	// start (a saved view, START, a newline since tmux's capture), so it
+	// may be saved as the next call's view.
 	own atomic.Bool
 }
 
@@ -31,23 +30,22 @@ func newLineScreen(onLine func(string), paste cleantext.Mode) *lineScreen {
 
 func (s *lineScreen) Write(p []byte) (int, error) { return s.text.Write(p) }
 
-// reset starts the current line over with text, the cursor at column col
-// (from tmux: what the line showed before our stream began).
+// reset starts the current line over with what tmux showed before our
+// stream began.
 func (s *lineScreen) reset(text string, col int) {
 	s.text.SetLine(text, col)
 	s.own.Store(false)
 }
 
-// restore starts the current line over from a view saved by an earlier
-// call at the very point of the stream where ours starts.
+// restore starts the current line over from a view an earlier call
+// saved at the very point of the stream where ours starts.
 func (s *lineScreen) restore(cells string, col int) {
 	s.text.SetLine(cells, max(0, col))
 	s.own.Store(true)
 }
 
-// view is the current line to save for the next call: its cells and the
-// cursor column, when the line is the stream's own and no sequence is
-// half read.
+// view is the current line and cursor column to save for the next call,
+// when the line is the stream's own and no sequence is half read.
 func (s *lineScreen) view() (cells string, col int, ok bool) {
 	if !s.own.Load() || !s.text.Settled() {
 		return "", 0, false
@@ -57,16 +55,15 @@ func (s *lineScreen) view() (cells string, col int, ok bool) {
 }
 
 // pasteMode is the bracketed paste mode, unknown in the middle of an
-// escape sequence (the switch may be the one coming).
+// escape sequence.
 func (s *lineScreen) pasteMode() cleantext.Mode { return s.text.Paste(s.paste) }
 
-// cursorLine is the current line as the human sees it, up to the cursor
-// at least (so a prompt's trailing space counts), and the cursor column.
+// cursorLine is the current line up to the cursor at least (so a
+// prompt's trailing space counts), and the cursor column.
 func (s *lineScreen) cursorLine() (string, int) { return s.text.Line() }
 
-// lineSplitter hands the clean text's finished lines to onLine, one at a
-// time and without their "\n"; a finished line makes the next one the
-// stream's own.
+// lineSplitter hands the clean text's finished lines to onLine; a
+// finished line makes the next one the stream's own.
 type lineSplitter struct {
 	screen  *lineScreen
 	onLine  func(string)
@@ -88,9 +85,8 @@ func (l *lineSplitter) Write(p []byte) (int, error) {
 	}
 }
 
-// view is the cursor line as of the stream read so far, nil when it
-// cannot be known from it (a tmux capture with no newline since, a
-// sequence half read or held back).
+// view is the cursor line as of the stream read so far, nil when that
+// cannot tell it.
 func (r *run) view() *pane.LineView {
 	r.streamMu.Lock()
 	defer r.streamMu.Unlock()
@@ -102,15 +98,14 @@ func (r *run) view() *pane.LineView {
 }
 
 // saveView records the view for the next call. Bytes still on their way
-// (the REPL printed after its prompt) make the next call's offset differ:
-// it asks tmux then.
+// make the next call's offset differ: it asks tmux then.
 func (r *run) saveView() error {
 	r.rec.View = r.view()
 	return pane.SaveREPL(r.c.B, r.rec)
 }
 
 // pasteMode is the REPL's bracketed paste mode as of the stream read so
-// far; unknown while a possible escape sequence is held back.
+// far.
 func (r *run) pasteMode() cleantext.Mode {
 	r.streamMu.Lock()
 	defer r.streamMu.Unlock()
