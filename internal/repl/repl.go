@@ -1,18 +1,15 @@
 // Package repl drives an interpreter (python, node, psql...) in the shared
 // pane for --repl-start, --repl-eval and --repl-close, on the call
-// pipeline of internal/call (the turn, the look, the approval, the
-// timeouts): the prompt presets, telling the echo of the input from the
-// response, and the REPL's end of an evaluation. Whether the REPL may be
-// typed into is internal/pane's to decide.
+// pipeline of internal/call. Whether the REPL may be typed into is
+// internal/pane's to decide.
 //
-// A REPL runs from the ordinary wrapper script: the shell prints the
-// START marker, runs the REPL, and prints the END marker only when the
-// REPL exits, which is how every later call notices a dying REPL at
-// once. In between, the REPL's output is read as the human sees it
-// (lineScreen), and the REPL is done with an input when the cursor line
-// matches its prompt and the REPL sleeps waiting for terminal input.
-// Either alone can be fooled; both together only by a program that
-// prints a prompt and then really waits for input.
+// A REPL runs from the ordinary wrapper script, whose END marker comes
+// only when the REPL exits: every later call notices a dying REPL at
+// once. The REPL's output is read as the human sees it (lineScreen), and
+// the REPL is done with an input when the cursor line matches its prompt
+// and the REPL sleeps waiting for terminal input. Either alone can be
+// fooled; both together only by a program that prints a prompt and then
+// really waits for input.
 package repl
 
 import (
@@ -36,9 +33,8 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// Request is one --repl-start, --repl-eval or --repl-close call: the
-// call's limits and files, and for --repl-start the prompts that
-// override the preset's.
+// Request is one --repl-start, --repl-eval or --repl-close call; Prompt
+// and Continuation override the preset's for --repl-start.
 type Request struct {
 	call.Request
 	Prompt, Continuation string
@@ -63,8 +59,6 @@ func Start(ctx context.Context, b bridge.Bridge, req Request, command string) (i
 	})
 }
 
-// newRecord is the record of the REPL command starts: its prompts (the
-// preset's, or the request's), its id and wrapper script.
 func newRecord(b bridge.Bridge, req Request, command string) (*pane.REPLRecord, error) {
 	rec := &pane.REPLRecord{Command: command, Program: replProgram(command)}
 	preset := replPresets[rec.Program]
@@ -97,10 +91,10 @@ func newRecord(b bridge.Bridge, req Request, command string) (*pane.REPLRecord, 
 	return rec, nil
 }
 
-// typeStart starts the REPL's wrapper: in a far shell, loaded through
-// the terminal (it returns what was read of the stream); else written to
-// its script and sourced by a typed line. The REPL's stderr stays on the
-// terminal: python prints its prompts and tracebacks there.
+// typeStart starts the REPL's wrapper: loaded through the terminal into
+// a far shell (it returns what was read of the stream), else written and
+// sourced. The REPL's stderr stays on the terminal: python prints its
+// prompts there.
 func typeStart(c *call.Call, st *pane.State, rec *pane.REPLRecord) ([]byte, error) {
 	if st.Far != nil {
 		rec.Far, rec.Carrier = true, platform.ExecImage(st.Far.Carrier.PID)
@@ -206,10 +200,9 @@ func (r *run) awaitResponse() (int, error) {
 	}
 }
 
-// interrupt stops an evaluation that ran into a timeout (or a stopped
-// call) with Ctrl-C, which REPLs take as "abandon this input", not
-// "quit": the REPL stays usable. There is no Ctrl-\ as for commands: that
-// would kill the REPL and all its state.
+// interrupt stops an evaluation that timed out (or a stopped call) with
+// Ctrl-C, which REPLs take as "abandon this input": the REPL stays
+// usable. No Ctrl-\ as for commands: it would kill the REPL's state.
 func (r *run) interrupt(why outcome) (int, error) {
 	o := r.ctrlC()
 	switch o.kind {
@@ -243,9 +236,8 @@ func (r *run) cancelIncomplete() (int, error) {
 	}
 }
 
-// ctrlC abandons the input with Ctrl-C and waits for the prompt: then
-// only the main prompt means the REPL gave up the input, as its
-// continuation prompt may still show for a moment.
+// ctrlC abandons the input and waits for the prompt: only the main one
+// then, as the continuation prompt may still show for a moment.
 func (r *run) ctrlC() outcome {
 	r.out.interrupted()
 	r.promptOnly = true
@@ -256,7 +248,7 @@ func (r *run) ctrlC() outcome {
 // Close leaves the REPL: Ctrl-D, then SIGTERM, then SIGKILL (a far one:
 // Ctrl-C, Ctrl-\), until the shell is back. A busy REPL gets Ctrl-C
 // first: it is the agent's; a line the human types at its prompt is
-// theirs, and refused.
+// refused.
 func Close(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	if pane.LoadREPL(b) == nil {
 		fmt.Fprintln(req.Stderr, "ptysend: no REPL is open in the shared terminal; nothing to close")

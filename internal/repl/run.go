@@ -18,9 +18,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// run is one ptysend call's view of the REPL: the pane's stream read
-// through the wrapper's extractor into a lineScreen, whose finished lines
-// go through output to stdout.
+// run is one call's view of the REPL: the stream read through the
+// wrapper's extractor into a lineScreen, whose finished lines go through
+// output to stdout.
 type run struct {
 	c            *call.Call
 	rec          *pane.REPLRecord
@@ -30,8 +30,7 @@ type run struct {
 	out          *output
 	ext          *markers.Extractor
 	// streamMu is held while a chunk goes through ext into screen, so
-	// that the screen, ext's held bytes and fed (the bytes of the stream
-	// they have taken, from base on) are seen together.
+	// that they and fed (the bytes they took, from base on) agree.
 	streamMu   sync.Mutex
 	fed, base  int64
 	lastOutput atomic.Int64 // when the stream last brought bytes (UnixNano)
@@ -39,22 +38,19 @@ type run struct {
 	done       chan error // nil: the END marker came
 	death      <-chan struct{}
 	written    int64 // the REPL's written bytes at the last look (check)
-	// promptOnly: after a Ctrl-C only the main prompt means the REPL gave
-	// up the input; its continuation prompt may still show for a moment.
-	promptOnly bool
-	// watchStuck: after an evaluation's input, a REPL that waits for
-	// input on a line that is neither prompt is reported (stuck.go).
+	promptOnly bool  // after a Ctrl-C (ctrlC)
+	// watchStuck: after an evaluation's input (stuck.go).
 	watchStuck   bool
 	stuckSeen    bool
 	stuckWritten int64
-	// cancelled: the call's context ended and was answered already (the
-	// wait for the prompt after the interrupt goes on).
+	// cancelled: the call's context ended and was answered already; the
+	// wait for the prompt after the interrupt goes on.
 	cancelled bool
 }
 
-// newRun is a run that reads the REPL's stream (once started): from its
-// START (rec.PID 0: it starts now; pre is what was read of the stream
-// already), or from the prompt line the look saw.
+// newRun is a run that reads the REPL's stream, once started: from its
+// START (rec.PID 0: it starts now, pre is what was read already), or
+// from the prompt line the look saw.
 func newRun(c *call.Call, rec *pane.REPLRecord, at *pane.PromptLine, pre []byte) *run {
 	r := &run{c: c, rec: rec, prompt: rec.PromptRE(), cont: rec.ContinuationRE(), tty: platform.OpenTTY(rec.TTY),
 		chunks: make(chan struct{}, 1), done: make(chan error, 1), base: c.T.StreamOffset()}
@@ -85,7 +81,7 @@ func newRun(c *call.Call, rec *pane.REPLRecord, at *pane.PromptLine, pre []byte)
 }
 
 // start starts reading the stream, once what had to be typed first (an
-// evaluation's input, answered by the relay on the same stream) is.
+// evaluation's input, answered by the relay on the stream) is.
 func (r *run) start() *run {
 	go r.pump()
 	return r
@@ -98,7 +94,7 @@ func (r *run) finish() {
 }
 
 // pump feeds the stream to the extractor; r.chunks says that output came
-// and nothing more is buffered, the moment to look at the prompt.
+// and nothing more is buffered: the moment to look at the prompt.
 func (r *run) pump() {
 	buf := make([]byte, 64<<10)
 	for {
@@ -153,9 +149,8 @@ type outcome struct {
 
 const (
 	// Backoff of the re-check while the prompt shows but the REPL is not
-	// yet asleep: it has just printed it, or it prints prompt-shaped text
-	// while still working. Only the kernel is asked; the cap bounds the
-	// delay.
+	// yet asleep (it just printed it, or prints prompt-shaped text while
+	// working). Only the kernel is asked; the cap bounds the delay.
 	recheckFirst = time.Millisecond
 	recheckMax   = 64 * time.Millisecond
 	// deathGrace is how long ptysend waits for the shell's END marker
@@ -227,9 +222,8 @@ func (r *run) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
 }
 
 // check looks whether the REPL is done: all typed lines echoed, the
-// cursor line showing the prompt, and the REPL asleep waiting for the
-// terminal. again asks for another look soon: the prompt shows but the
-// REPL is not asleep yet.
+// cursor line showing the prompt, and the REPL waiting for input. again
+// asks for another look soon: the prompt shows, the REPL is not waiting.
 func (r *run) check(fromTimer bool) (o outcome, ok, again bool) {
 	if !r.out.echoed() {
 		return o, false, false
@@ -256,13 +250,10 @@ func (r *run) check(fromTimer bool) (o outcome, ok, again bool) {
 }
 
 // waits reports whether the REPL, the terminal's foreground process,
-// waits for input.
-//
-// A look on a timer, not on new output, may see the REPL back at its
-// prompt while the screen still shows an older, prompt-shaped line: what
-// it wrote last is still on its way through tmux and the relay. It is
-// done only if it wrote nothing since the previous look (the kernel's
-// count of its written bytes); else that output will arrive and decide.
+// sleeps waiting for input. A look on a timer may see it back at its
+// prompt while the screen still shows an older, prompt-shaped line, what
+// it wrote last still on its way through tmux: it counts only if the REPL
+// wrote nothing since the previous look; else that output will decide.
 func (r *run) waits(fromTimer bool) (pid int, ok, again bool) {
 	fg, err := platform.ForegroundPID(r.c.T.PanePID)
 	if err != nil || fg == r.rec.ShellPID {
@@ -277,9 +268,8 @@ func (r *run) waits(fromTimer bool) (pid int, ok, again bool) {
 }
 
 // The kernel does not see a far REPL (behind ssh, su, sudo...): it waits
-// for input once the stream has been quiet for farQuiet. Output that
-// looks like the prompt followed by a pause as long (print(">>> ");
-// time.sleep(1)) ends an evaluation early there.
+// once the stream has been quiet for farQuiet; output that looks like the
+// prompt, then a pause as long, ends an evaluation early there.
 const farQuiet = 150 * time.Millisecond
 
 func (r *run) farWaits() (pid int, ok, again bool) {
@@ -300,9 +290,8 @@ func (r *run) endOutcome(err error) outcome {
 	return outcome{kind: ended, status: r.ext.Status()}
 }
 
-// waitEnd waits up to limit for the REPL to end: its END marker, or
-// death, after which it waits deathGrace for the END marker that carries
-// the status. It is timeout when neither came.
+// waitEnd waits up to limit for the REPL's END, or its death and then
+// deathGrace for the END that carries the status; else it is timeout.
 func (r *run) waitEnd(limit time.Duration, death <-chan struct{}, timeout outcomeKind) outcome {
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
@@ -325,16 +314,13 @@ const (
 	pasteEnd   = "\x1b[201~"
 )
 
-// typeInput types the lines and presses Enter, byte for byte as tmux's
-// paste-buffer -p followed by send-keys Enter would, if the stream is
-// still where the look saw it: newlines become "\r" (Enter), and when the
-// REPL has turned bracketed paste on the text is bracketed, so that its
-// line editor takes it as text (a TAB is no completion, the lines are one
-// edit). Without bracketed paste the REPL gets the keys as a plain paste:
-// python 3.11 (which turns readline's bracketed paste off) and node never
-// turn it on. When the mode is unknown (no switch seen since the relay
-// started, as under dash, whose prompt never sends one), tmux pastes, as
-// it knows the mode.
+// typeInput types the lines and Enter as tmux's paste-buffer -p and
+// send-keys Enter would, if the stream is still where the look saw it:
+// newlines become "\r", bracketed when the REPL turned bracketed paste
+// on, so that its line editor takes them as text (a TAB is no
+// completion); python 3.11 and node never turn it on. When the mode is
+// unknown (no switch seen since the relay started, as under dash), tmux
+// pastes: it knows the mode.
 func (r *run) typeInput(lines []string) error {
 	text := strings.Join(lines, "\r")
 	keys := ""

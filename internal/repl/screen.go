@@ -14,8 +14,10 @@ import (
 // cursor with "\r". Finished lines go to onLine; the prompt is looked for
 // on the cursor line.
 type lineScreen struct {
-	text  *cleantext.Writer
-	paste cleantext.Mode // the relay's bracketed paste mode as of our first byte
+	text   *cleantext.Writer
+	clean  bytes.Buffer // text's finished lines
+	onLine func(string)
+	paste  cleantext.Mode // the relay's bracketed paste mode as of our first byte
 	// own: the current line is what the stream made it from a known
 	// start (a saved view, START, a newline since tmux's capture), so it
 	// may be saved as the next call's view.
@@ -23,12 +25,24 @@ type lineScreen struct {
 }
 
 func newLineScreen(onLine func(string), paste cleantext.Mode) *lineScreen {
-	s := &lineScreen{paste: paste}
-	s.text = cleantext.NewWriter(&lineSplitter{screen: s, onLine: onLine})
+	s := &lineScreen{onLine: onLine, paste: paste}
+	s.text = cleantext.NewWriter(&s.clean)
 	return s
 }
 
-func (s *lineScreen) Write(p []byte) (int, error) { return s.text.Write(p) }
+// Write passes the lines p finishes to onLine; a finished line makes the
+// next one the stream's own.
+func (s *lineScreen) Write(p []byte) (int, error) {
+	n, err := s.text.Write(p)
+	for {
+		i := bytes.IndexByte(s.clean.Bytes(), '\n')
+		if i < 0 {
+			return n, err
+		}
+		s.own.Store(true)
+		s.onLine(string(s.clean.Next(i + 1)[:i]))
+	}
+}
 
 // reset starts the current line over with what tmux showed before our
 // stream began.
@@ -61,29 +75,6 @@ func (s *lineScreen) pasteMode() cleantext.Mode { return s.text.Paste(s.paste) }
 // cursorLine is the current line up to the cursor at least (so a
 // prompt's trailing space counts), and the cursor column.
 func (s *lineScreen) cursorLine() (string, int) { return s.text.Line() }
-
-// lineSplitter hands the clean text's finished lines to onLine; a
-// finished line makes the next one the stream's own.
-type lineSplitter struct {
-	screen  *lineScreen
-	onLine  func(string)
-	partial []byte
-}
-
-func (l *lineSplitter) Write(p []byte) (int, error) {
-	n := len(p)
-	for {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			l.partial = append(l.partial, p...)
-			return n, nil
-		}
-		line := string(append(l.partial, p[:i]...))
-		l.partial, p = l.partial[:0], p[i+1:]
-		l.screen.own.Store(true)
-		l.onLine(line)
-	}
-}
 
 // view is the cursor line as of the stream read so far, nil when that
 // cannot tell it.
