@@ -66,14 +66,9 @@ func (c *Call) run(tr transport) (int, error) {
 		tr.finish()
 		return 0, err
 	}
-	status, err := c.wait(tr, done)
 	if c.clean != nil {
-		c.clean.Close()
+		defer c.clean.Close()
 	}
-	return status, err
-}
-
-func (c *Call) wait(tr transport, done <-chan streamEnd) (int, error) {
 	noOutput := NewTimer(c.Req.Timeout)
 	overall := NewTimer(Remaining(c.Start, c.Req.MaxTime))
 	gap := firstLook

@@ -10,28 +10,23 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// After an evaluation's input, a REPL may wait for more input on a line
-// that is neither its prompt nor its continuation prompt: the evaluation
-// asks a question (python's input("Name? ")), or the REPL's continuation
-// prompt is not the one ptysend knows. Nothing more will be printed, so
-// the call would only end at the no-output timeout, whose Ctrl-C loses
-// the input. Instead, once the stream has been quiet for stuckQuiet, the
-// call looks: the REPL sleeping until the terminal has input, on such a
-// line, is stuck when a second look stuckConfirm later finds it the same
-// (nothing written meanwhile, no output arrived), and the call says so
-// (exit 125) and leaves the REPL as it is. While the REPL computes
-// quietly, the look comes back once per stuckQuiet, reading only /proc.
-// A REPL that waits in an event loop (node) is never taken for stuck: it
-// waits there alike while it awaits a timer or a promise
-// (platform.WaitsOnlyForInput); its evaluation runs into the timeout.
+// After an evaluation's input, a REPL may wait for input on a line that
+// is neither of its prompts: the evaluation asks a question (python's
+// input("Name? ")), or the REPL's continuation prompt is not the one
+// ptysend knows. The no-output timeout's Ctrl-C would lose the input, so
+// once the stream has been quiet for stuckQuiet the call looks (reading
+// only /proc): a REPL asleep until the terminal has input, on such a
+// line, is stuck when a second look stuckConfirm later finds it the same,
+// and the call says so (exit 125). A REPL that waits in an event loop
+// (node) is never stuck: it waits there alike for a timer or a promise
+// (platform.WaitsOnlyForInput).
 const (
 	stuckQuiet   = time.Second
 	stuckConfirm = 50 * time.Millisecond
 )
 
-// stuckTimer starts the quiet spell of a wait for the prompt. It never
-// fires but after an evaluation's input, and not while an interrupt
-// waits for the prompt.
+// stuckTimer starts the quiet spell of a wait for the prompt; it fires
+// only after an evaluation's input, not after an interrupt.
 func (r *run) stuckTimer() *call.Timer {
 	r.stuckSeen = false
 	if !r.watchStuck || r.promptOnly || r.rec.Far {
@@ -61,7 +56,6 @@ func (r *run) lookStuck(t *call.Timer) (outcome, bool) {
 	return outcome{}, false
 }
 
-// stuckError says what the stuck REPL shows, and what to do about it.
 func (r *run) stuckError(o outcome) error {
 	prompts := fmt.Sprintf("neither its prompt (%s) nor its continuation prompt (%s)", r.prompt, r.cont)
 	if r.cont == nil {
