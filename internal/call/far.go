@@ -87,7 +87,6 @@ func (f *far) prepare() (err error) {
 	return nil
 }
 
-// start loads the wrapper, forwards the stdin and pumps the stream.
 func (f *far) start(done chan<- streamEnd) error {
 	if err := f.prepare(); err != nil {
 		return err

@@ -33,7 +33,6 @@ type stderrCopy struct {
 	buf     []byte
 	arrived chan<- bool // true when a piece holds a line break
 	over    atomic.Bool // the token came: the command is over
-
 	lastMu  sync.Mutex
 	last    []byte // the unfinished last line (lastLine)
 	stopped chan struct{}
@@ -60,7 +59,6 @@ func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath, exe string, agent 
 	return s, nil
 }
 
-// run copies until stop.
 func (s *stderrCopy) run() {
 	defer close(s.stopped)
 	for {
@@ -105,11 +103,8 @@ func (s *stderrCopy) keepLast(p []byte) {
 	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
 		s.last, p = s.last[:0], p[i+1:]
 	}
-	p = p[max(0, len(p)-maxLastLine):]
-	if drop := len(s.last) + len(p) - maxLastLine; drop > 0 {
-		s.last = append(s.last[:0], s.last[drop:]...)
-	}
 	s.last = append(s.last, p...)
+	s.last = s.last[max(0, len(s.last)-maxLastLine):]
 }
 
 // lastLine is the stderr after its last line break: a question asked on

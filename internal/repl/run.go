@@ -59,11 +59,9 @@ func newRun(c *call.Call, rec *pane.REPLRecord, at *pane.PromptLine, pre []byte)
 	r.ext = markers.NewExtractor(rec.ID, r.screen)
 	switch {
 	case rec.PID == 0: // --repl-start: the output starts at START, on a line of its own
-		r.screen.restore("", 0)
-	case at != nil && at.Saved:
-		r.screen.restore(at.Line, at.Col)
+		r.screen.setLine("", 0, true)
 	case at != nil:
-		r.screen.reset(at.Line, at.Col)
+		r.screen.setLine(at.Line, at.Col, at.Saved)
 	}
 	if rec.PID != 0 {
 		// The START marker went by in an earlier call: declare it seen, so

@@ -44,18 +44,12 @@ func (s *lineScreen) Write(p []byte) (int, error) {
 	}
 }
 
-// reset starts the current line over with what tmux showed before our
-// stream began.
-func (s *lineScreen) reset(text string, col int) {
-	s.text.SetLine(text, col)
-	s.own.Store(false)
-}
-
-// restore starts the current line over from a view an earlier call
-// saved at the very point of the stream where ours starts.
-func (s *lineScreen) restore(cells string, col int) {
-	s.text.SetLine(cells, max(0, col))
-	s.own.Store(true)
+// setLine starts the current line over with text, the cursor at col:
+// what tmux showed before our stream began, or (own) a view an earlier
+// call saved at the very point of the stream where ours starts.
+func (s *lineScreen) setLine(text string, col int, own bool) {
+	s.text.SetLine(text, max(0, col))
+	s.own.Store(own)
 }
 
 // view is the current line and cursor column to save for the next call,
