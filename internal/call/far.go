@@ -68,16 +68,9 @@ func (c *Call) LoadFar(end *pane.Far, id markers.ID, command string) ([]byte, er
 	return f.load(markers.FarJob{Command: command, Terminal: true})
 }
 
-// prepare refuses a command while a far REPL of --repl-start runs (the
-// far shell's hooks would only say that it runs something), reads the
-// stdin to forward and claims an id.
+// prepare reads the stdin to forward and claims an id. (A far REPL of
+// --repl-start in the way was refused by the look.)
 func (f *far) prepare() (err error) {
-	if r := pane.LoadREPL(f.c.B); r != nil && r.Far && r.InForeground(f.c.T.PanePID) {
-		return &failure.Error{
-			Msg:  "the REPL " + r.Program + " started with --repl-start runs in the shared terminal, so the command was not typed",
-			Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close and then run the command",
-		}
-	}
 	if f.stdin, err = f.c.Req.farStdin(); err != nil {
 		return err
 	}

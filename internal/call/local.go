@@ -16,9 +16,8 @@ import (
 )
 
 // local runs the command in a shell of ours (same user and namespaces):
-// a typed line sources the wrapper from the runtime directory; stderr
-// and stdin go through fifos, and the shell is watched in the process
-// table.
+// a typed line sources the wrapper; stderr and stdin go through fifos,
+// and the shell is watched in the process table.
 type local struct {
 	questions
 	shell  pane.Shell
@@ -58,8 +57,6 @@ func (l *local) start(done chan<- streamEnd) error {
 	return nil
 }
 
-// prepare claims the call's id and makes its files: the fifos and the
-// wrapper.
 func (l *local) prepare() error {
 	id, err := NewCallID(l.c.B.RuntimeDir)
 	if err != nil {

@@ -85,7 +85,6 @@ func (s *stderrCopy) take(b []byte) {
 	}
 }
 
-// Write passes a piece of stderr on, for the StderrStream.
 func (s *stderrCopy) Write(p []byte) (int, error) {
 	s.keepLast(p)
 	s.agent.Write(p)
