@@ -13,6 +13,7 @@
 package repl
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,18 +61,13 @@ func Start(ctx context.Context, b bridge.Bridge, req Request, command string) (i
 }
 
 func newRecord(b bridge.Bridge, req Request, command string) (*pane.REPLRecord, error) {
-	rec := &pane.REPLRecord{Command: command, Program: replProgram(command)}
-	preset := replPresets[rec.Program]
-	rec.Prompt, rec.Continuation = preset.Prompt, preset.Continuation
+	program := replProgram(command)
+	preset := replPresets[program]
 	// --prompt replaces the preset's prompt; its continuation prompt stays
 	// unless --continuation replaces it too (python's "... " must not be
 	// lost to a --prompt '^>>> ').
-	if req.Prompt != "" {
-		rec.Prompt = req.Prompt
-	}
-	if req.Continuation != "" {
-		rec.Continuation = req.Continuation
-	}
+	rec := &pane.REPLRecord{Command: command, Program: program,
+		Prompt: cmp.Or(req.Prompt, preset.Prompt), Continuation: cmp.Or(req.Continuation, preset.Continuation)}
 	if rec.Prompt == "" {
 		return nil, &failure.Error{
 			Msg:  fmt.Sprintf("ptysend does not know the prompt of %q", rec.Program),
