@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"sync"
@@ -20,192 +19,159 @@ import (
 
 // far runs the command in a shell ptysend cannot read in the process
 // table (another user's, host's or namespace's), through the terminal
-// stream only (see markers/far.go for the protocol). The contract is the
-// local one; what differs is how ptysend learns things:
-//
-//   - the far shell's kind from the probe, its state from its hooks;
-//   - the command's stderr from R/r frames in the stream;
-//   - that the interrupted command stopped from the far shell's PROMPT
-//     event, not from the terminal's foreground process;
-//   - that the command waits for the human from the cursor line (a
-//     question, a password prompt), not from wait channels.
+// stream only (markers/far.go has the protocol). ptysend learns the far
+// shell's kind from a probe and its state from its hooks, the command's
+// stderr from R/r frames in the stream, that an interrupt took from the
+// far shell's PROMPT event, and that the command waits for the human
+// from the cursor line.
 type far struct {
-	c       *Call
-	f       *pane.Far
-	rec     *pane.FarRecord
-	hooked  bool
-	id      markers.ID
-	panePID int
-	paneID  string
-	ctx     context.Context
-	cancel  context.CancelFunc
-	exit    <-chan struct{}
+	c     *Call
+	end   *pane.Far
+	rec   *pane.FarRecord
+	id    markers.ID
+	stdin []byte // nil: none is forwarded
 	// bridgeCommand: the carrier is the bridge's own command (ptybridge
 	// -- ssh web1), whose end closes the bridge.
 	bridgeCommand bool
-	stdin         []byte
-	forward       bool
-	loaderTyped   bool
 	asked         bool
-
-	mu      sync.Mutex
-	pre     []byte // the stream before START, for the INFO marker
-	tracker *markers.Tracker
-	prompt  chan struct{} // the far shell's PROMPT came (after an interrupt)
+	ext           *markers.Extractor
+	split         *markers.FrameSplitter
+	tracker       *markers.Tracker
+	prompt        chan struct{} // the far shell's PROMPT came (after an interrupt)
+	mu            sync.Mutex
+	pre           []byte // the stream before START, for the INFO marker
 }
 
-// probeWait bounds the wait for the probe's answer: a shell answers in
-// milliseconds, a program that is no shell never does.
-const probeWait = 1200 * time.Millisecond
+const (
+	// probeWait bounds the wait for the probe's answer: a shell answers
+	// in milliseconds, a program that is no shell never does.
+	probeWait = 1200 * time.Millisecond
+	// readyWait bounds the wait for the loader's READY: its line was
+	// typed into a shell that answered the probe, but may lack mktemp or
+	// base64.
+	readyWait = 5 * time.Second
+)
 
-// readyWait bounds the wait for the loader's READY: its line was typed
-// into a shell that answered the probe, but may lack mktemp or base64.
-const readyWait = 5 * time.Second
+func newFar(c *Call, end *pane.Far) *far {
+	return &far{c: c, end: end, rec: end.Record, prompt: make(chan struct{}, 1), tracker: markers.TrackerFrom(markers.Snapshot{})}
+}
 
-// maxFarStdin bounds the stdin forwarded to a far command: it travels
-// typed, in base64, through the terminal.
-const maxFarStdin = 16 << 20
-
-// stdinIdle: a stdin that is neither at its end nor sent a byte after
-// this long is an idle pipe, not data for the command.
-const stdinIdle = 200 * time.Millisecond
-
-func newFar(c *Call, st *pane.State) (*far, error) {
-	f := &far{c: c, f: st.Far, rec: st.Far.Record, hooked: st.Far.Hooked, panePID: st.View.PanePID, paneID: st.View.PaneID,
-		prompt: make(chan struct{}, 1), tracker: markers.TrackerFrom(markers.Snapshot{})}
-	if err := refuseFarREPL(c.B, f.panePID); err != nil {
+// LoadFar types, in the far shell the look found, the far wrapper that
+// runs command under id with its stdin and stderr left on the terminal
+// (a REPL's), and returns the stream read past the loader's READY.
+func (c *Call) LoadFar(end *pane.Far, id markers.ID, command string) ([]byte, error) {
+	f := newFar(c, end)
+	if err := f.prepare(); err != nil {
 		return nil, err
 	}
-	var err error
-	if f.stdin, f.forward, err = c.Req.farStdin.read(c.Req.Stdin); err != nil {
-		return nil, err
+	f.id = id
+	return f.load(markers.FarJob{Command: command, Terminal: true})
+}
+
+// prepare reads the stdin to forward and claims an id. (A far REPL of
+// --repl-start in the way was refused by the look.)
+func (f *far) prepare() (err error) {
+	if f.stdin, err = f.c.Req.farStdin(); err != nil {
+		return err
 	}
 	if f.id, err = markers.NewID(); err != nil {
-		return nil, failure.From(err)
-	}
-	f.ctx, f.cancel = context.WithCancel(c.Ctx)
-	return f, nil
-}
-
-// refuseFarREPL refuses a command while a far REPL of --repl-start runs:
-// the far shell's hooks would only say that it runs something.
-func refuseFarREPL(b bridge.Bridge, panePID int) error {
-	if r := pane.LoadREPL(b); r != nil && r.Far && r.InForeground(panePID) {
-		return &failure.Error{
-			Msg:  "the REPL " + r.Program + " started with --repl-start runs in the shared terminal, so the command was not typed",
-			Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close and then run the command",
-		}
+		return failure.From(err)
 	}
 	return nil
 }
 
-// start probes a shell without hooks, types the loader and the wrapper,
-// and feeds the stream to the frame splitter and the extractor.
 func (f *far) start(done chan<- streamEnd) error {
-	job := markers.FarJob{ID: f.id, Command: f.c.Req.Command, EmptyStdin: f.forward && len(f.stdin) == 0}
-	job.Stdin = f.forward && !job.EmptyStdin
+	if err := f.prepare(); err != nil {
+		return err
+	}
+	job := markers.FarJob{Command: f.c.Req.Command, Stdin: len(f.stdin) > 0, EmptyStdin: f.stdin != nil && len(f.stdin) == 0}
 	rest, err := f.load(job)
 	if err != nil {
 		return err
 	}
 	if job.Stdin {
-		if rest, err = f.awaitMarker(rest, markers.ReadyStdin(f.id), readyWait, "the command's stdin"); err != nil {
+		if rest, err = f.awaitMarker(rest, markers.ReadyStdin(f.id), "the command's stdin"); err != nil {
 			return err
 		}
 		if err := f.c.T.Type(markers.PayloadLines(f.stdin)); err != nil {
 			return failure.From(err)
 		}
 	}
-	if !f.hooked {
+	if !f.end.Hooked {
 		fmt.Fprintf(f.c.Req.Stderr, "ptysend: note: the command runs at the far end of %s (a %s shell); its commands are code for that shell\n",
-			f.f.Via, f.rec.Kind)
+			f.end.Via, f.rec.Kind)
 	}
-	ext := markers.NewExtractor(f.id, f.c.out)
-	go pump(f.c, ext, &farStream{f: f, ext: ext, split: markers.NewFrameSplitter(f.id, ext, f.c.Req.Stderr)}, rest, nil, done)
+	f.ext = markers.NewExtractor(f.id, f.c.out)
+	f.split = markers.NewFrameSplitter(f.id, f.ext, f.c.Req.Stderr)
+	go func() { done <- f.c.pump(f.ext, f, rest, nil) }()
 	return nil
 }
 
-// load probes the shell when it has no hooks yet, then types the loader
-// line and, once the loader said READY, the wrapper for job: what the far
-// shell runs. It returns the stream read past READY.
+// load probes the shell when it has no hooks yet, types the loader line
+// and, once the loader said READY, the wrapper for job. It returns the
+// stream read past READY.
 func (f *far) load(job markers.FarJob) ([]byte, error) {
-	if !f.hooked {
+	hooked := f.end.Hooked
+	if !hooked {
 		if err := f.probe(); err != nil {
 			return nil, err
 		}
 	}
-	job.ID, job.Kind, job.First = f.id, f.rec.Kind, !f.hooked
-	loader := markers.FarLoader(f.rec.Kind, f.id, f.hooked)
+	job.ID, job.Kind, job.First = f.id, f.rec.Kind, !hooked
+	loader := markers.FarLoader(f.rec.Kind, f.id, hooked)
 	// The rows the loader's echo took: known from the screen the probe
 	// saw; later, the prompt may have changed, and erasing a row too many
 	// would take a line of the human's output: one row then.
 	job.EraseRows = 1
-	if !f.hooked {
+	if !hooked {
 		job.EraseRows = (f.rec.PromptCol+len(loader))/max(f.rec.Width, 1) + 1
 	}
-	f.exit = platform.WatchExit(f.ctx, f.f.Carrier.PID)
-	f.bridgeCommand = platform.Parent(f.f.Carrier.PID) == f.panePID && bridge.IsCommandRunner(platform.Args(f.panePID))
+	f.c.exit = platform.WatchExit(f.c.Ctx, f.end.Carrier.PID)
+	f.bridgeCommand = platform.Parent(f.end.Carrier.PID) == f.c.T.PanePID && bridge.IsCommandRunner(platform.Args(f.c.T.PanePID))
 	f.c.T.Runs(string(f.id), job.Command)
-	if f.hooked {
-		typed, err := f.c.T.TypeIf(loader + "\r")
-		if err != nil {
-			return nil, f.c.B.Closed(false)
+	if hooked {
+		if err := f.c.TypeIf(loader + "\r"); err != nil {
+			return nil, err
 		}
-		if !typed {
-			return nil, ErrMoved
-		}
-	} else if err := f.c.T.Type(loader + "\r"); err != nil {
+	} else if err := f.c.T.Type(loader + "\r"); err != nil { // the probe's answer moved the stream
 		return nil, failure.From(err)
 	}
-	f.loaderTyped = true
-	rest, err := f.awaitMarker(nil, markers.Ready(f.id), readyWait, "the loader line")
+	rest, err := f.awaitMarker(nil, markers.Ready(f.id), "the loader line")
 	if err != nil {
 		return nil, err
 	}
-	if err := f.c.T.Type(markers.TypedPayload(f.rec.Kind, f.hooked, markers.FarScript(job))); err != nil {
+	if err := f.c.T.Type(markers.TypedPayload(f.rec.Kind, hooked, markers.FarScript(job))); err != nil {
 		return nil, failure.From(err)
 	}
 	return rest, nil
 }
 
 // probe asks a far shell without hooks what it is, with a line valid in
-// bash, zsh, dash and fish; the look saw a prompt on the screen. It
+// bash, zsh, dash and fish (the look saw a prompt on the screen), and
 // records what it learnt.
 func (f *far) probe() error {
-	scr := f.f.Screen
+	scr := f.end.Screen
 	rows := (scr.CursorX+markers.ProbeLen())/max(scr.Width, 1) + 1
-	typed, err := f.c.T.TypeIf(markers.Probe(rows) + "\r")
-	if err != nil {
-		return f.c.B.Closed(false)
+	if err := f.c.TypeIf(markers.Probe(rows) + "\r"); err != nil {
+		return err
 	}
-	if !typed {
-		return ErrMoved
+	var kind markers.FarKind
+	var found, ok bool
+	_, err := f.readUntil(nil, probeWait, func(seen []byte) bool {
+		kind, found, ok = markers.ParseProbeAnswer(seen)
+		return found
+	})
+	switch {
+	case found && ok:
+		f.settle()
+		f.rec = &pane.FarRecord{Carrier: platform.ExecImage(f.end.Carrier.PID), CarrierName: f.end.Via, Kind: kind,
+			PromptCol: scr.CursorX, Width: scr.Width}
+		pane.SaveFar(f.c.B, f.rec)
+		return nil
+	case found, errors.Is(err, os.ErrDeadlineExceeded):
+		return pane.NoAnswerError(f.end.Via, scr.CursorLine())
 	}
-	var seen []byte
-	deadline := time.Now().Add(probeWait)
-	buf := make([]byte, 4096)
-	defer f.c.T.SetReadDeadline(time.Time{})
-	for {
-		f.c.T.SetReadDeadline(deadline)
-		n, err := f.c.T.Read(buf)
-		seen = append(seen, buf[:n]...)
-		if kind, found, ok := markers.ParseProbeAnswer(seen); found {
-			if !ok {
-				return pane.NoAnswerError(f.f.Via, scr.CursorLine())
-			}
-			f.settle()
-			f.rec = &pane.FarRecord{Carrier: platform.ExecImage(f.f.Carrier.PID), CarrierName: f.f.Via, Kind: kind,
-				PromptCol: scr.CursorX, Width: scr.Width}
-			pane.SaveFar(f.c.B, f.rec)
-			return nil
-		}
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return pane.NoAnswerError(f.f.Via, scr.CursorLine())
-		}
-		if err != nil {
-			return f.c.B.Closed(false)
-		}
-	}
+	return f.c.B.Closed(false)
 }
 
 // settle lets the far shell draw its prompt again after the probe: what
@@ -222,48 +188,54 @@ func (f *far) settle() {
 	f.c.T.SetReadDeadline(time.Time{})
 }
 
-// awaitMarker reads the stream after seen until marker, and returns what
-// followed it in the same read. A call stopped while the loader waits
-// for its payload ends it empty: the shell runs nothing.
-func (f *far) awaitMarker(seen []byte, marker string, limit time.Duration, what string) ([]byte, error) {
-	m := []byte(marker)
-	stop := context.AfterFunc(f.c.Ctx, func() { f.c.T.SetReadDeadline(time.Now()) })
-	defer stop()
+// readUntil reads the stream, after seen, until found(seen) or for at
+// most limit, and returns all of it.
+func (f *far) readUntil(seen []byte, limit time.Duration, found func([]byte) bool) ([]byte, error) {
 	f.c.T.SetReadDeadline(time.Now().Add(limit))
 	defer f.c.T.SetReadDeadline(time.Time{})
 	buf := make([]byte, 64<<10)
-	for {
-		if i := bytes.Index(seen, m); i >= 0 {
-			f.notePre(seen[:i])
-			return append([]byte(nil), seen[i+len(m):]...), nil
-		}
+	for !found(seen) {
 		n, err := f.c.T.Read(buf)
 		seen = append(seen, buf[:n]...)
-		if bytes.Contains(seen, m) {
-			continue
-		}
-		switch {
-		case f.c.Ctx.Err() != nil && marker == markers.Ready(f.id):
-			f.c.T.Type(markers.EmptyPayload(f.rec.Kind, f.hooked))
-			code, why := failure.Stopped(f.c.Ctx)
-			return nil, &failure.Error{Code: code, Msg: why + " before the command ran; nothing ran"}
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			if marker == markers.Ready(f.id) {
-				// Should the shell run the loader line later (it was busy
-				// after all), it then reads an empty payload and runs
-				// nothing.
-				f.c.T.Type(markers.EmptyPayload(f.rec.Kind, f.hooked))
-			}
-			return nil, &failure.Error{
-				Msg: fmt.Sprintf("the far shell (%s, through %s) did not take %s: %s",
-					f.rec.Kind, f.f.Via, what, lastLine(seen)),
-				Hint: "the far end needs mktemp, stty and base64 (coreutils or busybox), and the shell must be at its prompt; " +
-					"look at the ptybridge terminal, and ask the user to press Ctrl-C there if it waits",
-			}
-		case err != nil:
-			return nil, f.c.B.Closed(false)
+		if err != nil && !found(seen) {
+			return seen, err
 		}
 	}
+	return seen, nil
+}
+
+// awaitMarker reads the stream after seen until marker, and returns what
+// followed it. A call stopped while the loader waits for its payload
+// ends it empty: the shell runs nothing.
+func (f *far) awaitMarker(seen []byte, marker, what string) ([]byte, error) {
+	m := []byte(marker)
+	stop := context.AfterFunc(f.c.Ctx, func() { f.c.T.SetReadDeadline(time.Now()) })
+	defer stop()
+	seen, err := f.readUntil(seen, readyWait, func(seen []byte) bool { return bytes.Contains(seen, m) })
+	if i := bytes.Index(seen, m); i >= 0 {
+		f.notePre(seen[:i])
+		return seen[i+len(m):], nil
+	}
+	loading := marker == markers.Ready(f.id)
+	switch {
+	case f.c.Ctx.Err() != nil && loading:
+		f.c.T.Type(markers.EmptyPayload(f.rec.Kind, f.end.Hooked))
+		code, why := failure.Stopped(f.c.Ctx)
+		return nil, &failure.Error{Code: code, Msg: why + " before the command ran; nothing ran"}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		if loading {
+			// Should the shell run the loader line later (it was busy
+			// after all), it reads an empty payload and runs nothing.
+			f.c.T.Type(markers.EmptyPayload(f.rec.Kind, f.end.Hooked))
+		}
+		return nil, &failure.Error{
+			Msg: fmt.Sprintf("the far shell (%s, through %s) did not take %s: %s",
+				f.rec.Kind, f.end.Via, what, lastLine(seen)),
+			Hint: "the far end needs mktemp, stty and base64 (coreutils or busybox), and the shell must be at its prompt; " +
+				"look at the ptybridge terminal, and ask the user to press Ctrl-C there if it waits",
+		}
+	}
+	return nil, f.c.B.Closed(false)
 }
 
 // notePre keeps the stream before START for the INFO marker.
@@ -288,88 +260,14 @@ func lastLine(b []byte) string {
 	return "nothing was printed"
 }
 
-// farStdin is the stdin a far call forwards, read once: a call that looks
-// at the pane again (ErrMoved) forwards the same.
-type farStdin struct {
-	once    sync.Once
-	data    []byte
-	forward bool
-	err     error
-}
-
-func (s *farStdin) read(in io.Reader) ([]byte, bool, error) {
-	if s == nil {
-		return readFarStdin(in)
-	}
-	s.once.Do(func() { s.data, s.forward, s.err = readFarStdin(in) })
-	return s.data, s.forward, s.err
-}
-
-// readFarStdin reads the stdin to forward, whole: it is typed after the
-// payload. A terminal, or a pipe that stays idle and open, forwards
-// nothing.
-func readFarStdin(in io.Reader) ([]byte, bool, error) {
-	if !forwardsStdin(in) {
-		return nil, false, nil
-	}
-	type chunk struct {
-		b   []byte
-		err error
-	}
-	ch := make(chan chunk, 16)
-	go func() {
-		for {
-			buf := make([]byte, 64<<10)
-			n, err := in.Read(buf)
-			ch <- chunk{buf[:n], err}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	var data []byte
-	idle := time.NewTimer(stdinIdle)
-	defer idle.Stop()
-	for {
-		select {
-		case c := <-ch:
-			data = append(data, c.b...)
-			if len(data) > maxFarStdin {
-				return nil, false, &failure.Error{
-					Msg:  fmt.Sprintf("the standard input is larger than %d MiB, the most ptysend forwards to a far shell (it is typed through the terminal)", maxFarStdin>>20),
-					Hint: "copy the data to the far side another way (scp, a shared directory), or send it in smaller parts",
-				}
-			}
-			if c.err == io.EOF {
-				return data, true, nil
-			}
-			if c.err != nil {
-				return nil, false, failure.From(c.err)
-			}
-		case <-idle.C:
-			if len(data) == 0 {
-				return nil, false, nil
-			}
-			idle.Reset(time.Hour) // data flows: read to its end
-		}
-	}
-}
-
-// farStream takes the stream of a far call: the frames of its stderr
-// out, the rest to the extractor, a tracker that sees the far shell's
-// prompt come back after an interrupt, and what comes before START.
-type farStream struct {
-	f     *far
-	ext   *markers.Extractor
-	split *markers.FrameSplitter
-}
-
-func (s *farStream) Write(b []byte) (int, error) {
-	f := s.f
-	if !s.ext.Started() {
+// Write takes the stream of the call: the frames of its stderr out, the
+// rest to the extractor, and to a tracker that sees the far shell's
+// prompt come back after an interrupt.
+func (f *far) Write(b []byte) (int, error) {
+	if !f.ext.Started() {
 		f.notePre(b)
 	}
-	if _, err := s.split.Write(b); err != nil {
+	if _, err := f.split.Write(b); err != nil {
 		return 0, err
 	}
 	f.tracker.Write(b)
@@ -382,10 +280,9 @@ func (s *farStream) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// farPID is the far shell's pid: from the record, or from this call's
-// INFO marker.
+// farPID is the far shell's pid: the record's, or this call's INFO's.
 func (f *far) farPID() int {
-	if f.hooked {
+	if f.end.Hooked {
 		return f.rec.PID
 	}
 	if info, ok := f.info(); ok {
@@ -400,14 +297,13 @@ func (f *far) info() (markers.FarInfo, bool) {
 	return markers.ParseInfo(f.pre, f.id)
 }
 
-func (f *far) gone() <-chan struct{}    { return f.exit }
 func (f *far) stopped() <-chan struct{} { return f.prompt }
 func (f *far) answered()                { f.asked = false }
 
 // waitsForHuman: the kernel cannot see the far program; the cursor line
 // can show that it asks something (a password, a question).
 func (f *far) waitsForHuman() bool {
-	line := pane.FarAsks(f.paneID)
+	line := pane.FarAsks(f.c.T.PaneID)
 	if line == "" {
 		return false
 	}
@@ -421,45 +317,28 @@ func (f *far) waitsForHuman() bool {
 // shellEnded: a far shell that ends ends its carrier.
 func (f *far) shellEnded() error {
 	if f.bridgeCommand {
-		// The carrier was the bridge's own command (ptybridge -- ssh
-		// web1): the pane closes, as when the human's shell ends.
-		f.c.B.ClosePane(f.paneID, f.panePID)
+		// The pane closes, as when the human's shell ends.
+		f.c.B.ClosePane(f.c.T.PaneID, f.c.T.PanePID)
 		return &failure.Error{
 			Msg: fmt.Sprintf("the command ended the far shell (%s), and with it the shared terminal's own command (%s): the bridge %s is closed",
-				f.rec.Kind, f.f.Via, f.c.B.Name),
+				f.rec.Kind, f.end.Via, f.c.B.Name),
 			Hint: "do not run exit or exec through ptysend; ask the user to open the bridge again",
 		}
 	}
 	return &failure.Error{
 		Msg: fmt.Sprintf("the command ended the far shell (%s, through %s); the terminal is back in the user's local shell",
-			f.rec.Kind, f.f.Via),
+			f.rec.Kind, f.end.Via),
 		Hint: "do not run exit or exec through ptysend; your next command runs in the local shell",
 	}
 }
 
 // finish records, after the first call, that the far shell has its hooks.
-func (f *far) finish(e *streamEnd) {
-	defer f.cancel()
-	if f.hooked || f.rec == nil {
+func (f *far) finish() {
+	if f.end.Hooked || f.rec == nil {
 		return
 	}
 	if info, ok := f.info(); ok {
 		f.rec.Hooked, f.rec.PID, f.rec.User, f.rec.Host = true, info.PID, info.User, info.Host
 		pane.SaveFar(f.c.B, f.rec)
 	}
-}
-
-// LoadFar types, in the far shell the look found, the far wrapper that
-// runs command under id with its stdin and stderr left on the terminal
-// (a REPL's: its prompts go to stderr), and returns the stream read past
-// the loader's READY, and the far shell's record.
-func (c *Call) LoadFar(st *pane.State, id markers.ID, command string) ([]byte, *pane.FarRecord, error) {
-	f, err := newFar(c, st)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.cancel()
-	f.id = id
-	rest, err := f.load(markers.FarJob{Command: command, Terminal: true})
-	return rest, f.rec, err
 }

@@ -36,14 +36,10 @@ func (g *gate) Write(p []byte) (int, error) {
 	return g.w.Write(p)
 }
 
-// hold starts holding output back.
 func (g *gate) hold() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.held == nil {
-		g.held = new(bytes.Buffer)
-		g.echoed = make(chan struct{})
-	}
+	g.held, g.echoed = new(bytes.Buffer), make(chan struct{})
 }
 
 // awaitEcho waits up to limit for the interrupt's echo: the shell can be
@@ -62,17 +58,13 @@ func (g *gate) awaitEcho(limit time.Duration) {
 	}
 }
 
-// release passes on what was held: when the command reached its END marker
-// (it handled the interrupt and finished), all of it but the terminal's
-// echoes of the interrupt keys; else only what came before that echo, and
-// nothing when there was no echo (the program had turned echo off), and
-// nothing from then on.
+// release passes on what was held: after END (the command handled the
+// interrupt), all but the echoes of the interrupt keys; else only what
+// came before the echo (nothing without one: echo was off), and nothing
+// from then on.
 func (g *gate) release(finished bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.held == nil {
-		return
-	}
 	b := g.held.Bytes()
 	g.held, g.echoed, g.shut = nil, nil, !finished
 	if finished {

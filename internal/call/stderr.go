@@ -15,14 +15,12 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// stderrCopy passes the command's stderr on while the command runs: the
-// wrapper sends it to a fifo, which this reads as it fills. Each piece
-// goes to ptysend's stderr, for the agent, and to the pane's terminal,
-// framed so that it never reaches stdout (see markers.AppendStderrFrame),
-// for the human, who sees it as they would see a typed command's: a
-// question on stderr ("Continue? [y/N] ") shows while it waits for the
-// answer. When the wrapper's StderrDone token arrives, everything before
-// it is on the terminal: closing the ack fifo lets the wrapper print END.
+// stderrCopy passes a local command's stderr on from the wrapper's fifo
+// as it fills: to ptysend's stderr, and to the pane's terminal, framed so
+// that it never reaches stdout (markers.AppendStderrFrame), so the human
+// sees a question on stderr while it waits. Once the wrapper's StderrDone
+// token came, all of it is on the terminal: closing the ack fifo lets the
+// wrapper print END.
 type stderrCopy struct {
 	id      markers.ID
 	errPath string
@@ -31,20 +29,15 @@ type stderrCopy struct {
 	screen  framedTerminal
 	agent   io.Writer
 	stream  *markers.StderrStream
-	exe     string // ptysend, to hand the fifo over to (see handOver)
-
-	buf      []byte      // one read of the fifo: by run, then by stop
-	arrived  chan<- bool // true when a piece holds a line break
-	over     atomic.Bool // the wrapper's token came: the command is over
-	lastMu   sync.Mutex
-	last     []byte // the end of the command's stderr after its last '\n' (see lastLine)
-	stopped  chan struct{}
-	stopOnce sync.Once
+	exe     string // ptysend, to hand the fifo over to (handOver)
+	buf     []byte
+	arrived chan<- bool // true when a piece holds a line break
+	over    atomic.Bool // the token came: the command is over
+	lastMu  sync.Mutex
+	last    []byte // the unfinished last line (lastLine)
+	stopped chan struct{}
 }
 
-// openStderrCopy makes the fifos at errPath and ackPath and opens them,
-// and the terminal at ttyPath (a terminal that cannot be opened only
-// means the human does not see the stderr). arrived hears of each piece.
 func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath, exe string, agent io.Writer, arrived chan<- bool) (*stderrCopy, error) {
 	s := &stderrCopy{id: id, errPath: errPath, agent: agent, exe: exe, arrived: arrived, stopped: make(chan struct{}),
 		buf: make([]byte, 4096)}
@@ -66,9 +59,6 @@ func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath, exe string, agent 
 	return s, nil
 }
 
-// start copies until stop.
-func (s *stderrCopy) start() { go s.run() }
-
 func (s *stderrCopy) run() {
 	defer close(s.stopped)
 	for {
@@ -82,7 +72,6 @@ func (s *stderrCopy) run() {
 	}
 }
 
-// take handles one read of the fifo.
 func (s *stderrCopy) take(b []byte) {
 	s.stream.Write(b)
 	if s.stream.Done() && s.ack != nil {
@@ -96,13 +85,6 @@ func (s *stderrCopy) take(b []byte) {
 	}
 }
 
-// commandOver reports whether the command has ended: the wrapper's token
-// came. The pane's stream can lag far behind (a large output still on its
-// way through tmux) while the shell is back at its prompt.
-func (s *stderrCopy) commandOver() bool { return s.over.Load() }
-
-// Write passes a piece of the command's stderr on (the StderrStream calls
-// it): the agent gets it exact, the terminal framed.
 func (s *stderrCopy) Write(p []byte) (int, error) {
 	s.keepLast(p)
 	s.agent.Write(p)
@@ -114,32 +96,97 @@ func (s *stderrCopy) Write(p []byte) (int, error) {
 // and it is matched by its end.
 const maxLastLine = 512
 
-// keepLast keeps the unfinished last line of the stderr so far, at most
-// maxLastLine bytes of its end.
 func (s *stderrCopy) keepLast(p []byte) {
 	s.lastMu.Lock()
 	defer s.lastMu.Unlock()
 	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
 		s.last, p = s.last[:0], p[i+1:]
 	}
-	p = p[max(0, len(p)-maxLastLine):]
-	if drop := len(s.last) + len(p) - maxLastLine; drop > 0 {
-		s.last = append(s.last[:0], s.last[drop:]...)
-	}
 	s.last = append(s.last, p...)
+	s.last = s.last[max(0, len(s.last)-maxLastLine):]
 }
 
-// lastLine is the command's stderr after its last line break (its end,
-// when long): a question asked on stderr ("Continue? [y/N] "), as the
-// terminal shows it at the cursor while the command waits for the answer.
+// lastLine is the stderr after its last line break: a question asked on
+// stderr, as the terminal shows it at the cursor.
 func (s *stderrCopy) lastLine() string {
 	s.lastMu.Lock()
 	defer s.lastMu.Unlock()
 	return string(s.last)
 }
 
-// framedTerminal writes pieces of a call's stderr to the pane's terminal,
-// framed (see markers.AppendStderrFrame).
+// stop ends the copy once the call is over: what the fifo holds is
+// passed on without waiting for more (after END, all of it is there). A
+// copy stuck in a write (the human pressed Ctrl-S, or the agent does not
+// read our stderr) is left behind: ptysend is about to exit.
+func (s *stderrCopy) stop() {
+	s.fifo.SetReadDeadline(time.Now())
+	select {
+	case <-s.stopped:
+	case <-time.After(time.Second):
+		return
+	}
+	s.fifo.SetReadDeadline(time.Time{})
+	s.takeNow(s.fifo)
+	s.stream.Flush()
+	s.handOver()
+	if s.ack != nil {
+		s.ack.Close()
+	}
+	s.screen.close()
+}
+
+// takeNow takes what f holds now, and returns why it stopped.
+func (s *stderrCopy) takeNow(f *os.File) error {
+	for {
+		n, err := platform.ReadNow(f, s.buf)
+		if n <= 0 {
+			return err
+		}
+		s.take(s.buf[:n])
+	}
+}
+
+// handOver closes the fifo, or leaves it to a ptysend of its own
+// (KeepShowingStderr) while background jobs of the command hold it: their
+// stderr must go on reaching the terminal, as a typed job's would, and an
+// unread fifo would stall them (or SIGPIPE kill them). A read that never
+// waits tells: end of file means no writer is left once ours is closed.
+func (s *stderrCopy) handOver() {
+	fifo, err := platform.OpenNoWait(s.errPath)
+	s.fifo.Close()
+	if err != nil {
+		return
+	}
+	defer fifo.Close()
+	if !errors.Is(s.takeNow(fifo), platform.ErrWouldWait) {
+		return
+	}
+	cmd := exec.Command(s.exe, "--late-stderr", string(s.id), "--late-stderr-tty", s.screen.path)
+	cmd.ExtraFiles = []*os.File{fifo}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // detached: it outlives us
+	if cmd.Start() == nil {
+		cmd.Process.Release()
+	}
+}
+
+// KeepShowingStderr is the ptysend that handOver starts (--late-stderr):
+// it shows on the terminal at ttyPath, framed, what background jobs of
+// the finished call write to its stderr fifo, until the last closes it.
+func KeepShowingStderr(id markers.ID, ttyPath string, fifo *os.File) {
+	screen := openFramedTerminal(id, ttyPath)
+	defer screen.close()
+	buf := make([]byte, markers.MaxStderrPiece)
+	for {
+		n, err := fifo.Read(buf)
+		screen.show(buf[:n]) // a terminal that is gone only drops it: the jobs must not stall
+		if err != nil {
+			return
+		}
+	}
+}
+
+// framedTerminal writes pieces of a call's stderr to the pane's
+// terminal, framed.
 type framedTerminal struct {
 	id    markers.ID
 	path  string
@@ -147,9 +194,8 @@ type framedTerminal struct {
 	frame []byte
 }
 
-// openFramedTerminal opens the terminal at path, never as our controlling
-// terminal. One that cannot be opened only means the human does not see
-// the stderr.
+// openFramedTerminal opens the terminal at path, never as our
+// controlling terminal; failing only means the human sees no stderr.
 func openFramedTerminal(id markers.ID, path string) framedTerminal {
 	t := framedTerminal{id: id, path: path}
 	if path != "" {
@@ -158,19 +204,16 @@ func openFramedTerminal(id markers.ID, path string) framedTerminal {
 	return t
 }
 
-// show writes p to the terminal, framed, in pieces of at most
-// markers.MaxStderrPiece, each in one write(): a tty never splits one
-// write() with another writer's (the command's stdout). The tty's output
-// processing turns "\n" into "\r\n", as for a typed command's stderr;
-// when a program has turned it off (sudo's use_pty keeps the terminal raw
-// while its command runs), ptysend does it, or the human would see the
-// lines as a staircase.
+// show writes p framed, in pieces each in one write(): a tty never
+// splits a write() with another writer's (the command's stdout). When a
+// program turned off the tty's "\n" to "\r\n" (sudo's use_pty keeps it
+// raw), ptysend does it, or the human would see a staircase.
 func (t *framedTerminal) show(p []byte) {
 	for t.tty != nil && len(p) > 0 {
 		piece := p[:min(len(p), markers.MaxStderrPiece)]
 		p = p[len(piece):]
 		if !platform.TranslatesNewlines(t.tty) {
-			piece = crlf(piece)
+			piece = bytes.ReplaceAll(piece, []byte("\n"), []byte("\r\n"))
 		}
 		t.frame = markers.AppendStderrFrame(t.frame[:0], t.id, piece)
 		if _, err := t.tty.Write(t.frame); err != nil {
@@ -183,115 +226,6 @@ func (t *framedTerminal) close() {
 	if t.tty != nil {
 		t.tty.Close()
 		t.tty = nil
-	}
-}
-
-// crlf is b with each "\n" preceded by "\r".
-func crlf(b []byte) []byte {
-	out := make([]byte, 0, len(b)+len(b)/8)
-	for _, c := range b {
-		if c == '\n' {
-			out = append(out, '\r')
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// stop ends the copy once the call is over (END, an interrupt, the shell
-// gone): what the fifo still holds is passed on, without waiting for
-// more; the command's own stderr is all there after END. It is safe to
-// call more than once. A copy stuck in a write (the human stopped the
-// terminal's output with Ctrl-S, or the agent does not read our stderr)
-// is left behind: ptysend is about to exit.
-func (s *stderrCopy) stop() {
-	s.stopOnce.Do(func() {
-		s.fifo.SetReadDeadline(time.Now())
-		select {
-		case <-s.stopped:
-		case <-time.After(stuckCopyGrace):
-			return
-		}
-		s.fifo.SetReadDeadline(time.Time{})
-		s.drain()
-		s.stream.Flush()
-		s.handOver()
-		if s.ack != nil {
-			s.ack.Close()
-		}
-		s.screen.close()
-	})
-}
-
-// stuckCopyGrace is how long stop waits for a copy in the middle of a
-// write.
-const stuckCopyGrace = time.Second
-
-// drain reads what the fifo holds now, never waiting.
-func (s *stderrCopy) drain() {
-	for {
-		n, _ := platform.ReadNow(s.fifo, s.buf)
-		if n <= 0 {
-			return
-		}
-		s.take(s.buf[:n])
-	}
-}
-
-// handOver closes the fifo, or leaves it to a ptysend of its own when
-// background jobs of the command still hold it (cmd &): their stderr must
-// go on reaching the terminal, as a typed job's would, and a fifo that
-// nobody reads would stall them once full (or kill them with SIGPIPE).
-// That ptysend (KeepShowingStderr) exits when the last of them closes it.
-// Whether any holds it tells a read of our own that never waits: end of
-// file means no writer is left once ours is closed.
-func (s *stderrCopy) handOver() {
-	fifo, err := platform.OpenNoWait(s.errPath)
-	s.fifo.Close()
-	if err != nil {
-		return
-	}
-	for {
-		n, err := platform.ReadNow(fifo, s.buf)
-		switch {
-		case n > 0:
-			s.take(s.buf[:n])
-			continue
-		case errors.Is(err, platform.ErrWouldWait):
-			s.keepShowing(fifo)
-			return
-		}
-		fifo.Close() // end of file: no writer is left
-		return
-	}
-}
-
-// keepShowing starts the ptysend that reads fifo from now on, detached:
-// it outlives us.
-func (s *stderrCopy) keepShowing(fifo *os.File) {
-	defer fifo.Close()
-	cmd := exec.Command(s.exe, "--late-stderr", string(s.id), "--late-stderr-tty", s.screen.path)
-	cmd.ExtraFiles = []*os.File{fifo}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if cmd.Start() == nil {
-		cmd.Process.Release()
-	}
-}
-
-// KeepShowingStderr is the ptysend that handOver starts (--late-stderr):
-// it shows on the terminal at ttyPath, framed with the finished call's id,
-// what background jobs of that call write to its stderr fifo, until the
-// last of them closes it.
-func KeepShowingStderr(id markers.ID, ttyPath string, fifo *os.File) {
-	screen := openFramedTerminal(id, ttyPath)
-	defer screen.close()
-	buf := make([]byte, markers.MaxStderrPiece)
-	for {
-		n, err := fifo.Read(buf)
-		screen.show(buf[:n]) // a terminal that is gone only drops it: the jobs must not stall
-		if err != nil {
-			return
-		}
 	}
 }
 

@@ -9,11 +9,10 @@ import (
 )
 
 // output decides which finished screen lines are the REPL's response.
-// The REPL echoes each typed line after its prompt or continuation prompt
-// ("... "), possibly interleaved with output (python evaluates line 1 of
-// "a=1\nprint(a)" before it reads line 2): a line is dropped as an echo
-// when it is the next expected input behind a prompt, every other line
-// is output.
+// The REPL echoes each typed line after a prompt, possibly interleaved
+// with output (python evaluates line 1 of "a=1\nprint(a)" before it
+// reads line 2): a line that is the next expected input behind a prompt
+// is an echo, every other line is output.
 type output struct {
 	mu           sync.Mutex
 	w            io.Writer
@@ -22,14 +21,12 @@ type output struct {
 	stripCtrlC   bool
 }
 
-// expect adds lines typed into the REPL, in order.
 func (o *output) expect(lines ...string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.pending = append(o.pending, lines...)
 }
 
-// echoed reports whether every typed line has been echoed.
 func (o *output) echoed() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -54,7 +51,12 @@ func (o *output) line(s string) {
 	o.writeLocked(s + "\n")
 }
 
+// write passes on output that is no line of its own: what the prompt was
+// printed after, on the same line (output without a final newline).
 func (o *output) write(s string) {
+	if s == "" {
+		return
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.writeLocked(s)
@@ -68,9 +70,9 @@ func (o *output) writeLocked(s string) {
 }
 
 // isEcho reports whether screen line s shows typed line input: after a
-// prompt or continuation prompt, or alone (a REPL whose line editor
-// shows a multi-line paste as one edit). Blanks are compared loosely, as
-// TABs are shown as spaces and auto-indenting editors add some.
+// prompt, or alone (a line editor that shows a multi-line paste as one
+// edit). Blanks do not count: TABs show as spaces, and auto-indenting
+// editors add some.
 func (o *output) isEcho(s, input string) bool {
 	rest := o.stripPrompts(s)
 	if rest == s && squeeze(input) == "" {
@@ -83,7 +85,7 @@ func (o *output) isEcho(s, input string) bool {
 // several: a REPL reading in cooked mode gets lines the terminal echoed
 // already, and prints its prompts for them one after the other.
 func (o *output) stripPrompts(s string) string {
-	for s != "" {
+	for {
 		at := leadingMatch(o.prompt, s)
 		if at <= 0 {
 			at = leadingMatch(o.cont, s)
@@ -93,7 +95,6 @@ func (o *output) stripPrompts(s string) string {
 		}
 		s = s[at:]
 	}
-	return s
 }
 
 // leadingMatch is where a match of re at the start of s ends, or -1.
@@ -107,7 +108,6 @@ func leadingMatch(re *regexp.Regexp, s string) int {
 	return -1
 }
 
-// squeeze drops all blanks.
 func squeeze(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) {

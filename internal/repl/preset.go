@@ -7,17 +7,11 @@ import (
 	"sync"
 )
 
-// replPreset is how ptysend recognises a well-known REPL's prompts, so
-// that --repl-start needs no --prompt for it.
-type replPreset struct {
-	// Prompt matches the line the cursor sits on when the REPL waits for
-	// a new input; Continuation when it waits for the rest of one.
-	Prompt, Continuation string
-}
-
-// replPresets is keyed by program name (see replProgram). The regexes
-// only ever see one screen line, as the human sees it.
-var replPresets = map[string]replPreset{
+// replPresets are the prompts of well-known REPLs, by program name
+// (replProgram), so that --repl-start needs no --prompt for them:
+// Prompt matches the cursor line when the REPL waits for a new input,
+// Continuation when it waits for the rest of one.
+var replPresets = map[string]struct{ Prompt, Continuation string }{
 	// python3, python, python3.12...; pdb inside it has its own prompt.
 	"python": {Prompt: `^>>> `, Continuation: `^\.\.\. `},
 	"node":   {Prompt: `^> `, Continuation: `^\.\.\. `},
@@ -56,10 +50,4 @@ func replProgram(command string) string {
 		return base
 	}
 	return name
-}
-
-// presetFor is the preset for command, if its program has one.
-func presetFor(command string) (replPreset, bool) {
-	p, ok := replPresets[replProgram(command)]
-	return p, ok
 }

@@ -1,13 +1,19 @@
 // Package repl drives an interpreter (python, node, psql...) in the shared
 // pane for --repl-start, --repl-eval and --repl-close, on the call
-// pipeline of internal/call (the turn, the look, the approval, the
-// timeouts): the prompt presets, telling the echo of the input from the
-// response, and the REPL's end of an evaluation. Whether the REPL may be
-// typed into is internal/pane's to decide; shell commands are
-// internal/call's.
+// pipeline of internal/call. Whether the REPL may be typed into is
+// internal/pane's to decide.
+//
+// A REPL runs from the ordinary wrapper script, whose END marker comes
+// only when the REPL exits: every later call notices a dying REPL at
+// once. The REPL's output is read as the human sees it (lineScreen), and
+// the REPL is done with an input when the cursor line matches its prompt
+// and the REPL sleeps waiting for terminal input. Either alone can be
+// fooled; both together only by a program that prints a prompt and then
+// really waits for input.
 package repl
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,30 +34,12 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// A REPL runs in the shared pane from the ordinary wrapper script: the
-// shell prints the START marker, runs the REPL, and prints the END marker
-// only when the REPL exits. Every later ptysend call reads the pane's
-// stream and watches for that END marker: it is how a dying REPL is
-// noticed at once. In between, the REPL's output is read as the human
-// sees it (lineScreen), and the REPL is done with an input when two
-// things hold: the cursor line matches its prompt, and the REPL sleeps
-// waiting for terminal input. Either alone can be fooled; both together
-// only by a program that prints a prompt and then really waits for input.
-
-// Request is one --repl-start, --repl-eval or --repl-close call: the
-// call's limits and files, and for --repl-start the prompts that
-// override the preset's.
+// Request is one --repl-start, --repl-eval or --repl-close call; Prompt
+// and Continuation override the preset's for --repl-start.
 type Request struct {
 	call.Request
 	Prompt, Continuation string
 }
-
-// deathGrace is how long ptysend waits for the shell's END marker (which
-// carries the exit status) once the REPL's process is gone.
-const deathGrace = time.Second
-
-// closeGrace is how long each means of --repl-close gets to end the REPL.
-const closeGrace = 2 * time.Second
 
 // Start runs command in the shared pane and returns once the REPL shows
 // its prompt; what it printed until then goes to Stdout.
@@ -62,15 +50,8 @@ func Start(ctx context.Context, b bridge.Bridge, req Request, command string) (i
 	}
 	q := &human.Question{Action: "start this REPL in the shared terminal", Text: command}
 	return call.Do(ctx, b, req.Request, pane.IntoShell, q, func(c *call.Call, st *pane.State) (int, error) {
-		var pre []byte
-		if st.Far != nil {
-			rec.Far, rec.Carrier = true, platform.ExecImage(st.Far.Carrier.PID)
-			rec.ShellPID, rec.TTY = -1, platform.TTYOf(st.View.PanePID)
-			var err error
-			if pre, _, err = c.LoadFar(st, rec.ID, command); err != nil {
-				return 0, err
-			}
-		} else if err := typeStart(c, st, rec); err != nil {
+		pre, err := typeStart(c, st, rec)
+		if err != nil {
 			return 0, err
 		}
 		r := newRun(c, rec, nil, pre).start()
@@ -79,43 +60,14 @@ func Start(ctx context.Context, b bridge.Bridge, req Request, command string) (i
 	})
 }
 
-// typeStart writes the REPL's wrapper and types the line that sources
-// it. The REPL's stderr stays on the terminal (the wrapper would send it
-// to a file): python prints its prompts and tracebacks there.
-func typeStart(c *call.Call, st *pane.State, rec *pane.REPLRecord) error {
-	rec.ShellPID, rec.TTY = st.Shell.PID, platform.TTYOf(st.Shell.PID)
-	job := markers.Job{ID: rec.ID, Command: rec.Command, StderrPath: "/dev/tty"}
-	if err := os.WriteFile(rec.Script, []byte(markers.Script(st.Shell.Syntax, job)), 0o600); err != nil {
-		return failure.From(err)
-	}
-	c.T.Runs(string(rec.ID), rec.Command) // for the relay's history
-	typed, err := c.T.TypeIf(markers.SourceLine(st.Shell.Syntax, rec.Script) + "\r")
-	if err != nil || !typed {
-		os.Remove(rec.Script)
-	}
-	switch {
-	case err != nil:
-		return c.B.Closed(false)
-	case !typed:
-		return call.ErrMoved
-	}
-	return nil
-}
-
-// newRecord is the record of the REPL command starts: its prompts (the
-// preset's, or the request's), its id and wrapper script.
 func newRecord(b bridge.Bridge, req Request, command string) (*pane.REPLRecord, error) {
-	preset, _ := presetFor(command)
-	rec := &pane.REPLRecord{Command: command, Program: replProgram(command), Prompt: preset.Prompt, Continuation: preset.Continuation}
+	program := replProgram(command)
+	preset := replPresets[program]
 	// --prompt replaces the preset's prompt; its continuation prompt stays
 	// unless --continuation replaces it too (python's "... " must not be
 	// lost to a --prompt '^>>> ').
-	if req.Prompt != "" {
-		rec.Prompt = req.Prompt
-	}
-	if req.Continuation != "" {
-		rec.Continuation = req.Continuation
-	}
+	rec := &pane.REPLRecord{Command: command, Program: program,
+		Prompt: cmp.Or(req.Prompt, preset.Prompt), Continuation: cmp.Or(req.Continuation, preset.Continuation)}
 	if rec.Prompt == "" {
 		return nil, &failure.Error{
 			Msg:  fmt.Sprintf("ptysend does not know the prompt of %q", rec.Program),
@@ -135,16 +87,38 @@ func newRecord(b bridge.Bridge, req Request, command string) (*pane.REPLRecord, 
 	return rec, nil
 }
 
+// typeStart starts the REPL's wrapper: loaded through the terminal into
+// a far shell (it returns what was read of the stream), else written and
+// sourced. The REPL's stderr stays on the terminal: python prints its
+// prompts there.
+func typeStart(c *call.Call, st *pane.State, rec *pane.REPLRecord) ([]byte, error) {
+	if st.Far != nil {
+		rec.Far, rec.Carrier = true, platform.ExecImage(st.Far.Carrier.PID)
+		rec.ShellPID, rec.TTY = -1, platform.TTYOf(st.View.PanePID)
+		return c.LoadFar(st.Far, rec.ID, rec.Command)
+	}
+	rec.ShellPID, rec.TTY = st.Shell.PID, platform.TTYOf(st.Shell.PID)
+	job := markers.Job{ID: rec.ID, Command: rec.Command, StderrPath: "/dev/tty"}
+	if err := os.WriteFile(rec.Script, []byte(markers.Script(st.Shell.Syntax, job)), 0o600); err != nil {
+		return nil, failure.From(err)
+	}
+	c.T.Runs(string(rec.ID), rec.Command) // for the relay's history
+	if err := c.TypeIf(markers.SourceLine(st.Shell.Syntax, rec.Script) + "\r"); err != nil {
+		os.Remove(rec.Script)
+		return nil, err
+	}
+	return nil, nil
+}
+
 func (r *run) awaitStart() (int, error) {
 	o := r.waitPrompt(r.c.Req.Timeout, call.Remaining(r.c.Start, r.c.Req.MaxTime))
 	switch o.kind {
 	case atPrompt:
 		r.rec.PID = o.pid
-		r.rec.View = r.view()
-		if err := pane.SaveREPL(r.c.B, r.rec); err != nil {
+		if err := r.saveView(); err != nil {
 			return 0, failure.From(err)
 		}
-		r.writeBeforePrompt(o)
+		r.out.write(o.before)
 		return 0, nil
 	case ended, died:
 		os.Remove(r.rec.Script)
@@ -160,12 +134,8 @@ func (r *run) awaitStart() (int, error) {
 			pane.SaveREPL(r.c.B, r.rec)
 		}
 		line, _ := r.screen.cursorLine()
-		code := failure.ExitTimeout
-		if o.kind == stopped {
-			code, _ = failure.Stopped(r.c.Ctx)
-		}
-		return code, &failure.Error{
-			Code: code,
+		return o.code, &failure.Error{
+			Code: o.code,
 			Msg:  fmt.Sprintf("%s showed no prompt matching %s: %s; the cursor line is %q", r.rec.Program, r.prompt, o.why, line),
 			Hint: "if that line is its prompt, run ptysend --repl-close and start it again with --prompt REGEX; if it is slow to start, use a larger --timeout",
 		}
@@ -193,13 +163,20 @@ func Eval(ctx context.Context, b bridge.Bridge, req Request, expr string) (int, 
 	})
 }
 
+// inputLines splits an expression into the lines the REPL will read. A
+// trailing newline would be an extra empty input.
+func inputLines(expr string) []string {
+	expr = strings.ReplaceAll(expr, "\r\n", "\n")
+	return strings.Split(strings.TrimRight(expr, "\n"), "\n")
+}
+
 func (r *run) awaitResponse() (int, error) {
 	closedBlock := false
 	for {
 		o := r.waitPrompt(r.c.Req.Timeout, call.Remaining(r.c.Start, r.c.Req.MaxTime))
 		switch {
 		case o.kind == atPrompt:
-			r.writeBeforePrompt(o)
+			r.out.write(o.before)
 			r.saveView()
 			return 0, nil
 		case o.kind == atContinuation && !closedBlock:
@@ -219,10 +196,55 @@ func (r *run) awaitResponse() (int, error) {
 	}
 }
 
+// interrupt stops an evaluation that timed out (or a stopped call) with
+// Ctrl-C, which REPLs take as "abandon this input": the REPL stays
+// usable. No Ctrl-\ as for commands: it would kill the REPL's state.
+func (r *run) interrupt(why outcome) (int, error) {
+	o := r.ctrlC()
+	switch o.kind {
+	case atPrompt:
+		r.out.write(o.before)
+		return why.code, &failure.Error{Code: why.code, Msg: why.why + ": interrupted the evaluation with Ctrl-C; the REPL is at its prompt again", Hint: why.hint}
+	case timedOut, stopped:
+		return why.code, &failure.Error{
+			Code: why.code,
+			Msg:  why.why + fmt.Sprintf(": sent Ctrl-C, but the REPL %s is still busy in the shared terminal", r.rec.Program),
+			Hint: "ask the user to look at the ptybridge terminal, or end the REPL with ptysend --repl-close",
+		}
+	}
+	return r.failed(o)
+}
+
+// cancelIncomplete: the REPL still waits for more after an empty line, so
+// the expression was incomplete; Ctrl-C drops it, as a human would.
+func (r *run) cancelIncomplete() (int, error) {
+	o := r.ctrlC()
+	what := fmt.Sprintf("the REPL %s still waited for more input after the expression and an empty line: the expression looks incomplete (an unclosed bracket, string or block?)", r.rec.Program)
+	switch o.kind {
+	case ended, died, hungUp:
+		return r.failed(o)
+	case atPrompt:
+		return 0, &failure.Error{Msg: what + "; it was cancelled with Ctrl-C", Hint: "fix the expression and retry"}
+	}
+	return 0, &failure.Error{
+		Msg:  what + "; Ctrl-C did not bring its prompt back",
+		Hint: "send the rest of the input with --repl-eval, ask the user, or leave the REPL with ptysend --repl-close",
+	}
+}
+
+// ctrlC abandons the input and waits for the prompt: only the main one
+// then, as the continuation prompt may still show for a moment.
+func (r *run) ctrlC() outcome {
+	r.out.interrupted()
+	r.promptOnly = true
+	r.c.T.Type(call.CtrlC)
+	return r.waitPrompt(0, call.KillGrace)
+}
+
 // Close leaves the REPL: Ctrl-D, then SIGTERM, then SIGKILL (a far one:
 // Ctrl-C, Ctrl-\), until the shell is back. A busy REPL gets Ctrl-C
 // first: it is the agent's; a line the human types at its prompt is
-// theirs, and refused.
+// refused.
 func Close(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	if pane.LoadREPL(b) == nil {
 		fmt.Fprintln(req.Stderr, "ptysend: no REPL is open in the shared terminal; nothing to close")
@@ -246,27 +268,22 @@ func Close(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	return status, err
 }
 
+// closeGrace is how long each means of --repl-close gets to end the REPL.
+const closeGrace = 2 * time.Second
+
 func (r *run) close(atPrompt bool) (int, error) {
-	means := []struct {
-		name string
-		do   func()
-	}{
-		{"Ctrl-D", func() {
-			if !atPrompt {
-				r.c.T.Type(call.CtrlC) // a running evaluation
-			}
-			r.c.T.Type("\x04")
-		}},
-		{"SIGTERM", func() { syscall.Kill(r.rec.PID, syscall.SIGTERM) }},
-		{"SIGKILL", func() { syscall.Kill(r.rec.PID, syscall.SIGKILL) }},
-	}
+	keys := func(k string) func() { return func() { r.c.T.Type(k) } }
+	signal := func(sig syscall.Signal) func() { return func() { syscall.Kill(r.rec.PID, sig) } }
+	means := []func(){keys("\x04"), signal(syscall.SIGTERM), signal(syscall.SIGKILL)}
 	if r.rec.Far { // no signal reaches the far end but through the terminal
-		means[1].name, means[1].do = "Ctrl-C", func() { r.c.T.Type(call.CtrlC) }
-		means[2].name, means[2].do = `Ctrl-\`, func() { r.c.T.Type(call.CtrlBackslash) }
+		means = []func(){keys("\x04"), keys(call.CtrlC), keys(call.CtrlBackslash)}
 	}
-	for _, m := range means {
-		m.do()
-		if o := r.waitGone(closeGrace); o.kind == ended || o.kind == died {
+	if !atPrompt {
+		r.c.T.Type(call.CtrlC) // a running evaluation
+	}
+	for _, do := range means {
+		do()
+		if o := r.waitEnd(closeGrace, r.death, timedOut); o.kind == ended || o.kind == died {
 			pane.ClearREPL(r.c.B, r.rec)
 			return 0, nil
 		} else if o.kind == hungUp {
@@ -277,13 +294,6 @@ func (r *run) close(atPrompt bool) (int, error) {
 		Msg:  fmt.Sprintf("the REPL %s (pid %d) did not exit after Ctrl-D, SIGTERM and SIGKILL", r.rec.Program, r.rec.PID),
 		Hint: "ask the user to look at the ptybridge terminal",
 	}
-}
-
-// inputLines splits an expression into the lines the REPL will read. A
-// trailing newline would be an extra empty input.
-func inputLines(expr string) []string {
-	expr = strings.ReplaceAll(expr, "\r\n", "\n")
-	return strings.Split(strings.TrimRight(expr, "\n"), "\n")
 }
 
 // failed turns the ways a REPL run can go wrong into an error.
@@ -312,77 +322,5 @@ func exitDescription(o outcome) string {
 		return fmt.Sprintf("was killed by signal %d (%s)", int(sig), sig)
 	default:
 		return fmt.Sprintf("exited with status %d", o.status)
-	}
-}
-
-// interrupt stops an evaluation that ran into a timeout (or a stopped
-// call) with Ctrl-C, which REPLs take as "abandon this input", not
-// "quit"; the REPL stays usable. There is no Ctrl-\ as for commands: that
-// would kill the REPL and all its state.
-func (r *run) interrupt(why outcome) (int, error) {
-	r.out.interrupted()
-	r.promptOnly = true
-	r.c.T.Type(call.CtrlC)
-	o := r.waitPrompt(0, call.KillGrace)
-	code := failure.ExitTimeout
-	if why.kind == stopped {
-		code, _ = failure.Stopped(r.c.Ctx)
-	}
-	switch o.kind {
-	case atPrompt:
-		r.writeBeforePrompt(o)
-		return code, &failure.Error{Code: code, Msg: why.why + ": interrupted the evaluation with Ctrl-C; the REPL is at its prompt again", Hint: why.hint}
-	case timedOut, stopped:
-		return code, &failure.Error{
-			Code: code,
-			Msg:  why.why + fmt.Sprintf(": sent Ctrl-C, but the REPL %s is still busy in the shared terminal", r.rec.Program),
-			Hint: "ask the user to look at the ptybridge terminal, or end the REPL with ptysend --repl-close",
-		}
-	}
-	return r.failed(o)
-}
-
-// cancelIncomplete: the REPL still waits for more after an empty line, so
-// the expression was incomplete; Ctrl-C drops it, as a human would.
-func (r *run) cancelIncomplete() (int, error) {
-	r.out.interrupted()
-	r.promptOnly = true
-	r.c.T.Type(call.CtrlC)
-	o := r.waitPrompt(0, call.KillGrace)
-	what := fmt.Sprintf("the REPL %s still waited for more input after the expression and an empty line: the expression looks incomplete (an unclosed bracket, string or block?)", r.rec.Program)
-	switch o.kind {
-	case ended, died, hungUp:
-		return r.failed(o)
-	case atPrompt:
-		return 0, &failure.Error{Msg: what + "; it was cancelled with Ctrl-C", Hint: "fix the expression and retry"}
-	}
-	return 0, &failure.Error{
-		Msg:  what + "; Ctrl-C did not bring its prompt back",
-		Hint: "send the rest of the input with --repl-eval, ask the user, or leave the REPL with ptysend --repl-close",
-	}
-}
-
-// writeBeforePrompt passes on output that the prompt was printed after,
-// on the same line (output without a final newline).
-func (r *run) writeBeforePrompt(o outcome) {
-	if o.before != "" {
-		r.out.write(o.before)
-	}
-}
-
-// waitGone waits for the REPL to end, within limit.
-func (r *run) waitGone(limit time.Duration) outcome {
-	deadline := time.NewTimer(limit)
-	defer deadline.Stop()
-	for {
-		select {
-		case res := <-r.done:
-			return r.streamEnd(res)
-		case <-r.death:
-			return r.afterDeath()
-		case <-r.chunks:
-		case <-deadline.C:
-			return outcome{kind: timedOut}
-		}
 	}
 }

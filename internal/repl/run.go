@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"regexp"
@@ -19,9 +18,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// run is one ptysend call's view of the REPL: the pane's stream read
-// through the wrapper's extractor into a lineScreen, whose finished lines
-// go through output to stdout.
+// run is one call's view of the REPL: the stream read through the
+// wrapper's extractor into a lineScreen, whose finished lines go through
+// output to stdout.
 type run struct {
 	c            *call.Call
 	rec          *pane.REPLRecord
@@ -31,65 +30,45 @@ type run struct {
 	out          *output
 	ext          *markers.Extractor
 	// streamMu is held while a chunk goes through ext into screen, so
-	// that the screen, ext's held bytes and fed (the bytes of the stream
-	// they have taken, from the turn's look on) are seen together.
-	streamMu sync.Mutex
-	fed      int64
-	base     int64 // the stream's offset where fed starts
-	// promptOnly: after a Ctrl-C only the main prompt means the REPL gave
-	// up the input; its continuation prompt may still show for a moment.
-	promptOnly bool
-	// watchStuck: after an evaluation's input, a REPL that waits for
-	// input on a line that is neither prompt is reported (stuck.go).
-	watchStuck bool
-	stuckLook  stuckLook
+	// that they and fed (the bytes they took, from base on) agree.
+	streamMu   sync.Mutex
+	fed, base  int64
+	lastOutput atomic.Int64 // when the stream last brought bytes (UnixNano)
 	chunks     chan struct{}
-	done       chan streamEnd
+	done       chan error // nil: the END marker came
 	death      <-chan struct{}
-	written    int64 // the REPL's written bytes at the last look (see check)
-	// cancelled: the call's context ended and was answered already (the
-	// wait for the prompt after the interrupt goes on).
+	written    int64 // the REPL's written bytes at the last look (check)
+	promptOnly bool  // after a Ctrl-C (ctrlC)
+	// watchStuck: after an evaluation's input (stuck.go).
+	watchStuck   bool
+	stuckSeen    bool
+	stuckWritten int64
+	// cancelled: the call's context ended and was answered already; the
+	// wait for the prompt after the interrupt goes on.
 	cancelled bool
-	// lastOutput is when the stream last brought bytes (UnixNano): a far
-	// REPL is at its prompt when the stream has been quiet since.
-	lastOutput atomic.Int64
-	ctx        context.Context
-	stop       context.CancelFunc
 }
 
-// streamEnd is how the stream ended: nil, the END marker was seen.
-type streamEnd struct{ err error }
-
-// newRun is a run that reads the REPL's stream (once started): from its
-// START (rec.PID 0: it starts now; pre is what was read of the stream
-// already), or from the prompt line the look saw.
+// newRun is a run that reads the REPL's stream, once started: from its
+// START (rec.PID 0: it starts now, pre is what was read already), or
+// from the prompt line the look saw.
 func newRun(c *call.Call, rec *pane.REPLRecord, at *pane.PromptLine, pre []byte) *run {
-	r := &run{
-		c: c, rec: rec,
-		prompt: rec.PromptRE(), cont: rec.ContinuationRE(),
-		tty:    platform.OpenTTY(rec.TTY),
-		chunks: make(chan struct{}, 1),
-		done:   make(chan streamEnd, 1),
-		base:   c.T.StreamOffset(),
-	}
-	r.ctx, r.stop = context.WithCancel(c.Ctx)
+	r := &run{c: c, rec: rec, prompt: rec.PromptRE(), cont: rec.ContinuationRE(), tty: platform.OpenTTY(rec.TTY),
+		chunks: make(chan struct{}, 1), done: make(chan error, 1), base: c.T.StreamOffset()}
 	r.out = &output{w: c.Req.Stdout, prompt: r.prompt, cont: r.cont}
 	r.screen = newLineScreen(r.out.line, c.T.Paste)
 	r.ext = markers.NewExtractor(rec.ID, r.screen)
 	switch {
 	case rec.PID == 0: // --repl-start: the output starts at START, on a line of its own
-		r.screen.restore("", 0)
-	case at != nil && at.Saved:
-		r.screen.restore(at.Line, at.Col)
+		r.screen.setLine("", 0, true)
 	case at != nil:
-		r.screen.reset(at.Line, at.Col)
+		r.screen.setLine(at.Line, at.Col, at.Saved)
 	}
 	if rec.PID != 0 {
 		// The START marker went by in an earlier call: declare it seen, so
 		// the extractor passes the REPL's output on and stops at END.
 		r.ext.Write([]byte(markers.Start(rec.ID)))
 		if !rec.Far { // a far REPL's death is its END marker alone
-			r.death = platform.WatchExit(r.ctx, rec.PID)
+			r.death = platform.WatchExit(c.Ctx, rec.PID)
 		}
 	}
 	if len(pre) > 0 {
@@ -100,22 +79,20 @@ func newRun(c *call.Call, rec *pane.REPLRecord, at *pane.PromptLine, pre []byte)
 }
 
 // start starts reading the stream, once what had to be typed first (an
-// evaluation's input, answered by the relay on the same stream) is.
+// evaluation's input, answered by the relay on the stream) is.
 func (r *run) start() *run {
 	go r.pump()
 	return r
 }
 
-// finish releases what the run holds.
 func (r *run) finish() {
-	r.stop()
 	if r.tty != nil {
 		r.tty.Close()
 	}
 }
 
 // pump feeds the stream to the extractor; r.chunks says that output came
-// and nothing more is buffered, the moment to look at the prompt.
+// and nothing more is buffered: the moment to look at the prompt.
 func (r *run) pump() {
 	buf := make([]byte, 64<<10)
 	for {
@@ -127,7 +104,7 @@ func (r *run) pump() {
 			r.streamMu.Unlock()
 			r.lastOutput.Store(time.Now().UnixNano())
 			if r.ext.Done() {
-				r.done <- streamEnd{}
+				r.done <- nil
 				return
 			}
 			if r.c.T.Buffered() == 0 {
@@ -138,7 +115,7 @@ func (r *run) pump() {
 			}
 		}
 		if err != nil {
-			r.done <- streamEnd{err: err}
+			r.done <- err
 			return
 		}
 	}
@@ -163,31 +140,34 @@ type outcome struct {
 	before string // atPrompt: output on the prompt's line, before it
 	status int    // ended: the shell's $? for the REPL
 	line   string // stuck: the cursor line
-	why    string // timedOut, stopped: what happened
+	why    string // timedOut, stopped: what happened, the hint, the call's status
 	hint   string
+	code   int
 }
 
-// Backoff of the re-check while the prompt shows but the REPL is not yet
-// asleep: it has just printed it, or it prints prompt-shaped text while
-// still working. Only the kernel is asked; the cap bounds the delay.
 const (
+	// Backoff of the re-check while the prompt shows but the REPL is not
+	// yet asleep (it just printed it, or prints prompt-shaped text while
+	// working). Only the kernel is asked; the cap bounds the delay.
 	recheckFirst = time.Millisecond
 	recheckMax   = 64 * time.Millisecond
+	// deathGrace is how long ptysend waits for the shell's END marker
+	// (which carries the exit status) once the REPL's process is gone.
+	deathGrace = time.Second
 )
 
 // waitPrompt waits until the REPL waits at its prompt (or continuation
 // prompt) for input, with a no-output timeout and an overall one (zero:
 // none).
 func (r *run) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
-	noOutput, overall := call.NewTimer(noOutputLimit), call.NewTimer(overallLimit)
-	defer noOutput.Stop()
-	defer overall.Stop()
+	noOutput, overall, stuckLook := call.NewTimer(noOutputLimit), call.NewTimer(overallLimit), r.stuckTimer()
 	recheck := time.NewTimer(time.Hour)
 	recheck.Stop()
+	defer noOutput.Stop()
+	defer overall.Stop()
+	defer stuckLook.Stop()
 	defer recheck.Stop()
 	backoff := recheckFirst
-	stuckTimer := r.newStuckTimer()
-	defer stuckTimer.Stop()
 	look := func(fromTimer bool) (outcome, bool) {
 		o, ok, again := r.check(fromTimer)
 		if again {
@@ -208,46 +188,40 @@ func (r *run) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
 		case <-r.chunks:
 			noOutput.Reset(noOutputLimit)
 			backoff = recheckFirst
-			r.resetStuck(stuckTimer)
+			r.stuckSeen = false
+			stuckLook.Reset(stuckQuiet)
 			if o, ok := look(false); ok {
 				return o
 			}
-		case <-stuckTimer.C:
-			if o, ok := r.lookStuck(stuckTimer); ok {
+		case <-stuckLook.C():
+			if o, ok := r.lookStuck(stuckLook); ok {
 				return o
 			}
 		case <-recheck.C:
 			if o, ok := look(true); ok {
 				return o
 			}
-		case res := <-r.done:
-			return r.streamEnd(res)
+		case err := <-r.done:
+			return r.endOutcome(err)
 		case <-r.death:
-			return r.afterDeath()
+			return r.waitEnd(deathGrace, nil, died)
 		case <-noOutput.C():
-			return outcome{kind: timedOut, why: fmt.Sprintf("no output for %v (--timeout)", noOutputLimit),
+			return outcome{kind: timedOut, code: failure.ExitTimeout, why: fmt.Sprintf("no output for %v (--timeout)", noOutputLimit),
 				hint: "if the evaluation is slow but quiet, retry with a larger --timeout, e.g. --timeout 60; if it waits for input (input(), a debugger), ask the user"}
 		case <-overall.C():
-			return outcome{kind: timedOut, why: fmt.Sprintf("it ran longer than %v (--max-time)", r.c.Req.MaxTime),
+			return outcome{kind: timedOut, code: failure.ExitTimeout, why: fmt.Sprintf("it ran longer than %v (--max-time)", r.c.Req.MaxTime),
 				hint: "if it needs longer, retry with a larger --max-time"}
 		case <-cancelled:
 			r.cancelled = true
-			_, why := failure.Stopped(r.c.Ctx)
-			return outcome{kind: stopped, why: why}
+			code, why := failure.Stopped(r.c.Ctx)
+			return outcome{kind: stopped, code: code, why: why}
 		}
 	}
 }
 
 // check looks whether the REPL is done: all typed lines echoed, the
-// cursor line showing the prompt, and the REPL asleep waiting for the
-// terminal. again asks for another look soon: the prompt shows but the
-// REPL is not asleep yet.
-//
-// A look on a timer, not on new output, may see the REPL back at its
-// prompt while the screen still shows an older, prompt-shaped line: what
-// it wrote last is still on its way through tmux and the relay. It is
-// done only if it wrote nothing since the previous look (the kernel's
-// count of its written bytes); else that output will arrive and decide.
+// cursor line showing the prompt, and the REPL waiting for input. again
+// asks for another look soon: the prompt shows, the REPL is not waiting.
 func (r *run) check(fromTimer bool) (o outcome, ok, again bool) {
 	if !r.out.echoed() {
 		return o, false, false
@@ -258,95 +232,78 @@ func (r *run) check(fromTimer bool) (o outcome, ok, again bool) {
 	if start < 0 && !continuing {
 		return o, false, false
 	}
+	var pid int
 	if r.rec.Far {
-		return r.checkFar(continuing, line, start)
+		pid, ok, again = r.farWaits()
+	} else {
+		pid, ok, again = r.waits(fromTimer)
 	}
-	fg, err := platform.ForegroundPID(r.c.T.PanePID)
-	if err != nil || fg == r.rec.ShellPID {
-		return o, false, false // not started yet, or exited: END will come
-	}
-	written, previous := platform.BytesWritten(fg), r.written
-	r.written = written
-	if !platform.WaitsForInput(fg, r.tty) || fromTimer && written != previous {
-		return o, false, true
-	}
-	if continuing {
-		return outcome{kind: atContinuation, pid: fg}, true, false
-	}
-	return outcome{kind: atPrompt, pid: fg, before: line[:start]}, true, false
-}
-
-// A far REPL (behind ssh, su, sudo...) is read from the stream as a local
-// one, with a weaker readiness check: the kernel does not see the far
-// REPL, so "it waits for input" is judged from the stream alone. An
-// evaluation is over when the cursor line shows the prompt and the
-// stream has been quiet for farQuiet since. Output that looks like the
-// prompt followed by a pause as long (print(">>> "); time.sleep(1)) ends
-// an evaluation early there.
-const farQuiet = 150 * time.Millisecond
-
-// checkFar is check's end for a far REPL: the prompt (or continuation
-// prompt) shows; the REPL waits for input once the stream is quiet.
-func (r *run) checkFar(continuing bool, line string, start int) (o outcome, ok, again bool) {
-	if last := r.lastOutput.Load(); last != 0 && time.Since(time.Unix(0, last)) < farQuiet {
-		return o, false, true
-	}
-	pid := r.rec.PID
-	if pid == 0 {
-		fg, err := platform.ForegroundPID(r.c.T.PanePID)
-		if err != nil {
-			return o, false, false
-		}
-		pid = fg // the carrier
-	}
-	if continuing {
+	switch {
+	case !ok:
+		return o, false, again
+	case continuing:
 		return outcome{kind: atContinuation, pid: pid}, true, false
 	}
 	return outcome{kind: atPrompt, pid: pid, before: line[:start]}, true, false
 }
 
-func (r *run) streamEnd(res streamEnd) outcome {
-	if res.err != nil {
+// waits reports whether the REPL, the terminal's foreground process,
+// sleeps waiting for input. A look on a timer may see it back at its
+// prompt while the screen still shows an older, prompt-shaped line, what
+// it wrote last still on its way through tmux: it counts only if the REPL
+// wrote nothing since the previous look; else that output will decide.
+func (r *run) waits(fromTimer bool) (pid int, ok, again bool) {
+	fg, err := platform.ForegroundPID(r.c.T.PanePID)
+	if err != nil || fg == r.rec.ShellPID {
+		return 0, false, false // not started yet, or exited: END will come
+	}
+	written, previous := platform.BytesWritten(fg), r.written
+	r.written = written
+	if !platform.WaitsForInput(fg, r.tty) || fromTimer && written != previous {
+		return 0, false, true
+	}
+	return fg, true, false
+}
+
+// The kernel does not see a far REPL (behind ssh, su, sudo...): it waits
+// once the stream has been quiet for farQuiet; output that looks like the
+// prompt, then a pause as long, ends an evaluation early there.
+const farQuiet = 150 * time.Millisecond
+
+func (r *run) farWaits() (pid int, ok, again bool) {
+	if last := r.lastOutput.Load(); last != 0 && time.Since(time.Unix(0, last)) < farQuiet {
+		return 0, false, true
+	}
+	if r.rec.PID != 0 {
+		return r.rec.PID, true, false
+	}
+	fg, err := platform.ForegroundPID(r.c.T.PanePID) // the carrier
+	return fg, err == nil, false
+}
+
+func (r *run) endOutcome(err error) outcome {
+	if err != nil {
 		return outcome{kind: hungUp}
 	}
 	return outcome{kind: ended, status: r.ext.Status()}
 }
 
-// afterDeath waits briefly for the END marker that follows the REPL's
-// death, for its status.
-func (r *run) afterDeath() outcome {
-	grace := time.NewTimer(deathGrace)
-	defer grace.Stop()
+// waitEnd waits up to limit for the REPL's END, or its death and then
+// deathGrace for the END that carries the status; else it is timeout.
+func (r *run) waitEnd(limit time.Duration, death <-chan struct{}, timeout outcomeKind) outcome {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
 	for {
 		select {
-		case res := <-r.done:
-			return r.streamEnd(res)
+		case err := <-r.done:
+			return r.endOutcome(err)
+		case <-death:
+			return r.waitEnd(deathGrace, nil, died)
 		case <-r.chunks:
-		case <-grace.C:
-			return outcome{kind: died}
+		case <-deadline.C:
+			return outcome{kind: timeout}
 		}
 	}
-}
-
-// view is the cursor line as of the stream read so far, nil when it
-// cannot be known from it (a tmux capture with no newline since, a
-// sequence half read or held back).
-func (r *run) view() *pane.LineView {
-	r.streamMu.Lock()
-	defer r.streamMu.Unlock()
-	cells, col, ok := r.screen.view()
-	if !ok || r.ext.Holding() || r.c.T.Relay == "" {
-		return nil
-	}
-	return &pane.LineView{Relay: r.c.T.Relay, Offset: r.base + r.fed, Cells: cells, Col: col}
-}
-
-// saveView records the view for the next call. Bytes still on their way
-// (the REPL printed after its prompt) make the next call's offset differ:
-// it asks tmux then.
-func (r *run) saveView() {
-	r.rec.View = r.view()
-	pane.SaveREPL(r.c.B, r.rec)
 }
 
 // Bracketed paste wraps a paste in these (xterm's, as tmux sends them).
@@ -355,16 +312,13 @@ const (
 	pasteEnd   = "\x1b[201~"
 )
 
-// typeInput types the lines and presses Enter, byte for byte as tmux's
-// paste-buffer -p followed by send-keys Enter would, if the stream is
-// still where the look saw it: newlines become "\r" (Enter), and when the
-// REPL has turned bracketed paste on the text is bracketed, so that its
-// line editor takes it as text (a TAB is no completion, the lines are one
-// edit). Without bracketed paste the REPL gets the keys as a plain paste:
-// python 3.11 (which turns readline's bracketed paste off) and node never
-// turn it on. When the mode is unknown (no switch seen since the relay
-// started, as under dash, whose prompt never sends one), tmux pastes, as
-// it knows the mode.
+// typeInput types the lines and Enter as tmux's paste-buffer -p and
+// send-keys Enter would, if the stream is still where the look saw it:
+// newlines become "\r", bracketed when the REPL turned bracketed paste
+// on, so that its line editor takes them as text (a TAB is no
+// completion); python 3.11 and node never turn it on. When the mode is
+// unknown (no switch seen since the relay started, as under dash), tmux
+// pastes: it knows the mode.
 func (r *run) typeInput(lines []string) error {
 	text := strings.Join(lines, "\r")
 	keys := ""
@@ -374,38 +328,17 @@ func (r *run) typeInput(lines []string) error {
 	case cleantext.Off:
 		keys = text + "\r"
 	}
-	typed, err := r.c.T.TypeIf(keys)
-	switch {
-	case err != nil:
-		return r.c.B.Closed(false)
-	case !typed:
-		return call.ErrMoved
-	case keys == "":
-		return r.pasteWithTmux(lines)
+	if err := r.c.TypeIf(keys); err != nil {
+		return err
 	}
-	return nil
-}
-
-// pasteWithTmux pastes the lines and presses Enter with tmux:
-// paste-buffer -p brackets the paste when the REPL has asked for
-// bracketed paste, as tmux knows from the pane's output.
-func (r *run) pasteWithTmux(lines []string) error {
+	if keys != "" {
+		return nil
+	}
+	// tmux's paste-buffer -p brackets the paste when the REPL asked for it.
 	buf := "ptybridge-" + string(r.rec.ID)
-	pane := r.c.T.PaneID
 	_, err := tmux.RunInput(strings.Join(lines, "\n"),
 		"load-buffer", "-b", buf, "-",
-		";", "paste-buffer", "-p", "-d", "-b", buf, "-t", pane,
-		";", "send-keys", "-t", pane, "Enter")
+		";", "paste-buffer", "-p", "-d", "-b", buf, "-t", r.c.T.PaneID,
+		";", "send-keys", "-t", r.c.T.PaneID, "Enter")
 	return err
-}
-
-// pasteMode is the REPL's bracketed paste mode as of the stream read so
-// far; unknown while a possible escape sequence is held back.
-func (r *run) pasteMode() cleantext.Mode {
-	r.streamMu.Lock()
-	defer r.streamMu.Unlock()
-	if r.ext.Holding() {
-		return cleantext.Unknown
-	}
-	return r.screen.pasteMode()
 }

@@ -5,48 +5,55 @@ import (
 	"sync/atomic"
 
 	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/pane"
 )
 
 // lineScreen reads a REPL's raw terminal output as the human sees it,
-// with the same terminal emulator as clean text: REPLs redraw their input
-// line with escape sequences (node rewrites the whole line on every
-// change, colours its results) and return the cursor with "\r". Finished
-// lines go to onLine; the line the cursor is on is where the prompt is
-// looked for.
+// with clean text's terminal emulator: REPLs redraw their input line with
+// escape sequences (node rewrites it on every change) and return the
+// cursor with "\r". Finished lines go to onLine; the prompt is looked for
+// on the cursor line.
 type lineScreen struct {
-	text  *cleantext.Writer
-	paste cleantext.Mode // the relay's bracketed paste mode as of our first byte
-	// own: the current line is what the stream made it, from a known
-	// start (a saved view, the REPL's START, or a newline since a reset
-	// from tmux's capture), so it may be saved as the next call's view.
+	text   *cleantext.Writer
+	clean  bytes.Buffer // text's finished lines
+	onLine func(string)
+	paste  cleantext.Mode // the relay's bracketed paste mode as of our first byte
+	// own: the current line is what the stream made it from a known
+	// start (a saved view, START, a newline since tmux's capture), so it
+	// may be saved as the next call's view.
 	own atomic.Bool
 }
 
 func newLineScreen(onLine func(string), paste cleantext.Mode) *lineScreen {
-	s := &lineScreen{paste: paste}
-	s.text = cleantext.NewWriter(&lineSplitter{screen: s, onLine: onLine})
+	s := &lineScreen{onLine: onLine, paste: paste}
+	s.text = cleantext.NewWriter(&s.clean)
 	return s
 }
 
-func (s *lineScreen) Write(p []byte) (int, error) { return s.text.Write(p) }
-
-// reset starts the current line over with text, the cursor at column col
-// (from tmux: what the line showed before our stream began).
-func (s *lineScreen) reset(text string, col int) {
-	s.text.SetLine(text, col)
-	s.own.Store(false)
+// Write passes the lines p finishes to onLine; a finished line makes the
+// next one the stream's own.
+func (s *lineScreen) Write(p []byte) (int, error) {
+	n, err := s.text.Write(p)
+	for {
+		i := bytes.IndexByte(s.clean.Bytes(), '\n')
+		if i < 0 {
+			return n, err
+		}
+		s.own.Store(true)
+		s.onLine(string(s.clean.Next(i + 1)[:i]))
+	}
 }
 
-// restore starts the current line over from a view saved by an earlier
-// call at the very point of the stream where ours starts.
-func (s *lineScreen) restore(cells string, col int) {
-	s.text.SetLine(cells, max(0, col))
-	s.own.Store(true)
+// setLine starts the current line over with text, the cursor at col:
+// what tmux showed before our stream began, or (own) a view an earlier
+// call saved at the very point of the stream where ours starts.
+func (s *lineScreen) setLine(text string, col int, own bool) {
+	s.text.SetLine(text, max(0, col))
+	s.own.Store(own)
 }
 
-// view is the current line to save for the next call: its cells and the
-// cursor column, when the line is the stream's own and no sequence is
-// half read.
+// view is the current line and cursor column to save for the next call,
+// when the line is the stream's own and no sequence is half read.
 func (s *lineScreen) view() (cells string, col int, ok bool) {
 	if !s.own.Load() || !s.text.Settled() {
 		return "", 0, false
@@ -56,33 +63,39 @@ func (s *lineScreen) view() (cells string, col int, ok bool) {
 }
 
 // pasteMode is the bracketed paste mode, unknown in the middle of an
-// escape sequence (the switch may be the one coming).
+// escape sequence.
 func (s *lineScreen) pasteMode() cleantext.Mode { return s.text.Paste(s.paste) }
 
-// cursorLine is the current line as the human sees it, up to the cursor
-// at least (so a prompt's trailing space counts), and the cursor column.
+// cursorLine is the current line up to the cursor at least (so a
+// prompt's trailing space counts), and the cursor column.
 func (s *lineScreen) cursorLine() (string, int) { return s.text.Line() }
 
-// lineSplitter hands the clean text's finished lines to onLine, one at a
-// time and without their "\n"; a finished line makes the next one the
-// stream's own.
-type lineSplitter struct {
-	screen  *lineScreen
-	onLine  func(string)
-	partial []byte
+// view is the cursor line as of the stream read so far, nil when that
+// cannot tell it.
+func (r *run) view() *pane.LineView {
+	r.streamMu.Lock()
+	defer r.streamMu.Unlock()
+	cells, col, ok := r.screen.view()
+	if !ok || r.ext.Holding() || r.c.T.Relay == "" {
+		return nil
+	}
+	return &pane.LineView{Relay: r.c.T.Relay, Offset: r.base + r.fed, Cells: cells, Col: col}
 }
 
-func (l *lineSplitter) Write(p []byte) (int, error) {
-	n := len(p)
-	for {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			l.partial = append(l.partial, p...)
-			return n, nil
-		}
-		line := string(append(l.partial, p[:i]...))
-		l.partial, p = l.partial[:0], p[i+1:]
-		l.screen.own.Store(true)
-		l.onLine(line)
+// saveView records the view for the next call. Bytes still on their way
+// make the next call's offset differ: it asks tmux then.
+func (r *run) saveView() error {
+	r.rec.View = r.view()
+	return pane.SaveREPL(r.c.B, r.rec)
+}
+
+// pasteMode is the REPL's bracketed paste mode as of the stream read so
+// far.
+func (r *run) pasteMode() cleantext.Mode {
+	r.streamMu.Lock()
+	defer r.streamMu.Unlock()
+	if r.ext.Holding() {
+		return cleantext.Unknown
 	}
+	return r.screen.pasteMode()
 }

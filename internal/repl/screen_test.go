@@ -48,7 +48,7 @@ func TestLineScreenShowsWhatTheHumanSees(t *testing.T) {
 func TestLineScreenStartsFromTheCapturedLine(t *testing.T) {
 	var got []string
 	s := newLineScreen(func(l string) { got = append(got, l) }, cleantext.Unknown)
-	s.reset(">>>", 4) // tmux trims the prompt's trailing space; the cursor keeps it
+	s.setLine(">>>", 4, false) // tmux trims the prompt's trailing space; the cursor keeps it
 	if line, col := s.cursorLine(); line != ">>> " || col != 4 {
 		t.Fatalf("got %q at %d", line, col)
 	}
@@ -85,7 +85,7 @@ func TestLineScreenFollowsBracketedPaste(t *testing.T) {
 
 func TestLineScreenViewIsTheStreamsOwnLine(t *testing.T) {
 	s := newLineScreen(func(string) {}, cleantext.Unknown)
-	s.reset(">>> ab", 6) // from tmux: not the stream's own
+	s.setLine(">>> ab", 6, false) // from tmux: not the stream's own
 	if _, _, ok := s.view(); ok {
 		t.Fatal("a line captured by tmux must not be saved as a view")
 	}
@@ -106,7 +106,7 @@ func TestLineScreenViewIsTheStreamsOwnLine(t *testing.T) {
 		t.Fatalf("got %q at %d, %v", cells, col, ok)
 	}
 	r := newLineScreen(func(string) {}, cleantext.Unknown)
-	r.restore(">>> ", 4)
+	r.setLine(">>> ", 4, true)
 	if line, col := r.cursorLine(); line != ">>> " || col != 4 {
 		t.Fatalf("restored: got %q at %d", line, col)
 	}

@@ -4,83 +4,58 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/call"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// After an evaluation's input, a REPL may wait for more input on a line
-// that is neither its prompt nor its continuation prompt: the evaluation
-// asks a question (python's input("Name? ")), or the REPL's continuation
-// prompt is not the one ptysend knows. Nothing more will be printed, so
-// the call would only end at the no-output timeout, whose Ctrl-C loses
-// the input. Instead, once the stream has been quiet for stuckQuiet, the
-// call looks: the REPL sleeping until the terminal has input, on such a
-// line, is stuck when a second look stuckConfirm later finds it the same
-// (nothing written meanwhile, no output arrived), and the call says so
-// (exit 125) and leaves the REPL as it is. While the REPL computes
-// quietly, the look comes back once per stuckQuiet, reading only /platform.
-// A REPL that waits in an event loop (node) is never taken for stuck: it
-// waits there alike while it awaits a timer or a promise
-// (platform.WaitsOnlyForInput); its evaluation runs into the timeout as before.
+// After an evaluation's input, a REPL may wait for input on a line that
+// is neither of its prompts: the evaluation asks a question (python's
+// input("Name? ")), or the REPL's continuation prompt is not the one
+// ptysend knows. The no-output timeout's Ctrl-C would lose the input, so
+// once the stream has been quiet for stuckQuiet the call looks (reading
+// only /proc): a REPL asleep until the terminal has input, on such a
+// line, is stuck when a second look stuckConfirm later finds it the same,
+// and the call says so (exit 125). A REPL that waits in an event loop
+// (node) is never stuck: it waits there alike for a timer or a promise
+// (platform.WaitsOnlyForInput).
 const (
 	stuckQuiet   = time.Second
 	stuckConfirm = 50 * time.Millisecond
 )
 
-// stuckLook is the first of the two looks, while the stream stays quiet.
-type stuckLook struct {
-	seen    bool
-	written int64 // the REPL's written bytes then
+// stuckTimer starts the quiet spell of a wait for the prompt; it fires
+// only after an evaluation's input, not after an interrupt.
+func (r *run) stuckTimer() *call.Timer {
+	r.stuckSeen = false
+	if !r.watchStuck || r.promptOnly || r.rec.Far {
+		return call.NewTimer(0)
+	}
+	return call.NewTimer(stuckQuiet)
 }
 
-// watchingStuck: only after an evaluation's input, and not while an
-// interrupt waits for the prompt.
-func (r *run) watchingStuck() bool { return r.watchStuck && !r.promptOnly && !r.rec.Far }
-
-// newStuckTimer starts the quiet spell of a wait for the prompt.
-func (r *run) newStuckTimer() *time.Timer {
-	t := time.NewTimer(stuckQuiet)
-	if !r.watchingStuck() {
-		t.Stop()
-	}
-	r.stuckLook = stuckLook{}
-	return t
-}
-
-// resetStuck starts the quiet spell over: output came.
-func (r *run) resetStuck(t *time.Timer) {
-	r.stuckLook = stuckLook{}
-	if r.watchingStuck() {
-		t.Reset(stuckQuiet)
-	}
-}
-
-// lookStuck looks whether the REPL is stuck (see above), and sets t for
-// the next look when it is not known to be.
-func (r *run) lookStuck(t *time.Timer) (outcome, bool) {
-	if !r.watchingStuck() {
-		return outcome{}, false
-	}
+// lookStuck looks whether the REPL is stuck, and sets t for the next look
+// when it is not known to be.
+func (r *run) lookStuck(t *call.Timer) (outcome, bool) {
 	line, _ := r.screen.cursorLine()
 	start, _ := pane.PromptIn(r.prompt, line)
 	atAPrompt := start >= 0 || r.cont != nil && r.cont.MatchString(line)
 	fg, err := platform.ForegroundPID(r.c.T.PanePID)
 	if atAPrompt || err != nil || fg == r.rec.ShellPID || !platform.WaitsOnlyForInput(fg, r.tty) {
-		r.stuckLook = stuckLook{}
+		r.stuckSeen = false
 		t.Reset(stuckQuiet)
 		return outcome{}, false
 	}
 	written := platform.BytesWritten(fg)
-	if r.stuckLook.seen && r.stuckLook.written == written {
+	if r.stuckSeen && r.stuckWritten == written {
 		return outcome{kind: stuck, pid: fg, line: line}, true
 	}
-	r.stuckLook = stuckLook{seen: true, written: written}
+	r.stuckSeen, r.stuckWritten = true, written
 	t.Reset(stuckConfirm)
 	return outcome{}, false
 }
 
-// stuckError says what the stuck REPL shows, and what to do about it.
 func (r *run) stuckError(o outcome) error {
 	prompts := fmt.Sprintf("neither its prompt (%s) nor its continuation prompt (%s)", r.prompt, r.cont)
 	if r.cont == nil {

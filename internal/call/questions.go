@@ -1,0 +1,122 @@
+package call
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/pane"
+)
+
+// questions notices that a local command waits for the human (the
+// foreground program sleeps until the terminal has input), says so on
+// stderr once per question, and takes the question and the echo of the
+// answer out of the clean text of stdout: they are the terminal's
+// conversation with the human, not output.
+type questions struct {
+	c            *Call
+	errs         *stderrCopy
+	started      chan struct{} // closed once the START marker was seen
+	asked, taken bool
+	question     string
+	captures     int
+	waits        func() bool   // the look; tests replace it
+	asks         func() string // and the reading of the question
+}
+
+func newQuestions(c *Call) questions {
+	return questions{c: c, started: make(chan struct{}),
+		waits: func() bool { return pane.WaitsForHuman(c.T.PanePID) },
+		asks:  func() string { return pane.Asks(c.T.PaneID) },
+	}
+}
+
+// maxCaptures bounds the tmux calls that read one question: the screen
+// can lag behind the wait, and a read may have no prompt at all.
+const maxCaptures = 3
+
+// waitsForHuman reports whether the command sleeps until the human
+// answers the terminal. The stream can lag far behind the shell (a large
+// output in tmux), which may be back at its prompt long before END. The
+// shell waits for ptysend to have seen the wrapper's token in the stderr
+// fifo, so a look counts only if the token had still not come once the
+// look (and the capture of the question) was done.
+func (q *questions) waitsForHuman() bool {
+	select {
+	case <-q.started:
+	default:
+		return false // the shell has yet to read the line: it is no question
+	}
+	if q.errs.over.Load() {
+		return false
+	}
+	waits := q.waits()
+	asks := q.question
+	if waits && asks == "" && q.captures < maxCaptures {
+		q.captures++
+		asks = q.asks()
+	}
+	if !waits || q.errs.over.Load() {
+		return false
+	}
+	q.question = asks
+	if !q.asked {
+		q.asked = true
+		tellQuestion(q.c.Req.Stderr, q.note())
+	}
+	q.take()
+	return true
+}
+
+func tellQuestion(w io.Writer, question string) {
+	fmt.Fprintf(w, "ptysend: the terminal asks: %q\n"+
+		"ptysend: the user must answer it in the ptybridge terminal: ask them to; "+
+		"--timeout is paused while it waits (--max-time still applies)\n", question)
+}
+
+// note names the question: the terminal's cursor line, else the line the
+// output shows last (stdout's pending line, else stderr's).
+func (q *questions) note() string {
+	if q.question != "" {
+		return q.question
+	}
+	if q.c.clean != nil {
+		if p := strings.TrimSpace(q.c.clean.Pending()); p != "" {
+			return p
+		}
+	}
+	if l := strings.TrimSpace(cleantext.String(q.errs.lastLine())); l != "" {
+		return l
+	}
+	return "(input)"
+}
+
+func (q *questions) answered() { q.asked, q.question, q.captures, q.taken = false, "", 0, false }
+
+// take takes the question, and the echo of the answer that follows, out
+// of the clean text of stdout: only a pending line that is the question
+// the terminal shows, so a wrong note never takes output. The stream may
+// bring the question after the note; a later look takes it then.
+func (q *questions) take() {
+	if q.c.clean == nil || q.taken {
+		return
+	}
+	stderrLine := q.errs.lastLine()
+	_, q.taken = q.c.clean.TakePendingIf(func(pending string) bool {
+		return isQuestion(pending, stderrLine, q.question)
+	})
+}
+
+// isQuestion reports whether the line the output shows last (stdout's
+// pending line, else stderr's) is the question at the terminal's cursor
+// line: its end, as a question wider than the terminal shows only its
+// last row there.
+func isQuestion(stdoutLine, stderrLine, asks string) bool {
+	line := strings.TrimSpace(stdoutLine)
+	if line == "" {
+		line = strings.TrimSpace(cleantext.String(stderrLine))
+	}
+	asks = strings.TrimSpace(asks)
+	return asks != "" && line != "" && strings.HasSuffix(line, asks)
+}

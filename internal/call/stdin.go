@@ -1,0 +1,89 @@
+package call
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/ptybridge/ptybridge/internal/failure"
+)
+
+const (
+	// maxFarStdin bounds the stdin forwarded to a far command: it
+	// travels typed, in base64, through the terminal.
+	maxFarStdin = 16 << 20
+	// stdinIdle: a stdin that is neither at its end nor sent a byte after
+	// this long is an idle pipe, not data for the command.
+	stdinIdle = 200 * time.Millisecond
+)
+
+// forwardsStdin: a terminal on stdin means nothing to forward (the
+// command reads the shared terminal); anything else is data.
+func forwardsStdin(r io.Reader) bool {
+	if f, ok := r.(*os.File); ok {
+		return f != nil && !term.IsTerminal(int(f.Fd()))
+	}
+	return r != nil
+}
+
+// feedStdin copies the agent's stdin into the fifo the command reads,
+// once the shell opened its end (finish ends the wait when the command
+// never ran).
+func feedStdin(fifo string, in io.Reader) {
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	io.Copy(w, in)
+	w.Close()
+}
+
+// readFarStdin reads the stdin to forward to a far command, whole: it is
+// typed after the payload. A terminal, or a pipe that stays idle and
+// open, forwards nothing: nil, where an empty stdin is empty.
+func readFarStdin(in io.Reader) ([]byte, error) {
+	if !forwardsStdin(in) {
+		return nil, nil
+	}
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan chunk, 16)
+	go func() {
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := in.Read(buf)
+			ch <- chunk{buf[:n], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	data := []byte{}
+	idle := time.After(stdinIdle)
+	for {
+		select {
+		case c := <-ch:
+			data = append(data, c.b...)
+			switch {
+			case len(data) > maxFarStdin:
+				return nil, &failure.Error{
+					Msg:  fmt.Sprintf("the standard input is larger than %d MiB, the most ptysend forwards to a far shell (it is typed through the terminal)", maxFarStdin>>20),
+					Hint: "copy the data to the far side another way (scp, a shared directory), or send it in smaller parts",
+				}
+			case c.err == io.EOF:
+				return data, nil
+			case c.err != nil:
+				return nil, failure.From(c.err)
+			case len(data) > 0:
+				idle = nil // data flows: read to its end
+			}
+		case <-idle:
+			return nil, nil
+		}
+	}
+}

@@ -1,0 +1,254 @@
+package call
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/relay"
+)
+
+// transport is how a command gets to a shell and back: local or far.
+type transport interface {
+	// start types the command (or returns ErrMoved), watches its shell
+	// in c.exit and pumps the stream to done.
+	start(done chan<- streamEnd) error
+	// waitsForHuman reports whether the command waits for the human to
+	// answer the terminal, saying so on stderr once per question; a line
+	// break (answered) ends a question.
+	waitsForHuman() bool
+	answered()
+	// stopped hears that an interrupt took: the shell is at its prompt.
+	stopped() <-chan struct{}
+	shellEnded() error
+	finish()
+}
+
+// streamEnd is how the stream of a command ended: END with the status,
+// or an error (relay.ErrHungUp: the pane went).
+type streamEnd struct {
+	status int
+	err    error
+}
+
+// Interrupt keys, typed into the terminal's input, where the line
+// discipline turns them into SIGINT and SIGQUIT whatever tmux shows (copy
+// mode would take them from send-keys).
+const (
+	CtrlC         = "\x03"
+	CtrlBackslash = "\x1c"
+)
+
+const (
+	// KillGrace is how long each phase of the two-phase kill waits for
+	// the command to stop: Ctrl-C, then Ctrl-\.
+	KillGrace = 3 * time.Second
+	// drainGrace is how long a call waits, once the shell is gone, for
+	// the stream to bring what the shell wrote before it ended.
+	drainGrace = 200 * time.Millisecond
+	// Looks for a command that waits for the human: the first soon after
+	// the output stops (a question is the last thing a program prints
+	// before it reads), then less and less often. The human is told at
+	// once, even when they answer long before --timeout.
+	firstLook = 15 * time.Millisecond
+	lastGap   = 2 * time.Second
+)
+
+// run types the command and waits for its end, a timeout, the shell's
+// end or the caller going away, and turns each into the call's outcome.
+func (c *Call) run(tr transport) (int, error) {
+	done := make(chan streamEnd, 1)
+	if err := tr.start(done); err != nil {
+		tr.finish()
+		return 0, err
+	}
+	if c.clean != nil {
+		defer c.clean.Close()
+	}
+	noOutput := NewTimer(c.Req.Timeout)
+	overall := NewTimer(Remaining(c.Start, c.Req.MaxTime))
+	gap := firstLook
+	look := time.NewTimer(gap)
+	defer noOutput.Stop()
+	defer overall.Stop()
+	defer look.Stop()
+	for {
+		select {
+		case <-c.exit:
+			select {
+			case e := <-done: // it ended after its END marker: no matter
+				return c.finish(tr, e)
+			case <-time.After(drainGrace):
+			}
+			tr.finish()
+			return 0, tr.shellEnded()
+		case lineBreak := <-c.arrived:
+			noOutput.Reset(c.Req.Timeout)
+			gap = firstLook
+			look.Reset(gap)
+			if lineBreak {
+				tr.answered()
+			}
+		case e := <-done:
+			return c.finish(tr, e)
+		case <-look.C:
+			tr.waitsForHuman()
+			gap = min(4*gap, lastGap)
+			look.Reset(gap)
+		case <-noOutput.C():
+			// Decided now, however short the timeout: a command waiting
+			// for the human is not hung.
+			if tr.waitsForHuman() {
+				noOutput.Reset(c.Req.Timeout)
+				continue
+			}
+			return c.interrupt(tr, done, fmt.Sprintf("no output for %v (--timeout)", c.Req.Timeout),
+				"if the command is slow but quiet, rerun it with a larger --timeout, e.g. --timeout 60")
+		case <-overall.C():
+			return c.interrupt(tr, done, fmt.Sprintf("the command ran longer than %v (--max-time)", c.Req.MaxTime),
+				"if it needs longer, rerun it with a larger --max-time, or run it in the background and poll")
+		case <-c.Ctx.Done():
+			code, why := failure.Stopped(c.Ctx)
+			status, _ := c.interrupt(tr, done, why, "")
+			if status == failure.ExitTimeout {
+				status = code
+			}
+			return status, &failure.Error{Code: status, Msg: why + "; the command was interrupted"}
+		}
+	}
+}
+
+// finish reports the end of the stream: the command's status, or why the
+// stream broke.
+func (c *Call) finish(tr transport, e streamEnd) (int, error) {
+	tr.finish()
+	switch {
+	case errors.Is(e.err, relay.ErrHungUp):
+		return 0, c.B.Closed(true)
+	case e.err != nil:
+		return 0, &failure.Error{Msg: "writing the output: " + e.err.Error(), Hint: "make sure ptysend's standard output can be written"}
+	}
+	return e.status, nil
+}
+
+// interrupt runs the two-phase kill: Ctrl-C, and Ctrl-\ if the command is
+// still running KillGrace later. The output so far has been streamed
+// already; the call ends with failure.ExitTimeout and says what happened.
+func (c *Call) interrupt(tr transport, done <-chan streamEnd, why, hint string) (int, error) {
+	how := "interrupted it with Ctrl-C"
+	c.out.hold()
+	c.T.Type(CtrlC)
+	stopped, e := waitStopped(tr, done)
+	if !stopped {
+		how = "it ignored Ctrl-C, so it was sent Ctrl-\\ (SIGQUIT)"
+		c.T.Type(CtrlBackslash)
+		stopped, e = waitStopped(tr, done)
+	}
+	if stopped && e == nil {
+		c.out.awaitEcho(drainGrace)
+	}
+	c.out.release(e != nil && e.err == nil)
+	tr.finish()
+	if e != nil && errors.Is(e.err, relay.ErrHungUp) {
+		return 0, c.B.Closed(true)
+	}
+	if !stopped {
+		how += "; it is still running in the shared terminal"
+		hint = "ask the user to stop the command in the ptybridge terminal before you run anything else"
+	}
+	return failure.ExitTimeout, &failure.Error{Code: failure.ExitTimeout, Msg: why + ": " + how, Hint: hint}
+}
+
+// waitStopped waits up to KillGrace for the command to end: its END
+// marker, or (as an interrupted shell drops the rest of the line) the
+// shell back at its prompt.
+func waitStopped(tr transport, done <-chan streamEnd) (bool, *streamEnd) {
+	deadline := time.NewTimer(KillGrace)
+	defer deadline.Stop()
+	select {
+	case e := <-done:
+		return true, &e
+	case <-tr.stopped():
+		return true, nil
+	case <-deadline.C:
+		return false, nil
+	}
+}
+
+// pump feeds the stream, first what was read of it already, to w (the
+// extractor, or a far call's stream in front of it) until END or a
+// hang-up. started is closed once the START marker was seen.
+func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte, started chan struct{}) streamEnd {
+	in := io.MultiReader(bytes.NewReader(first), c.T)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			wasStarted := ext.Started()
+			if _, err := w.Write(buf[:n]); err != nil {
+				return streamEnd{err: err}
+			}
+			if !wasStarted && ext.Started() && started != nil {
+				close(started)
+			}
+			select {
+			case c.arrived <- bytes.IndexByte(buf[:n], '\n') >= 0:
+			default:
+			}
+			if ext.Done() {
+				return streamEnd{status: ext.Status()}
+			}
+		}
+		if err != nil {
+			return streamEnd{err: err}
+		}
+	}
+}
+
+// Timer is a timer that never fires when its duration is zero: the
+// no-output and overall timeouts of a call.
+type Timer struct{ t *time.Timer }
+
+func NewTimer(d time.Duration) *Timer {
+	if d <= 0 {
+		return &Timer{}
+	}
+	return &Timer{time.NewTimer(d)}
+}
+
+// C fires when the time is up; nil (never) for a zero timer.
+func (t *Timer) C() <-chan time.Time {
+	if t.t == nil {
+		return nil
+	}
+	return t.t.C
+}
+
+// Reset starts the timer over with d (a zero timer stays zero).
+func (t *Timer) Reset(d time.Duration) {
+	if t.t != nil {
+		t.t.Reset(d)
+	}
+}
+
+func (t *Timer) Stop() {
+	if t.t != nil {
+		t.t.Stop()
+	}
+}
+
+// Remaining is what is left of limit since start: zero when there is no
+// limit, never zero (so never "no limit") once it has passed.
+func Remaining(start time.Time, limit time.Duration) time.Duration {
+	if limit <= 0 {
+		return 0
+	}
+	if left := time.Until(start.Add(limit)); left > 0 {
+		return left
+	}
+	return time.Nanosecond
+}
