@@ -27,7 +27,8 @@ type tool struct {
 func tools() []tool {
 	var ts []tool
 	for _, m := range modes.All() {
-		info := m.Tool()
+		about := m.About()
+		info := about.Tool
 		if info == nil {
 			continue
 		}
@@ -38,7 +39,7 @@ func tools() []tool {
 		}
 		typ := reflect.TypeOf(m).Elem()
 		ts = append(ts, tool{mode: typ, def: &mcp.Tool{Name: info.Name, Title: info.Title, Description: info.Description,
-			Annotations: hints, InputSchema: inputSchema(typ, m.Takes())}})
+			Annotations: hints, InputSchema: inputSchema(typ, about.Takes)}})
 	}
 	return ts
 }
@@ -49,14 +50,14 @@ func tools() []tool {
 func (t tool) add(s *server) {
 	mcp.AddTool(s.mcp, t.def, func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, Result, error) {
 		m := reflect.New(t.mode).Interface().(modes.Mode)
-		opts := modes.Options{Timeout: cli.Duration(s.cfg.Timeout), MaxTime: cli.Duration(s.cfg.MaxTime), JSON: m.Tool().JSON}
+		opts := modes.Options{Timeout: cli.Duration(s.cfg.Timeout), MaxTime: cli.Duration(s.cfg.MaxTime), JSON: m.About().Tool.JSON}
 		args := req.Params.Arguments
 		err := json.Unmarshal(args, m)
 		if err == nil {
 			err = json.Unmarshal(args, &opts)
 		}
 		if err == nil {
-			err = m.Check()
+			err = modes.Check(m)
 		}
 		if err != nil {
 			return result(0, &failure.Error{Msg: err.Error(), Hint: "give the arguments as the tool's input schema says"}, "", "", 0)

@@ -2,6 +2,7 @@ package modes
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -42,6 +43,26 @@ func Main(args []string) int {
 	return status
 }
 
+//go:embed help.txt
+var helpText string
+
+// helpDescription is the description for kong: the whole text when the
+// command line asks for help, else none. kong runs every help text
+// through a regular expression at each parse (for ${variables}), which
+// for the long description costs ~0.3 MB of heap on every call, a few
+// percent of a call's peak memory.
+func helpDescription(args []string) string {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return ""
+		case "-h", "--help":
+			return strings.TrimSuffix(helpText, "\n")
+		}
+	}
+	return ""
+}
+
 // parse reads the command line into opts and the modes with kong, which
 // prints help and the version itself; false when it is unusable (after
 // saying why).
@@ -57,8 +78,7 @@ func parse(opts *Options, modes []Mode, args []string) bool {
 			os.Exit(code)
 		}),
 	}
-	// The modes are plugins of the command line: their flags, and the
-	// command's words, are the root's.
+	// The modes' flags, and the command's words, are the root's.
 	plugins := make(kong.Plugins, len(modes))
 	for i, m := range modes {
 		plugins[i] = m
@@ -87,32 +107,20 @@ func usageError(msg string) int {
 // checked.
 func choose(opts *Options, modes []Mode) (Mode, error) {
 	cmd := modes[len(modes)-1].(*command)
-	for _, m := range modes {
-		if tw, ok := m.(takesWords); ok && m.Chosen() {
-			tw.takeWords(cmd.words())
+	var m Mode
+	for _, mode := range modes {
+		if !mode.About().Chosen {
+			continue
+		}
+		if m != nil {
+			return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, the --job modes, or -- WORDS, not several")
+		}
+		if tw, ok := mode.(takesWords); ok {
+			tw.takeWords(words(cmd.Words))
 			cmd.Words = nil
 		}
+		m = mode
 	}
-	var chosen []Mode
-	for _, m := range modes {
-		if m.Chosen() {
-			chosen = append(chosen, m)
-		}
-	}
-	switch {
-	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, the --job modes, or -- WORDS, not several")
-	case len(chosen) == 0:
-		for _, m := range modes {
-			if o, ok := m.(ownsOptions); ok {
-				if err := o.misplaced(); err != nil {
-					return nil, err
-				}
-			}
-		}
-		return nil, errors.New("no command given")
-	}
-	m := chosen[0]
 	if w, ok := m.(*jobWait); ok { // --since is one flag for two modes
 		for _, o := range modes {
 			if o, ok := o.(*jobOutput); ok {
@@ -120,29 +128,24 @@ func choose(opts *Options, modes []Mode) (Mode, error) {
 			}
 		}
 	}
-	for _, m := range modes {
-		if o, ok := m.(ownsOptions); ok && !m.Chosen() {
+	for _, mode := range modes {
+		if o, ok := mode.(ownsOptions); ok && mode != m {
 			if err := o.misplaced(); err != nil {
 				return nil, err
 			}
 		}
 	}
-	switch takes := m.Takes(); {
+	if m == nil {
+		return nil, errors.New("no command given")
+	}
+	switch takes := m.About().Takes; {
 	case opts.WaitFree != nil && takes&TakesWaitFree == 0:
 		return nil, errors.New("--wait-free goes with -- WORDS, --repl-start or --repl-eval")
 	case opts.JSON && takes&TakesJSON == 0:
 		return nil, errors.New("--json goes with --screen, --status, --history, --sessions, --jobs, --job-output or --job-screen")
 	}
-	return m, m.Check()
+	return m, Check(m)
 }
-
-// takesWords is a mode that takes the words after "--" (which are
-// otherwise a command's).
-type takesWords interface{ takeWords(words []string) }
-
-// ownsOptions is a mode with options of its own, which are refused
-// when given without it.
-type ownsOptions interface{ misplaced() error }
 
 func newBridge(session string) (bridge.Bridge, error) {
 	if session == "" {
@@ -159,17 +162,15 @@ func stopContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-signals:
 			cancel(failure.StopSignal{Signal: s.(syscall.Signal)})
-		case <-done:
+		case <-ctx.Done():
 		}
 	}()
 	return ctx, func() {
 		signal.Stop(signals)
-		close(done)
 		cancel(nil)
 	}
 }

@@ -27,13 +27,10 @@ import (
 // --mcp. The server is a program of its own, ptysend-mcp, so that the MCP
 // SDK does not make every ptysend call slower and bigger.
 type mcpServer struct {
-	base
 	MCP bool `name:"mcp" help:"Serve the shared terminal to an agent as an MCP server on stdin/stdout (its tools run the modes); --timeout and --max-time set the tools' defaults." json:"-"`
 }
 
-func (m *mcpServer) Chosen() bool  { return m.MCP }
-func (m *mcpServer) Typed() string { return "--mcp" }
-func (m *mcpServer) Takes() Takes  { return TakesLimits }
+func (m *mcpServer) About() About { return About{Chosen: m.MCP, Takes: TakesLimits} }
 
 // mcpServerProgram is the MCP server's program (cmd/ptysend-mcp).
 const mcpServerProgram = "ptysend-mcp"
@@ -75,11 +72,10 @@ func findMCPServer() (string, error) {
 
 // skill prints the agent skill: ptysend --skill.
 type skill struct {
-	base
 	Skill bool `help:"Print the agent skill (SKILL.md: when and how to use ptysend) and exit." json:"-"`
 }
 
-func (m *skill) Chosen() bool { return m.Skill }
+func (m *skill) About() About { return About{Chosen: m.Skill} }
 
 func (m *skill) Run(ctx context.Context, e *Env) (int, error) {
 	_, err := io.WriteString(e.Stdout, skills.PtyBridge)
@@ -90,38 +86,35 @@ func (m *skill) Run(ctx context.Context, e *Env) (int, error) {
 // ptysend itself through tmux: it shows the question and reads the
 // human's key.
 type confirmAsk struct {
-	base
 	File string `name:"confirm-ask" hidden:"" help:"Internal: ask the user the question in FILE (ptybridge --confirm)." json:"-"`
 }
 
-func (m *confirmAsk) Chosen() bool { return m.File != "" }
+func (m *confirmAsk) About() About { return About{Chosen: m.File != ""} }
 
 func (m *confirmAsk) Run(ctx context.Context, e *Env) (int, error) {
-	return 0, failureOf(human.Answer(m.File, os.Stdin))
+	return 0, human.Answer(m.File, os.Stdin)
 }
 
 // relayMode is a pane's relay, started by tmux's pipe-pane.
 type relayMode struct {
-	base
 	cli.RelayFlags `embed:""`
 }
 
-func (m *relayMode) Chosen() bool { return m.Requested() }
+func (m *relayMode) About() About { return About{Chosen: m.Requested()} }
 
 func (m *relayMode) Run(ctx context.Context, e *Env) (int, error) {
-	return 0, failureOf(m.RelayFlags.Run())
+	return 0, m.RelayFlags.Run()
 }
 
 // lateStderr keeps showing the stderr of a finished command's background
 // jobs (call.KeepShowingStderr): ptysend starts itself with it, the fifo
 // on its descriptor 3.
 type lateStderr struct {
-	base
 	ID  string `name:"late-stderr" hidden:"" help:"Internal: show the stderr of this call's background jobs." json:"-"`
 	TTY string `name:"late-stderr-tty" hidden:"" json:"-"`
 }
 
-func (m *lateStderr) Chosen() bool { return m.ID != "" }
+func (m *lateStderr) About() About { return About{Chosen: m.ID != ""} }
 
 func (m *lateStderr) Run(ctx context.Context, e *Env) (int, error) {
 	call.KeepShowingStderr(markers.ID(m.ID), m.TTY, os.NewFile(3, "stderr fifo"))
@@ -131,11 +124,10 @@ func (m *lateStderr) Run(ctx context.Context, e *Env) (int, error) {
 // jobSupervise is the process of a job's window, started by --job
 // through tmux.
 type jobSupervise struct {
-	base
 	Spec string `name:"job-supervise" hidden:"" help:"Internal." json:"-"`
 }
 
-func (m *jobSupervise) Chosen() bool { return m.Spec != "" }
+func (m *jobSupervise) About() About { return About{Chosen: m.Spec != ""} }
 
 func (m *jobSupervise) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.RunSupervisor(m.Spec), nil
@@ -144,12 +136,11 @@ func (m *jobSupervise) Run(ctx context.Context, e *Env) (int, error) {
 // jobSpare is the process of a spare window, waiting for a job (or, with
 // no fifo, of the spare session's anchor window).
 type jobSpare struct {
-	base
 	Fifo string `name:"job-spare" hidden:"" help:"Internal." json:"-"`
 	PID  int    `name:"job-spare-pid" hidden:"" json:"-"`
 }
 
-func (m *jobSpare) Chosen() bool { return m.PID > 0 }
+func (m *jobSpare) About() About { return About{Chosen: m.PID > 0} }
 
 func (m *jobSpare) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.RunSpare(m.Fifo, m.PID), nil
@@ -158,21 +149,12 @@ func (m *jobSpare) Run(ctx context.Context, e *Env) (int, error) {
 // jobSpareMake makes a spare window for the bridge's next job: a job's
 // relay runs it once its job runs.
 type jobSpareMake struct {
-	base
 	Session string `name:"job-spare-make" hidden:"" help:"Internal." json:"-"`
 }
 
-func (m *jobSpareMake) Chosen() bool { return m.Session != "" }
+func (m *jobSpareMake) About() About { return About{Chosen: m.Session != ""} }
 
 func (m *jobSpareMake) Run(ctx context.Context, e *Env) (int, error) {
 	b := bridge.Bridge{Name: m.Session, RuntimeDir: e.Bridge.RuntimeDir, Exe: e.Bridge.Exe}
-	return 0, failureOf(jobs.MakeSpare(b))
-}
-
-// failureOf is err as a failure, nil for none.
-func failureOf(err error) error {
-	if err == nil {
-		return nil
-	}
-	return failure.From(err)
+	return 0, jobs.MakeSpare(b)
 }

@@ -22,17 +22,12 @@ import (
 
 // screen prints the shared terminal's screen: ptysend --screen [--json].
 type screen struct {
-	base
 	Screen bool `name:"screen" help:"Print the shared terminal's screen as the user sees it now (an editor, a pager, a half-typed line...), and where the cursor is (on stderr; with --json, one JSON object). Types nothing." json:"-"`
 }
 
-func (m *screen) Chosen() bool  { return m.Screen }
-func (m *screen) Typed() string { return "--screen" }
-func (m *screen) Takes() Takes  { return TakesJSON }
-
-func (m *screen) Tool() *Tool {
-	return &Tool{Name: "screen", Title: "See the user's shared terminal", ReadOnly: true, Idempotent: true,
-		Description: `Return the user's shared terminal as they see it right now, as text in stdout (an editor, a pager, a full-screen program, a line they are typing), and on stderr where the cursor is. Types nothing; works while the terminal is busy. Use it when run was refused as busy, to see what the user is doing.`}
+func (m *screen) About() About {
+	return About{Chosen: m.Screen, Takes: TakesJSON, Tool: &Tool{Name: "screen", Title: "See the user's shared terminal", ReadOnly: true, Idempotent: true,
+		Description: `Return the user's shared terminal as they see it right now, as text in stdout (an editor, a pager, a full-screen program, a line they are typing), and on stderr where the cursor is. Types nothing; works while the terminal is busy. Use it when run was refused as busy, to see what the user is doing.`}}
 }
 
 func (m *screen) Run(ctx context.Context, e *Env) (int, error) {
@@ -56,23 +51,19 @@ func printScreen(e *Env, s any, cursor string) error {
 
 // notify shows a message to the human: ptysend --notify MESSAGE.
 type notify struct {
-	base
 	Message *string `name:"notify" placeholder:"MESSAGE" help:"Show MESSAGE to the user in their terminal(s), as \"[agent] MESSAGE\" on tmux's message line for 10 s, with the terminal bell. Types nothing; returns at once." json:"message" jsonschema:"what to tell the user, one short line"`
 }
 
-func (m *notify) Chosen() bool  { return m.Message != nil }
-func (m *notify) Typed() string { return "--notify" }
+func (m *notify) About() About {
+	return About{Chosen: m.Message != nil, Tool: &Tool{Name: "notify", Title: "Tell the user something in their terminal",
+		Description: `Show a short message to the user on their terminal's message line ("[agent] MESSAGE", for 10 s, with the bell), without typing into whatever runs there: e.g. to ask them to quit a program so that your command can run, or to answer a prompt. Returns at once.`}}
+}
 
 func (m *notify) Check() error {
 	if strings.TrimSpace(*m.Message) == "" {
 		return errors.New("--notify needs a message")
 	}
 	return nil
-}
-
-func (m *notify) Tool() *Tool {
-	return &Tool{Name: "notify", Title: "Tell the user something in their terminal",
-		Description: `Show a short message to the user on their terminal's message line ("[agent] MESSAGE", for 10 s, with the bell), without typing into whatever runs there: e.g. to ask them to quit a program so that your command can run, or to answer a prompt. Returns at once.`}
 }
 
 func (m *notify) Run(ctx context.Context, e *Env) (int, error) {
@@ -90,17 +81,12 @@ func (m *notify) Run(ctx context.Context, e *Env) (int, error) {
 
 // statusMode says whether the terminal is free: ptysend --status.
 type statusMode struct {
-	base
 	Status bool `name:"status" help:"Say whether the terminal is free (exit 0) or what holds it (75)." json:"-"`
 }
 
-func (m *statusMode) Chosen() bool  { return m.Status }
-func (m *statusMode) Typed() string { return "--status" }
-func (m *statusMode) Takes() Takes  { return TakesJSON }
-
-func (m *statusMode) Tool() *Tool {
-	return &Tool{Name: "status", Title: "Is the user's shared terminal free?", ReadOnly: true, Idempotent: true, JSON: true,
-		Description: `Say whether the user's shared terminal is free for a command, without typing anything: stdout is one JSON object (bridge up or down, the shell's kind, user and directory, the state: idle, busy with a program and since when, a REPL open, copy mode, a half-typed line; whether another agent call holds it; whether the user approves each command). exit_code 0 when free, 75 when busy (retry later, or ask the user), an error result when no bridge runs.`}
+func (m *statusMode) About() About {
+	return About{Chosen: m.Status, Takes: TakesJSON, Tool: &Tool{Name: "status", Title: "Is the user's shared terminal free?", ReadOnly: true, Idempotent: true, JSON: true,
+		Description: `Say whether the user's shared terminal is free for a command, without typing anything: stdout is one JSON object (bridge up or down, the shell's kind, user and directory, the state: idle, busy with a program and since when, a REPL open, copy mode, a half-typed line; whether another agent call holds it; whether the user approves each command). exit_code 0 when free, 75 when busy (retry later, or ask the user), an error result when no bridge runs.`}}
 }
 
 func (m *statusMode) Run(ctx context.Context, e *Env) (int, error) {
@@ -117,14 +103,14 @@ func (m *statusMode) Run(ctx context.Context, e *Env) (int, error) {
 // historyMode lists the commands run at the shell's prompt: ptysend
 // --history[=N].
 type historyMode struct {
-	base
 	History cli.OptionalValue `name:"history" help:"List the last commands run at the prompt (--history=N: the last N; 10)." json:"-"`
 	Count   int               `kong:"-" json:"count,omitempty" jsonschema:"how many of the last commands to list; default 10"`
 }
 
-func (m *historyMode) Chosen() bool  { return m.History.Set || m.Count != 0 }
-func (m *historyMode) Typed() string { return "--history" }
-func (m *historyMode) Takes() Takes  { return TakesJSON }
+func (m *historyMode) About() About {
+	return About{Chosen: m.History.Set, Takes: TakesJSON, Tool: &Tool{Name: "history", Title: "What ran in the user's shared terminal", ReadOnly: true, Idempotent: true, JSON: true,
+		Description: `List the last commands run at the prompt of the user's shared terminal, by the user or by the agent, oldest first, as JSON objects one per line in stdout: id, who (user/agent), exit status or running, start time, duration, working directory, the command line. Use it when the user says "I just ran X, look", then output with the id.`}}
+}
 
 func (m *historyMode) Check() error {
 	if m.Count == 0 {
@@ -141,27 +127,21 @@ func (m *historyMode) Check() error {
 	return nil
 }
 
-func (m *historyMode) Tool() *Tool {
-	return &Tool{Name: "history", Title: "What ran in the user's shared terminal", ReadOnly: true, Idempotent: true, JSON: true,
-		Description: `List the last commands run at the prompt of the user's shared terminal, by the user or by the agent, oldest first, as JSON objects one per line in stdout: id, who (user/agent), exit status or running, start time, duration, working directory, the command line. Use it when the user says "I just ran X, look", then output with the id.`}
-}
-
 func (m *historyMode) Run(ctx context.Context, e *Env) (int, error) {
-	m.Check()
 	return 0, look.History(e.Bridge, m.Count, e.Stdout, e.JSON)
 }
 
 // outputMode prints what a command of the history printed: ptysend
 // --output[=ID].
 type outputMode struct {
-	base
 	Output cli.OptionalValue `name:"output" help:"Print what a command printed (--output=ID; alone: the user's last)." json:"-"`
 	ID     int               `kong:"-" json:"id,omitempty" jsonschema:"the command's id, as history lists it; without it: the user's most recent command"`
 }
 
-func (m *outputMode) Chosen() bool  { return m.Output.Set }
-func (m *outputMode) Typed() string { return "--output" }
-func (m *outputMode) Takes() Takes  { return TakesRaw }
+func (m *outputMode) About() About {
+	return About{Chosen: m.Output.Set, Takes: TakesRaw, Tool: &Tool{Name: "output", Title: "What a command printed in the user's shared terminal", ReadOnly: true, Idempotent: true,
+		Description: `Return what one command of the history printed in the user's shared terminal, as clean text in stdout (raw for the terminal's bytes): by id (from history), or without id the user's most recent command, finished or still running. Kept in memory: the last 100 commands, each up to 1 MiB (its first and last parts, with a note of what was left out).`}}
+}
 
 func (m *outputMode) Check() error {
 	if m.Output.Value == "" {
@@ -175,24 +155,16 @@ func (m *outputMode) Check() error {
 	return nil
 }
 
-func (m *outputMode) Tool() *Tool {
-	return &Tool{Name: "output", Title: "What a command printed in the user's shared terminal", ReadOnly: true, Idempotent: true,
-		Description: `Return what one command of the history printed in the user's shared terminal, as clean text in stdout (raw for the terminal's bytes): by id (from history), or without id the user's most recent command, finished or still running. Kept in memory: the last 100 commands, each up to 1 MiB (its first and last parts, with a note of what was left out).`}
-}
-
 func (m *outputMode) Run(ctx context.Context, e *Env) (int, error) {
 	return 0, look.Output(e.Bridge, m.ID, e.Raw, e.Stdout)
 }
 
 // sessions lists the user's bridges: ptysend --sessions [--json].
 type sessions struct {
-	base
 	List bool `name:"sessions" help:"List the user's bridges: name, user@host and shell where commands run, free or busy, attached terminals (--json: an array of objects)." json:"-"`
 }
 
-func (m *sessions) Chosen() bool  { return m.List }
-func (m *sessions) Typed() string { return "--sessions" }
-func (m *sessions) Takes() Takes  { return TakesJSON }
+func (m *sessions) About() About { return About{Chosen: m.List, Takes: TakesJSON} }
 
 func (m *sessions) Run(ctx context.Context, e *Env) (int, error) {
 	exe, _ := os.Executable()

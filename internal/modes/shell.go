@@ -14,40 +14,35 @@ import (
 
 // command runs shell code in the shared terminal: ptysend -- WORDS.
 type command struct {
-	base
 	Words   []string `arg:"" optional:"" passthrough:"" help:"Shell code to run in the shared terminal." json:"-"`
 	Command string   `kong:"-" json:"command" jsonschema:"shell code for the shell of the shared terminal, run as if the user typed it (quote what the shell must not expand)"`
 	Stdin   *string  `kong:"-" json:"stdin,omitempty" jsonschema:"text for the command's standard input; without it the command reads the shared terminal, where the user can answer it"`
 }
 
-func (m *command) Chosen() bool    { return len(m.Words) > 0 || m.Command != "" }
-func (m *command) words() []string { return words(m.Words) }
-func (m *command) Takes() Takes    { return TakesLimits | TakesRaw | TakesWaitFree }
-func (m *command) Typed() string   { return m.code() }
-func (m *command) code() string    { return strings.TrimSpace(m.Command + joined(words(m.Words))) }
+func (m *command) About() About {
+	return About{Chosen: len(m.Words) > 0 || m.Command != "", Takes: TakesLimits | TakesRaw | TakesWaitFree,
+		Tool: &Tool{Name: "run", Title: "Run a command in the user's shared terminal", Description: runDescription, Destructive: true, OpenWorld: true}}
+}
+
+// code is the tool's command or the command line's words (the other is
+// empty).
+func (m *command) code() string { return m.Command + joined(words(m.Words)) }
 
 func (m *command) Check() error {
 	if len(m.Words) > 0 && m.Words[0] != "--" && strings.HasPrefix(m.Words[0], "-") {
-		// The words pass through unparsed from the first one on, so an
+		// The words pass through unparsed from the first one on: an
 		// unknown flag lands here.
 		return errors.New("unknown flag " + m.Words[0] + " (to run a command that starts with '-', put it after --)")
 	}
-	if m.code() == "" {
+	if strings.TrimSpace(m.code()) == "" {
 		return errors.New("no command given")
 	}
 	return nil
 }
 
-func (m *command) Tool() *Tool {
-	return &Tool{Name: "run", Title: "Run a command in the user's shared terminal", Description: runDescription, Destructive: true, OpenWorld: true}
-}
-
 func (m *command) Run(ctx context.Context, e *Env) (int, error) {
-	req := e.callRequest(m.Typed())
-	req.Command = joined(words(m.Words))
-	if m.Command != "" {
-		req.Command = m.Command
-	}
+	req := e.callRequest(strings.TrimSpace(m.code()))
+	req.Command = m.code()
 	if m.Stdin != nil {
 		req.Stdin = strings.NewReader(*m.Stdin)
 	}
@@ -72,15 +67,15 @@ A non-zero exit_code is the command's own. When a timeout fires the command gets
 
 // replStart starts a REPL: ptysend --repl-start CMD [--prompt REGEX].
 type replStart struct {
-	base
 	Cmd          string `name:"repl-start" placeholder:"CMD" help:"Start the REPL CMD in the shared terminal; returns when its prompt shows." json:"command" jsonschema:"the REPL to start, as shell code, e.g. python3"`
 	Prompt       string `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset's prompt; its continuation prompt stays unless --continuation is given)." json:"prompt,omitempty" jsonschema:"its prompt as a regular expression matched against the cursor line, e.g. \"^>>> \" (needed for programs without a preset)"`
 	Continuation string `placeholder:"REGEX" help:"With --prompt: the REPL's continuation prompt (python's '... '), if it has one." json:"continuation,omitempty" jsonschema:"its continuation (more input) prompt as a regular expression, with prompt"`
 }
 
-func (m *replStart) Chosen() bool  { return m.Cmd != "" }
-func (m *replStart) Takes() Takes  { return TakesLimits | TakesWaitFree }
-func (m *replStart) Typed() string { return "--repl-start " + m.Cmd }
+func (m *replStart) About() About {
+	return About{Chosen: m.Cmd != "", Takes: TakesLimits | TakesWaitFree,
+		Tool: &Tool{Name: "repl_start", Title: "Start a REPL in the user's shared terminal", Description: replStartDescription, Destructive: true, OpenWorld: true}}
+}
 
 func (m *replStart) Check() error {
 	switch {
@@ -99,25 +94,21 @@ func (m *replStart) misplaced() error {
 	return nil
 }
 
-func (m *replStart) Tool() *Tool {
-	return &Tool{Name: "repl_start", Title: "Start a REPL in the user's shared terminal", Description: replStartDescription, Destructive: true, OpenWorld: true}
-}
-
 func (m *replStart) Run(ctx context.Context, e *Env) (int, error) {
-	return repl.Start(ctx, e.Bridge, repl.Request{Request: e.callRequest(m.Typed()), Prompt: m.Prompt, Continuation: m.Continuation}, m.Cmd)
+	return repl.Start(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-start " + m.Cmd), Prompt: m.Prompt, Continuation: m.Continuation}, m.Cmd)
 }
 
 const replStartDescription = `Start an interactive interpreter (python3, node, psql, irb, ghci, lua, sqlite3, nix repl...) in the user's shared terminal and return once its prompt shows; stdout holds what it printed before (its banner). For a program without a preset, give its prompt as a regular expression matched against the line the cursor is on (e.g. "^>>> "), and its continuation prompt if it has one. One REPL at a time; while it runs, run is refused: use repl_eval, and repl_close when done.`
 
 // replEval evaluates in the running REPL: ptysend --repl-eval EXPR.
 type replEval struct {
-	base
 	Expr *string `name:"repl-eval" placeholder:"EXPR" help:"Evaluate EXPR in the running REPL and print its response (--repl-eval=EXPR when EXPR starts with '-')." json:"expr" jsonschema:"the input to type into the REPL: one or several lines"`
 }
 
-func (m *replEval) Chosen() bool  { return m.Expr != nil }
-func (m *replEval) Takes() Takes  { return TakesLimits | TakesWaitFree }
-func (m *replEval) Typed() string { return "--repl-eval " + *m.Expr }
+func (m *replEval) About() About {
+	return About{Chosen: m.Expr != nil, Takes: TakesLimits | TakesWaitFree,
+		Tool: &Tool{Name: "repl_eval", Title: "Evaluate in the REPL of the shared terminal", Description: replEvalDescription, Destructive: true, OpenWorld: true}}
+}
 
 func (m *replEval) Check() error {
 	if strings.TrimSpace(*m.Expr) == "" {
@@ -126,31 +117,22 @@ func (m *replEval) Check() error {
 	return nil
 }
 
-func (m *replEval) Tool() *Tool {
-	return &Tool{Name: "repl_eval", Title: "Evaluate in the REPL of the shared terminal", Description: replEvalDescription, Destructive: true, OpenWorld: true}
-}
-
 func (m *replEval) Run(ctx context.Context, e *Env) (int, error) {
-	return repl.Eval(ctx, e.Bridge, repl.Request{Request: e.callRequest(m.Typed())}, *m.Expr)
+	return repl.Eval(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-eval " + *m.Expr)}, *m.Expr)
 }
 
 const replEvalDescription = `Type an expression (one or several lines) into the REPL started with repl_start, and return its response as text in stdout: without the echoed input, prompts or colours. An open block (a python def) gets the empty line that closes it; input that is still incomplete after that is cancelled. A timeout interrupts the evaluation with Ctrl-C (never Ctrl-\): the REPL and its state stay usable. A REPL that died is reported as an error; run works again after it.`
 
 // replClose leaves the running REPL: ptysend --repl-close.
 type replClose struct {
-	base
 	Close bool `name:"repl-close" help:"Leave the running REPL; harmless when none runs." json:"-"`
 }
 
-func (m *replClose) Chosen() bool  { return m.Close }
-func (m *replClose) Typed() string { return "--repl-close" }
-func (m *replClose) Takes() Takes  { return TakesLimits }
-
-func (m *replClose) Tool() *Tool {
-	return &Tool{Name: "repl_close", Title: "Leave the REPL of the shared terminal", Description: `Leave the REPL started with repl_start: Ctrl-D, then SIGTERM, then SIGKILL, until the user's shell is back; its state (variables, definitions) is lost. Closing when no REPL runs is harmless.`,
-		Destructive: true, Idempotent: true}
+func (m *replClose) About() About {
+	return About{Chosen: m.Close, Takes: TakesLimits, Tool: &Tool{Name: "repl_close", Title: "Leave the REPL of the shared terminal", Destructive: true, Idempotent: true,
+		Description: `Leave the REPL started with repl_start: Ctrl-D, then SIGTERM, then SIGKILL, until the user's shell is back; its state (variables, definitions) is lost. Closing when no REPL runs is harmless.`}}
 }
 
 func (m *replClose) Run(ctx context.Context, e *Env) (int, error) {
-	return repl.Close(ctx, e.Bridge, repl.Request{Request: e.callRequest(m.Typed())})
+	return repl.Close(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-close")})
 }
