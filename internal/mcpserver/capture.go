@@ -2,9 +2,13 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
@@ -62,4 +66,40 @@ func (c *capture) progress() (int, string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return int(c.buf.Total()), c.note
+}
+
+// notifyProgress sends a progress notification every second while a call
+// runs, when the client asked for them (a progress token): the time
+// elapsed, the bytes of stdout so far, and the last note ptysend wrote to
+// stderr (such as "the command is waiting for input in the shared
+// terminal: ..."). It returns the function that stops it.
+func notifyProgress(ctx context.Context, req *mcp.CallToolRequest, start time.Time, stdout, stderr *capture) (stop func()) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				elapsed := time.Since(start)
+				out, _ := stdout.progress()
+				msg := fmt.Sprintf("running for %v, %d bytes of output so far", elapsed.Round(time.Second), out)
+				if _, note := stderr.progress(); note != "" {
+					msg += "; " + note
+				}
+				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: elapsed.Seconds(), Message: msg})
+			}
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }

@@ -1,14 +1,28 @@
+// Package mcpserver is ptysend --mcp: the shared terminal served to an
+// agent as Model Context Protocol tools over stdin and stdout, on the
+// official Go SDK (github.com/modelcontextprotocol/go-sdk). Its tools are
+// the modes of internal/modes that have one: a call runs the very code of
+// the CLI mode, so that the contract is one, and a failure is worded as
+// the CLI words it (internal/cli.Report). It adds the schemas, the
+// results, progress notifications, and cancelling a call with its
+// request. It never drives the pane, the relay or tmux itself, nor writes
+// to stdout anything but protocol messages. It runs in a program of its
+// own, cmd/ptysend-mcp, which ptysend --mcp execs: linked into ptysend,
+// the SDK would make every call slower and bigger.
 package mcpserver
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/term"
 
@@ -25,8 +39,7 @@ type Config struct {
 	// Timeout and MaxTime are the limits of a call that gives none: the
 	// --timeout and --max-time given with --mcp, else the CLI's defaults.
 	Timeout, MaxTime time.Duration
-	// Version is ptysend's, told to the client.
-	Version string
+	Version          string // ptysend's, told to the client
 }
 
 // instructions are sent to the client at initialization; clients put
@@ -36,38 +49,22 @@ const instructions = `ptybridge runs your commands in the user's own terminal: a
 One call at a time uses the terminal; others wait their turn. A failure of ptybridge itself is an error result whose text is the ptysend CLI's, with a "hint:" line saying what to do and a "retry:" line saying whether retrying can help. Where a hint names a flag or a mode, use the tool argument or the tool: --timeout is timeout, --max-time is max_time, "ptysend -- CMD" is run, --repl-start is repl_start, --repl-eval is repl_eval, --repl-close is repl_close.`
 
 // ServeStdio serves the tools on the process's stdin and stdout until the
-// client closes stdin. Stdout carries protocol messages only: its file
-// descriptor is set aside for them and fd 1 becomes a copy of stderr, so
-// that nothing else (a stray print, a child process) can write into the
-// stream.
+// client closes stdin; a call still running then is cancelled (its
+// command interrupted) and waited for. Stdout carries protocol messages
+// only: its descriptor is set aside for them and fd 1 becomes a copy of
+// stderr, so that nothing else (a stray print, a child) can write into
+// the stream.
 func ServeStdio(cfg Config) error {
-	protocol, err := reserveStdout()
+	protocol, err := platform.SetStdoutAside("mcp-stdout")
 	if err != nil {
-		return err
+		return fmt.Errorf("setting stdout aside for the protocol: %w", err)
 	}
 	if term.IsTerminal(int(os.Stdin.Fd())) {
 		fmt.Fprintln(os.Stderr, "ptysend: --mcp serves the shared terminal to an agent as an MCP server on stdin and stdout;\n"+
 			"ptysend: register it with your agent (e.g. claude mcp add ptybridge -- ptysend --mcp) rather than running it here")
 	}
-	return Serve(context.Background(), cfg, &mcp.IOTransport{Reader: os.Stdin, Writer: protocol})
-}
-
-// reserveStdout moves the protocol stream off fd 1 and points fd 1 at
-// stderr.
-func reserveStdout() (*os.File, error) {
-	f, err := platform.SetStdoutAside("mcp-stdout")
-	if err != nil {
-		return nil, fmt.Errorf("setting stdout aside for the protocol: %w", err)
-	}
-	return f, nil
-}
-
-// Serve serves the tools on t until the client goes away or ctx is
-// done. A call still running then is cancelled (its command interrupted)
-// and waited for.
-func Serve(ctx context.Context, cfg Config, t mcp.Transport) error {
 	s := newServer(cfg)
-	err := s.mcp.Run(ctx, t)
+	err = s.mcp.Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: protocol})
 	s.calls.Wait()
 	return err
 }
@@ -84,8 +81,75 @@ func newServer(cfg Config) *server {
 	s.mcp = mcp.NewServer(
 		&mcp.Implementation{Name: "ptybridge", Title: "ptybridge: the user's shared terminal", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
-	for _, t := range tools() {
-		t.add(s)
+	for _, m := range modes.All() {
+		if about := m.About(); about.Tool != nil {
+			s.add(reflect.TypeOf(m).Elem(), about)
+		}
+	}
+	return s
+}
+
+// add adds the tool of the mode whose struct is typ. A call unmarshals
+// its arguments into a new value of the mode, and the shared options over
+// the server's defaults, and runs it.
+func (s *server) add(typ reflect.Type, about modes.About) {
+	t := about.Tool
+	hints := &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent, OpenWorldHint: new(t.OpenWorld)}
+	if !t.ReadOnly {
+		hints.DestructiveHint = new(t.Destructive)
+	}
+	def := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: hints, InputSchema: inputSchema(typ, about.Takes)}
+	mcp.AddTool(s.mcp, def, func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, Result, error) {
+		m := reflect.New(typ).Interface().(modes.Mode)
+		opts := modes.Options{Timeout: cli.Duration(s.cfg.Timeout), MaxTime: cli.Duration(s.cfg.MaxTime), JSON: t.JSON}
+		err := json.Unmarshal(req.Params.Arguments, m)
+		if err == nil {
+			err = json.Unmarshal(req.Params.Arguments, &opts)
+		}
+		if err == nil {
+			err = modes.Check(m)
+		}
+		if err != nil {
+			return result(0, &failure.Error{Msg: err.Error(), Hint: "give the arguments as the tool's input schema says"}, "", "", 0)
+		}
+		return s.serve(ctx, req, opts, m)
+	})
+}
+
+// The shared options as tool parameters; durations are seconds (a
+// number) or a Go duration (a string).
+var (
+	schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[cli.Duration](): {Types: []string{"number", "string"}}}}
+	optionSchemas = must(jsonschema.For[modes.Options](schemaOptions)).Properties
+	optionsTaken  = map[modes.Takes][]string{
+		modes.TakesLimits:   {"timeout", "max_time"},
+		modes.TakesRaw:      {"raw"},
+		modes.TakesWaitFree: {"wait_free"},
+	}
+)
+
+// inputSchema is a tool's input: its mode's fields, and the shared
+// options it takes.
+func inputSchema(mode reflect.Type, takes modes.Takes) *jsonschema.Schema {
+	s := must(jsonschema.ForType(mode, schemaOptions))
+	s.Properties = maps.Clone(s.Properties)
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	for bit, names := range optionsTaken {
+		for _, name := range names {
+			if takes&bit != 0 {
+				s.Properties[name] = optionSchemas[name]
+			}
+		}
+	}
+	return s
+}
+
+func must(s *jsonschema.Schema, err error) *jsonschema.Schema {
+	if err != nil {
+		panic(fmt.Sprintf("a tool's input schema: %v", err))
 	}
 	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/modes"
 )
 
 func TestResults(t *testing.T) {
@@ -56,8 +57,14 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Tools) != len(tools()) {
-		t.Fatalf("want %d tools, got %d", len(tools()), len(list.Tools))
+	want := 0
+	for _, m := range modes.All() {
+		if m.About().Tool != nil {
+			want++
+		}
+	}
+	if len(list.Tools) != want {
+		t.Fatalf("want %d tools, got %d", want, len(list.Tools))
 	}
 	for _, tool := range list.Tools {
 		in, _ := tool.InputSchema.(map[string]any)

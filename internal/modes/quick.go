@@ -15,23 +15,30 @@ import (
 // ptysend's flags costs ~1-1.5 ms and ~0.7 MiB at every start: a sixth of
 // a trivial call, a third of a --status. Anything else on the command line
 // (another flag, --session, words without --, a value kong would refuse)
-// is left to kong: ok is false. The modes are All's either way.
+// is left to kong: ok is false, and the modes are new.
 func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
-	modes = All()
-	q := quickModes{}
+	var (
+		status    statusMode
+		history   historyMode
+		output    outputMode
+		cmd       command
+		durations bool
+	)
+	// The defaults and the environment, as kong sets them.
+	opts = Options{Session: os.Getenv("PTYBRIDGE_SESSION"), Timeout: cli.Duration(10 * time.Second), MaxTime: cli.Duration(120 * time.Second)}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, value, hasValue := strings.Cut(a, "=")
 		switch {
 		case a == "--":
-			q.words = args[i:]
+			cmd.Words = args[i:]
 			i = len(args)
 		case a == "--status":
-			q.status = true
+			status.Status = true
 		case name == "--history" && (!hasValue || value != ""):
-			q.history = cli.OptionalValue{Set: true, Value: value}
+			history.History = cli.OptionalValue{Set: true, Value: value}
 		case name == "--output" && (!hasValue || value != ""):
-			q.output = cli.OptionalValue{Set: true, Value: value}
+			output.Output = cli.OptionalValue{Set: true, Value: value}
 		case a == "--json":
 			opts.JSON = true
 		case a == "--raw":
@@ -39,64 +46,43 @@ func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 		case name == "--timeout" || name == "--max-time" || name == "--wait-free":
 			if !hasValue {
 				if i+1 == len(args) {
-					return Options{}, modes, false
+					return Options{}, All(), false
 				}
 				i++
 				value = args[i]
 			}
 			var d cli.Duration
 			if d.UnmarshalText([]byte(value)) != nil {
-				return Options{}, modes, false // kong says what is wrong
+				return Options{}, All(), false // kong says what is wrong
 			}
-			q.durations = append(q.durations, quickDuration{name, d})
+			switch name {
+			case "--timeout":
+				opts.Timeout = d
+			case "--max-time":
+				opts.MaxTime = d
+			default:
+				opts.WaitFree = &d
+			}
+			durations = true
 		default:
-			return Options{}, modes, false
+			return Options{}, All(), false
 		}
 	}
-	if len(args) == 0 || len(q.durations) > 0 && q.words == nil {
-		return Options{}, modes, false
+	if len(args) == 0 || durations && cmd.Words == nil {
+		return Options{}, All(), false
 	}
-	// The defaults and the environment, as kong sets them.
-	opts.Session = os.Getenv("PTYBRIDGE_SESSION")
-	opts.Timeout, opts.MaxTime = cli.Duration(10*time.Second), cli.Duration(120*time.Second)
-	for _, d := range q.durations {
-		switch d.name {
-		case "--timeout":
-			opts.Timeout = d.value
-		case "--max-time":
-			opts.MaxTime = d.value
-		default:
-			opts.WaitFree = &d.value
-		}
-	}
-	q.set(modes)
-	return opts, modes, true
-}
-
-// quickModes are the modes' fields quickFlags read.
-type quickModes struct {
-	status          bool
-	history, output cli.OptionalValue
-	words           []string
-	durations       []quickDuration
-}
-
-type quickDuration struct {
-	name  string
-	value cli.Duration
-}
-
-func (q quickModes) set(modes []Mode) {
-	for _, m := range modes {
-		switch m := m.(type) {
+	modes = All()
+	for i, m := range modes {
+		switch m.(type) {
 		case *statusMode:
-			m.Status = q.status
+			modes[i] = &status
 		case *historyMode:
-			m.History = q.history
+			modes[i] = &history
 		case *outputMode:
-			m.Output = q.output
+			modes[i] = &output
 		case *command:
-			m.Words = q.words
+			modes[i] = &cmd
 		}
 	}
+	return opts, modes, true
 }
