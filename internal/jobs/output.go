@@ -14,9 +14,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
-// List prints one line per job of the bridge: its name, "running" or its
-// exit status, how long it ran, and the last line it printed (--jobs);
-// with asJSON one JSON object (an relay.Info) per line.
+// List prints one line per job of the bridge (--jobs): its name,
+// "running" or its exit status, how long it ran, and the last line it
+// printed; with asJSON one relay.Info per line.
 func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
 	var infos []relay.Info
 	for _, name := range names(b) {
@@ -93,33 +93,28 @@ func printable(s string) string {
 
 // OutputRequest is ptysend --job-output NAME [--since OFFSET] [--stderr] [--raw] [--json].
 type OutputRequest struct {
-	Bridge bridge.Bridge
-	Name   string
-	// Since is --since; negative when not given.
-	Since  int64
-	Stderr bool // the job's stderr instead of its output
-	Raw    bool
-	JSON   bool
-	Out    io.Writer
-	Notes  io.Writer
+	Bridge     bridge.Bridge
+	Name       string
+	Since      int64 // negative when not given
+	Stderr     bool  // the job's stderr instead of its output
+	Raw, JSON  bool
+	Out, Notes io.Writer
 }
 
 // outputAnswer is --job-output --json.
 type outputAnswer struct {
-	Name   string `json:"name"`
-	Stream string `json:"stream"` // "stdout" or "stderr"
-	Since  int64  `json:"since"`
-	// Next is the offset to pass as --since next time.
-	Next    int64  `json:"next"`
+	Name    string `json:"name"`
+	Stream  string `json:"stream"` // "stdout" or "stderr"
+	Since   int64  `json:"since"`
+	Next    int64  `json:"next"` // the offset to pass as --since next time
 	Text    string `json:"text"`
 	Dropped int64  `json:"dropped_bytes"`
 	// Withheld: the line being written was left out (--since prints whole
 	// lines); it comes from Next, whole, once it ends.
-	Withheld   bool `json:"line_withheld"`
-	Running    bool `json:"running"`
-	ExitStatus *int `json:"exit_status"`
-	// StderrBytes: how much the job wrote to stderr in all.
-	StderrBytes int64 `json:"stderr_bytes"`
+	Withheld    bool  `json:"line_withheld"`
+	Running     bool  `json:"running"`
+	ExitStatus  *int  `json:"exit_status"`
+	StderrBytes int64 `json:"stderr_bytes"` // all the job wrote to stderr
 }
 
 // Output prints what the job printed (from an offset), as clean text or
@@ -132,18 +127,14 @@ type outputAnswer struct {
 // prints each line once, whole. Without --since, everything so far is
 // printed, the line being written too.
 func Output(req OutputRequest) (int, error) {
-	c, err := open(req.Bridge, req.Name)
+	c, info, err := open(req.Bridge, req.Name)
 	if err != nil {
 		return 0, err
 	}
 	defer c.Close()
-	info, err := c.Info()
-	if err != nil {
-		return 0, relayFailed(req.Name, err)
-	}
-	stream, streamName := "out", "stdout"
+	stream, streamName, flag := "out", "stdout", ""
 	if req.Stderr {
-		stream, streamName = "err", "stderr"
+		stream, streamName, flag = "err", "stderr", " --stderr"
 	}
 	segs, total, ended, err := c.ReadOutput(stream, max(0, req.Since))
 	if err != nil {
@@ -190,11 +181,7 @@ func Output(req OutputRequest) (int, error) {
 	if _, err := io.WriteString(req.Out, ans.Text); err != nil {
 		return 0, err
 	}
-	note := fmt.Sprintf("ptysend: next offset %d (--job-output %s --since %d", ans.Next, req.Name, ans.Next)
-	if req.Stderr {
-		note += " --stderr"
-	}
-	note += " prints what comes after)"
+	note := fmt.Sprintf("ptysend: next offset %d (--job-output %s --since %d%s prints what comes after)", ans.Next, req.Name, ans.Next, flag)
 	if ans.Withheld {
 		note += "; the line being written is left out until it ends"
 	} else if !req.Raw && ans.Next < total {

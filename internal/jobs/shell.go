@@ -1,35 +1,11 @@
-// Package jobs runs long-running jobs of the agent's (dev servers,
-// watchers, long builds) where the human sees them: each in a window of
-// its own in the bridge session, beside the shared terminal.
-//
-// A job has three parts:
-//
-//   - its window, made by ptysend --job with one tmux call (new-window -d,
-//     so the human's current window stays; remain-on-exit, so a job that
-//     ended stays on screen, marked finished, until the human closes it),
-//     or taken ready-made (spare.go);
-//   - its supervisor (supervisor.go), the window's process: ptysend in a
-//     hidden mode that starts the job's shell (of the shared shell's kind,
-//     in its directory and environment) as the terminal's foreground
-//     process group, frames the job's stderr onto the terminal as ptysend
-//     does for commands, and prints the invisible START and END markers,
-//     the END marker with the job's exit status;
-//   - its relay, which pipe-pane connects to the window both ways, the
-//     same program as the shared pane's (internal/relay): it keeps the
-//     job's output and stderr in bounded memory, its status, types into
-//     the window, and answers the job modes.
-//
-// The modes (--job, --jobs, --job-output, --job-wait, --job-stop,
-// --job-send, --job-keys, --job-screen) are the client side. The package
-// never types into the shared pane.
 package jobs
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
@@ -39,13 +15,10 @@ import (
 )
 
 // sharedShell is what a job takes from the shell of the shared terminal:
-// its kind (the program), its directory, and its environment.
-//
-// The environment is the one the shell was started with (the kernel shows
-// nothing else of a process's environment). Variables the human or the
-// agent exported in that shell since (export, set -x), and its functions,
-// aliases and unexported variables, are not carried: pass them with
-// --env, or in the job's command.
+// its kind (the program), its directory, and its environment, the one
+// the shell was started with (the kernel shows no other): what was
+// exported in it since, and its functions, aliases and unexported
+// variables, are not carried (--env, or the job's command, can).
 type sharedShell struct {
 	PID     int
 	Program string // the shell's executable
@@ -94,16 +67,7 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 			Hint: "ptysend must run as the same user as ptybridge; or give the job's directory with --cwd",
 		}
 	}
-	for _, kv := range platform.Environ(sh.PID) {
-		key, _, ok := bytes.Cut([]byte(kv), []byte("="))
-		switch {
-		case !ok, len(key) == 0:
-		case string(key) == "TMUX", string(key) == "TMUX_PANE", string(key) == "PTYBRIDGE_JOB":
-			// tmux sets its own for the job's window; the supervisor names the job.
-		default:
-			sh.Env = append(sh.Env, kv)
-		}
-	}
+	sh.Env = platform.Environ(sh.PID) // the supervisor leaves out tmux's (jobEnv)
 	return sh, nil
 }
 
@@ -111,9 +75,9 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 // with it ($SHELL), when it is one ptysend knows; else /bin/sh.
 func loginShell(pid int) string {
 	for _, kv := range platform.Environ(pid) {
-		if login, ok := bytes.CutPrefix([]byte(kv), []byte("SHELL=")); ok {
-			if _, known := markers.ShellFor(string(login)); known {
-				if p, err := exec.LookPath(string(login)); err == nil {
+		if login, ok := strings.CutPrefix(kv, "SHELL="); ok {
+			if _, known := markers.ShellFor(login); known {
+				if p, err := exec.LookPath(login); err == nil {
 					return p
 				}
 			}

@@ -26,11 +26,9 @@ type StartRequest struct {
 	Bridge  bridge.Bridge
 	Name    string
 	Command string
-	// Dir is --cwd: relative to the shared shell's directory. Env are the
-	// --env settings, KEY=VALUE, over the shared shell's environment.
-	Dir    string
-	Env    []string
-	Stderr io.Writer
+	Dir     string   // --cwd: relative to the shared shell's directory
+	Env     []string // --env KEY=VALUE, over the shared shell's environment
+	Stderr  io.Writer
 }
 
 // Start starts the job in a new window of the bridge session and returns
@@ -125,8 +123,7 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 	if err != nil {
 		return failure.From(err)
 	}
-	// Our end is open for writing too, so that it never reads an end of
-	// file before the relay has written.
+	// Open for writing too: no end of file before the relay has written.
 	ready, err := os.OpenFile(readyPath, os.O_RDWR, 0)
 	if err != nil {
 		return failure.From(err)
@@ -182,12 +179,11 @@ func makeRoom(b bridge.Bridge, name string) error {
 }
 
 // openWindow makes the job's window, behind the human's current one, in
-// one tmux call: the window running the supervisor, remain-on-exit with a
-// line that says the job finished, and its relay on pipe-pane. It
-// returns the window's pane id.
+// one tmux call: the supervisor, remain-on-exit with a line that says the
+// job finished, and its relay on pipe-pane; it returns the pane's id. The
+// window goes after the last one: while the call runs nothing else
+// happens in tmux, so "{end}" is ours for the rest of it.
 func openWindow(b bridge.Bridge, name, dir, specPath, sock string, job relay.JobConfig) (string, error) {
-	// The window goes after the last one; while our call runs nothing else
-	// happens in tmux, so "{end}" is ours for the rest of it.
 	target := "=" + b.Name + ":{end}"
 	ended := relay.EndedFormat(name)
 	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", name, "-c", strings.ReplaceAll(dir, "#", "##"),
@@ -209,9 +205,9 @@ func openWindow(b bridge.Bridge, name, dir, specPath, sock string, job relay.Job
 }
 
 // lockStarts serializes the calls that start jobs in the runtime
-// directory (of one name or not: starting is quick): an flock of the
-// directory, which the kernel drops when the process ends, however it
-// ends. (The per-call ids' locks are fcntl locks, which flock leaves be.)
+// directory (of one name or not: starting is quick): an flock, which the
+// kernel drops when the process ends, and which leaves the per-call ids'
+// fcntl locks be.
 func lockStarts(dir string) (func(), error) { return platform.LockDir(dir) }
 
 // shorten cuts s to at most n bytes, on a character boundary, with "…".

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -18,38 +19,30 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// spec is what ptysend --job hands the supervisor, in a private file that
-// the supervisor removes as soon as it has read it: the job's command
-// line can be long, its environment longer than a tmux command may be.
+// spec is what ptysend --job hands the supervisor, in a private file
+// (removed once read) or a spare's fifo: the job's command line can be
+// long, its environment longer than a tmux command may be.
 type spec struct {
-	ID    markers.ID `json:"id"`
-	Name  string     `json:"name"`
-	Shell string     `json:"shell"` // the shell's program: bash, zsh, fish, dash...
-	// Command is shell code for that shell, as the agent wrote it.
-	Command string   `json:"command"`
-	Dir     string   `json:"dir"`
-	Env     []string `json:"env"`
+	ID      markers.ID `json:"id"`
+	Name    string     `json:"name"`
+	Shell   string     `json:"shell"`   // the shell's program: bash, zsh, fish, dash...
+	Command string     `json:"command"` // shell code for that shell, as the agent wrote it
+	Dir     string     `json:"dir"`
+	Env     []string   `json:"env"`
 }
 
 // The supervisor is the process of the job's window. It starts the job's
 // shell with "-c COMMAND" as a process group of its own in the terminal's
 // foreground, where the keys typed in the window (the human's Ctrl-C, the
-// keeper's) reach the job and never the supervisor; it stays in the
-// background, and so it always learns the job's exit status, however the
-// job ends, and prints it in the END marker:
+// relay's) reach the job and never the supervisor; from the background it
+// always learns the job's exit status, however the job ends, and prints
+// it in the END marker: START, the job's output (stderr in frames), END.
 //
-//	START marker, the job's output (stderr in frames), END marker
-//
-// It exits only once the keeper has read the END marker (the keeper says
-// so with SIGUSR2), because tmux may lose what the process of a pane
-// wrote last: when it learns of the exit before it has read all of the
-// pane's terminal, it closes the terminal with those bytes still on
-// their way, END among them.
-//
-// The window then shows tmux's remain-on-exit line: finished, and with
-// what status. The supervisor's own exit status is the job's, for tmux.
-// On SIGUSR1 (the keeper's last phase of --job-stop) it kills the job's
-// process group.
+// It exits only once the relay has read END (the relay says so with
+// SIGUSR2): tmux may lose what a pane's process wrote last, when it learns
+// of the exit before it has read all of the pane's terminal. Its exit
+// status is the job's, for tmux's remain-on-exit line. On SIGUSR1 (the
+// relay's last phase of --job-stop) it kills the job's process group.
 
 // RunSupervisor runs the job described in the spec file at path, on the
 // process's terminal, and returns the job's exit status.
@@ -70,7 +63,6 @@ func RunSupervisor(path string) int {
 func supervise(sp spec, tty *os.File, out *os.File) int {
 	ack := make(chan os.Signal, 1)
 	signal.Notify(ack, syscall.SIGUSR2)
-	// START comes first: everything the job prints lies after it.
 	out.WriteString(markers.Start(sp.ID))
 	status := runJob(sp, tty, out)
 	// Take the terminal back, so that the END marker cannot stop on
@@ -85,7 +77,7 @@ func supervise(sp spec, tty *os.File, out *os.File) int {
 	return status
 }
 
-// endAckLimit bounds the wait for the keeper to read the END marker.
+// endAckLimit bounds the wait for the relay to read the END marker.
 const endAckLimit = 20 * time.Second
 
 // runJob runs the job and returns its exit status as a shell reports it
@@ -151,10 +143,10 @@ func statusOf(ps *os.ProcessState) int {
 
 // copyFramed writes what the job writes on stderr to the terminal, each
 // piece in a frame, in one write (a tty never splits one write() with the
-// job's own). The terminal turns "\n" into "\r\n"; when the job's program
-// has turned that off (a full-screen program, a raw terminal), the
-// supervisor does it, as ptysend does for commands, or the human would
-// see a staircase. The keeper turns them back.
+// job's own). When the job's program has turned off the terminal's "\n"
+// to "\r\n" (a full-screen program, a raw terminal), the supervisor does
+// it, as ptysend does for commands, or the human would see a staircase;
+// the relay turns them back.
 func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
 	buf := make([]byte, markers.MaxStderrPiece)
 	var frame []byte
@@ -180,25 +172,16 @@ func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
 
 // jobEnv is the job's environment: the shared shell's, then the job's own
 // settings, with the variables tmux sets for the job's window (TMUX,
-// TMUX_PANE) and PTYBRIDGE_JOB naming the job.
+// TMUX_PANE) and PTYBRIDGE_JOB naming the job instead of theirs.
 func jobEnv(sp spec) []string {
-	env := append([]string(nil), sp.Env...)
+	env := slices.DeleteFunc(slices.Clone(sp.Env), func(kv string) bool {
+		key, _, ok := strings.Cut(kv, "=")
+		return !ok || key == "" || key == "TMUX" || key == "TMUX_PANE" || key == "PTYBRIDGE_JOB"
+	})
 	for _, key := range []string{"TMUX", "TMUX_PANE"} {
 		if v, ok := os.LookupEnv(key); ok {
-			env = setEnv(env, key, v)
+			env = append(env, key+"="+v)
 		}
 	}
-	return setEnv(env, "PTYBRIDGE_JOB", sp.Name)
-}
-
-// setEnv sets key=value in env, replacing an earlier setting.
-func setEnv(env []string, key, value string) []string {
-	prefix := key + "="
-	out := env[:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, prefix) {
-			out = append(out, kv)
-		}
-	}
-	return append(out, prefix+value)
+	return append(env, "PTYBRIDGE_JOB="+sp.Name)
 }

@@ -20,8 +20,8 @@ type WaitRequest struct {
 	Bridge bridge.Bridge
 	Name   string
 	Until  string // "" waits for the job's end
-	// Since is --since: only the job's output after that offset counts
-	// (and its stderr from now on); negative: all it printed.
+	// Since: only the job's output after that offset counts (and its
+	// stderr from now on); negative: all it printed.
 	Since            int64
 	Timeout, MaxTime time.Duration
 	Out, Notes       io.Writer
@@ -29,10 +29,9 @@ type WaitRequest struct {
 
 // Wait blocks until a line of the job's output (stdout or stderr, as
 // clean text, the line being written included) matches Until, or the job
-// ends. The job's relay pushes each new piece of output to us the moment it
-// reads it: nothing polls. Exit 0 on a match, printing the line; the
-// job's status when it ended; 124 when --timeout or --max-time fired (the
-// job runs on).
+// ends; the relay pushes each piece of output as it reads it. Exit 0 on a
+// match, printing the line; the job's status when it ended; 124 when
+// --timeout or --max-time fired (the job runs on).
 func Wait(ctx context.Context, req WaitRequest) (int, error) {
 	start := time.Now()
 	var re *regexp.Regexp
@@ -45,7 +44,7 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 			}
 		}
 	}
-	c, err := open(req.Bridge, req.Name)
+	c, _, err := open(req.Bridge, req.Name)
 	if err != nil {
 		return 0, err
 	}
@@ -93,11 +92,11 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 					return req.matched(ev.Stream, line, next)
 				}
 			case "ended":
+				note := fmt.Sprintf("ptysend: job %s ended with exit status %d", req.Name, ev.Status)
 				if re != nil {
-					fmt.Fprintf(req.Notes, "ptysend: job %s ended with exit status %d before --until %q matched a line\n", req.Name, ev.Status, req.Until)
-				} else {
-					fmt.Fprintf(req.Notes, "ptysend: job %s ended with exit status %d\n", req.Name, ev.Status)
+					note += fmt.Sprintf(" before --until %q matched a line", req.Until)
 				}
+				fmt.Fprintln(req.Notes, note)
 				if ev.Status < 0 {
 					return 0, &failure.Error{
 						Msg:  fmt.Sprintf("job %s ended, and its exit status was lost (its window's process was killed)", req.Name),
@@ -111,20 +110,12 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 		case err := <-failed:
 			return 0, relayFailed(req.Name, err)
 		case <-noOutput.C():
-			return failure.ExitTimeout, &failure.Error{
-				Code: failure.ExitTimeout,
-				Msg:  fmt.Sprintf("job %s printed nothing for %v (--timeout) %s; it still runs", req.Name, req.Timeout, req.waitedFor()),
-				Hint: "wait longer with a larger --timeout (0: no limit), or look at its output with ptysend --job-output " + req.Name,
-			}
+			return req.timedOut("--timeout", "job %s printed nothing for %v (--timeout) %s; it still runs", req.Name, req.Timeout, req.waitedFor())
 		case <-ctx.Done():
 			code, why := failure.Stopped(ctx)
 			return code, &failure.Error{Code: code, Msg: fmt.Sprintf("%s %s; job %s runs on", why, req.waitedFor(), req.Name)}
 		case <-overall.C():
-			return failure.ExitTimeout, &failure.Error{
-				Code: failure.ExitTimeout,
-				Msg:  fmt.Sprintf("waited %v (--max-time) %s; job %s still runs", req.MaxTime, req.waitedFor(), req.Name),
-				Hint: "wait longer with a larger --max-time (0: no limit), or look at its output with ptysend --job-output " + req.Name,
-			}
+			return req.timedOut("--max-time", "waited %v (--max-time) %s; job %s still runs", req.MaxTime, req.waitedFor(), req.Name)
 		}
 	}
 }
@@ -136,16 +127,22 @@ func (req WaitRequest) waitedFor() string {
 	return fmt.Sprintf("while waiting for a line matching %q", req.Until)
 }
 
+func (req WaitRequest) timedOut(flag, format string, args ...any) (int, error) {
+	return failure.ExitTimeout, &failure.Error{
+		Code: failure.ExitTimeout,
+		Msg:  fmt.Sprintf(format, args...),
+		Hint: "wait longer with a larger " + flag + " (0: no limit), or look at its output with ptysend --job-output " + req.Name,
+	}
+}
+
 // matched prints the matching line and where to go on from.
 func (req WaitRequest) matched(stream, line string, next int64) (int, error) {
 	fmt.Fprintln(req.Out, line)
-	if stream == "out" {
-		fmt.Fprintf(req.Notes, "ptysend: matched on the job's output; next offset %d (--job-output %s --since %d prints what comes after)\n",
-			next, req.Name, next)
-	} else {
-		fmt.Fprintf(req.Notes, "ptysend: matched on the job's stderr; next stderr offset %d (--job-output %s --stderr --since %d prints what comes after)\n",
-			next, req.Name, next)
+	format := "ptysend: matched on the job's output; next offset %d (--job-output %s --since %d prints what comes after)\n"
+	if stream == "err" {
+		format = "ptysend: matched on the job's stderr; next stderr offset %d (--job-output %s --stderr --since %d prints what comes after)\n"
 	}
+	fmt.Fprintf(req.Notes, format, next, req.Name, next)
 	return 0, nil
 }
 
