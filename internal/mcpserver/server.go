@@ -82,8 +82,8 @@ func newServer(cfg Config) *server {
 		&mcp.Implementation{Name: "ptybridge", Title: "ptybridge: the user's shared terminal", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	for _, m := range modes.All() {
-		if about := m.About(); about.Tool != nil {
-			s.add(reflect.TypeOf(m).Elem(), about)
+		if about := m.About(); about.Tool != "" {
+			s.add(reflect.TypeOf(m).Elem(), modes.ToolNamed(about.Tool), about.Takes)
 		}
 	}
 	return s
@@ -92,13 +92,12 @@ func newServer(cfg Config) *server {
 // add adds the tool of the mode whose struct is typ. A call unmarshals
 // its arguments into a new value of the mode, and the shared options over
 // the server's defaults, and runs it.
-func (s *server) add(typ reflect.Type, about modes.About) {
-	t := about.Tool
+func (s *server) add(typ reflect.Type, t modes.Tool, takes modes.Takes) {
 	hints := &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent, OpenWorldHint: new(t.OpenWorld)}
 	if !t.ReadOnly {
 		hints.DestructiveHint = new(t.Destructive)
 	}
-	def := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: hints, InputSchema: inputSchema(typ, about.Takes)}
+	def := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: hints, InputSchema: inputSchema(typ, takes)}
 	mcp.AddTool(s.mcp, def, func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, Result, error) {
 		m := reflect.New(typ).Interface().(modes.Mode)
 		opts := modes.Options{Timeout: cli.Duration(s.cfg.Timeout), MaxTime: cli.Duration(s.cfg.MaxTime), JSON: t.JSON}

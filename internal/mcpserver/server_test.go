@@ -59,7 +59,7 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 	}
 	want := 0
 	for _, m := range modes.All() {
-		if m.About().Tool != nil {
+		if m.About().Tool != "" {
 			want++
 		}
 	}

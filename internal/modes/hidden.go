@@ -82,79 +82,48 @@ func (m *skill) Run(ctx context.Context, e *Env) (int, error) {
 	return 0, err
 }
 
-// confirmAsk is what runs in the popup of ptybridge --confirm, started by
-// ptysend itself through tmux: it shows the question and reads the
-// human's key.
-type confirmAsk struct {
-	File string `name:"confirm-ask" hidden:"" help:"Internal: ask the user the question in FILE (ptybridge --confirm)." json:"-"`
-}
-
-func (m *confirmAsk) About() About { return About{Chosen: m.File != ""} }
-
-func (m *confirmAsk) Run(ctx context.Context, e *Env) (int, error) {
-	return 0, human.Answer(m.File, os.Stdin)
-}
-
-// relayMode is a pane's relay, started by tmux's pipe-pane.
-type relayMode struct {
+// internal is the hidden modes that ptysend starts itself (through tmux,
+// or as a child) for its own parts.
+type internal struct {
+	// ConfirmAsk runs in the popup of ptybridge --confirm: it shows the
+	// question and reads the human's key.
+	ConfirmAsk string `name:"confirm-ask" hidden:"" help:"Internal: ask the user the question in FILE (ptybridge --confirm)." json:"-"`
+	// A pane's relay, started by tmux's pipe-pane.
 	cli.RelayFlags `embed:""`
+	// LateStderr keeps showing the stderr of a finished command's
+	// background jobs (call.KeepShowingStderr), the fifo on descriptor 3.
+	LateStderr    string `name:"late-stderr" hidden:"" help:"Internal: show the stderr of this call's background jobs." json:"-"`
+	LateStderrTTY string `name:"late-stderr-tty" hidden:"" json:"-"`
+	// JobSupervise is the process of a job's window, started by --job
+	// through tmux.
+	JobSupervise string `name:"job-supervise" hidden:"" help:"Internal." json:"-"`
+	// JobSpare is the process of a spare window, waiting for a job (or,
+	// with no fifo, of the spare session's anchor window).
+	JobSpare    string `name:"job-spare" hidden:"" help:"Internal." json:"-"`
+	JobSparePID int    `name:"job-spare-pid" hidden:"" json:"-"`
+	// JobSpareMake makes a spare window for the bridge's next job: a job's
+	// relay runs it once its job runs.
+	JobSpareMake string `name:"job-spare-make" hidden:"" help:"Internal." json:"-"`
 }
 
-func (m *relayMode) About() About { return About{Chosen: m.Requested()} }
-
-func (m *relayMode) Run(ctx context.Context, e *Env) (int, error) {
-	return 0, m.RelayFlags.Run()
+func (m *internal) About() About {
+	return About{Chosen: m.ConfirmAsk != "" || m.Requested() || m.LateStderr != "" || m.JobSupervise != "" || m.JobSparePID > 0 || m.JobSpareMake != ""}
 }
 
-// lateStderr keeps showing the stderr of a finished command's background
-// jobs (call.KeepShowingStderr): ptysend starts itself with it, the fifo
-// on its descriptor 3.
-type lateStderr struct {
-	ID  string `name:"late-stderr" hidden:"" help:"Internal: show the stderr of this call's background jobs." json:"-"`
-	TTY string `name:"late-stderr-tty" hidden:"" json:"-"`
-}
-
-func (m *lateStderr) About() About { return About{Chosen: m.ID != ""} }
-
-func (m *lateStderr) Run(ctx context.Context, e *Env) (int, error) {
-	call.KeepShowingStderr(markers.ID(m.ID), m.TTY, os.NewFile(3, "stderr fifo"))
-	return 0, nil
-}
-
-// jobSupervise is the process of a job's window, started by --job
-// through tmux.
-type jobSupervise struct {
-	Spec string `name:"job-supervise" hidden:"" help:"Internal." json:"-"`
-}
-
-func (m *jobSupervise) About() About { return About{Chosen: m.Spec != ""} }
-
-func (m *jobSupervise) Run(ctx context.Context, e *Env) (int, error) {
-	return jobs.RunSupervisor(m.Spec), nil
-}
-
-// jobSpare is the process of a spare window, waiting for a job (or, with
-// no fifo, of the spare session's anchor window).
-type jobSpare struct {
-	Fifo string `name:"job-spare" hidden:"" help:"Internal." json:"-"`
-	PID  int    `name:"job-spare-pid" hidden:"" json:"-"`
-}
-
-func (m *jobSpare) About() About { return About{Chosen: m.PID > 0} }
-
-func (m *jobSpare) Run(ctx context.Context, e *Env) (int, error) {
-	return jobs.RunSpare(m.Fifo, m.PID), nil
-}
-
-// jobSpareMake makes a spare window for the bridge's next job: a job's
-// relay runs it once its job runs.
-type jobSpareMake struct {
-	Session string `name:"job-spare-make" hidden:"" help:"Internal." json:"-"`
-}
-
-func (m *jobSpareMake) About() About { return About{Chosen: m.Session != ""} }
-
-func (m *jobSpareMake) Run(ctx context.Context, e *Env) (int, error) {
-	b := bridge.Bridge{Name: m.Session, RuntimeDir: e.Bridge.RuntimeDir, Exe: e.Bridge.Exe}
+func (m *internal) Run(ctx context.Context, e *Env) (int, error) {
+	switch {
+	case m.ConfirmAsk != "":
+		return 0, human.Answer(m.ConfirmAsk, os.Stdin)
+	case m.Requested():
+		return 0, m.RelayFlags.Run()
+	case m.LateStderr != "":
+		call.KeepShowingStderr(markers.ID(m.LateStderr), m.LateStderrTTY, os.NewFile(3, "stderr fifo"))
+		return 0, nil
+	case m.JobSupervise != "":
+		return jobs.RunSupervisor(m.JobSupervise), nil
+	case m.JobSparePID > 0:
+		return jobs.RunSpare(m.JobSpare, m.JobSparePID), nil
+	}
+	b := bridge.Bridge{Name: m.JobSpareMake, RuntimeDir: e.Bridge.RuntimeDir, Exe: e.Bridge.Exe}
 	return 0, jobs.MakeSpare(b)
 }

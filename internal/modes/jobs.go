@@ -18,10 +18,7 @@ type jobStart struct {
 	Command string   `kong:"-" json:"command" jsonschema:"shell code to run as the job"`
 }
 
-func (m *jobStart) About() About {
-	return About{Chosen: m.Name != "", Tool: &Tool{Name: "job_start", Title: "Start a long-running job the user can see", Destructive: true, OpenWorld: true,
-		Description: `Start a long-running command (a dev server, a watcher, a long build) as a job: in a new window of the shared terminal, named name, which the user sees in tmux's status line and can switch to, type into and stop; in a shell of the same kind, user and directory as the shared shell. Returns as soon as it runs. Then use job_wait (until a line such as "Listening on"), job_output, job_send, job_stop.`}}
-}
+func (m *jobStart) About() About { return About{Chosen: m.Name != "", Tool: "job_start"} }
 
 func (m *jobStart) takeWords(words []string) { m.Command = joined(words) }
 
@@ -48,10 +45,7 @@ type jobList struct {
 	List bool `name:"jobs" help:"List the jobs." json:"-"`
 }
 
-func (m *jobList) About() About {
-	return About{Chosen: m.List, Takes: TakesJSON, Tool: &Tool{Name: "jobs", Title: "List the jobs", ReadOnly: true, Idempotent: true, JSON: true,
-		Description: `List the jobs started with job_start in the shared terminal, as JSON in stdout: each one's name, whether it runs or its exit status, its runtime, and the last line it printed.`}}
-}
+func (m *jobList) About() About { return About{Chosen: m.List, Takes: TakesJSON, Tool: "jobs"} }
 
 func (m *jobList) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.List(e.Bridge, e.JSON, e.Stdout, e.Stderr)
@@ -65,8 +59,7 @@ type jobOutput struct {
 }
 
 func (m *jobOutput) About() About {
-	return About{Chosen: m.Name != "", Takes: TakesRaw | TakesJSON, Tool: &Tool{Name: "job_output", Title: "What a job printed", ReadOnly: true, Idempotent: true, JSON: true,
-		Description: `Return what a job printed so far, as JSON in stdout with the clean text (raw for bytes) and the offset to pass as since next time, so a log can be followed without rereading it; stderr for the job's stderr. Kept whole up to 8 MiB, then the first and last parts.`}}
+	return About{Chosen: m.Name != "", Takes: TakesRaw | TakesJSON, Tool: "job_output"}
 }
 
 func (m *jobOutput) misplaced() error {
@@ -101,8 +94,7 @@ type jobWait struct {
 }
 
 func (m *jobWait) About() About {
-	return About{Chosen: m.Name != "", Takes: TakesLimits, Tool: &Tool{Name: "job_wait", Title: "Wait for a line of a job, or its end", ReadOnly: true, Idempotent: true,
-		Description: `Block until a line of the job's output matches until (a regular expression, e.g. "Listening on"), or the job ends: exit_code 0 when it matched, the job's own status when it ended; timeout and max_time apply (124).`}}
+	return About{Chosen: m.Name != "", Takes: TakesLimits, Tool: "job_wait"}
 }
 
 func (m *jobWait) misplaced() error {
@@ -123,10 +115,7 @@ type jobStop struct {
 	Name string `name:"job-stop" placeholder:"NAME" help:"Stop job NAME and close its window; exit with its status." json:"name" jsonschema:"the job's name"`
 }
 
-func (m *jobStop) About() About {
-	return About{Chosen: m.Name != "", Tool: &Tool{Name: "job_stop", Title: "Stop a job", Destructive: true, Idempotent: true,
-		Description: `Stop a job with the two-phase kill (Ctrl-C, Ctrl-\, then its process group) and close its window; exit_code is the job's status.`}}
-}
+func (m *jobStop) About() About { return About{Chosen: m.Name != "", Tool: "job_stop"} }
 
 func (m *jobStop) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.Stop(e.Bridge, m.Name, e.Stderr)
@@ -139,10 +128,7 @@ type jobSend struct {
 	Text    string `kong:"-" json:"text" jsonschema:"the text to type, literally"`
 }
 
-func (m *jobSend) About() About {
-	return About{Chosen: m.Name != "", Tool: &Tool{Name: "job_send", Title: "Type text into a job", Destructive: true, OpenWorld: true,
-		Description: `Type text literally into a job's window (a REPL, a TUI, another CLI waiting for input): several lines arrive as one paste, then Enter unless no_enter. Never types into the user's shared shell.`}}
-}
+func (m *jobSend) About() About { return About{Chosen: m.Name != "", Tool: "job_send"} }
 
 func (m *jobSend) takeWords(words []string) { m.Text = joined(words) }
 
@@ -163,10 +149,7 @@ type jobKeys struct {
 	Keys []string `kong:"-" json:"keys" jsonschema:"tmux key names, e.g. [\"C-c\"] or [\"G\", \"q\"]"`
 }
 
-func (m *jobKeys) About() About {
-	return About{Chosen: m.Name != "", Tool: &Tool{Name: "job_keys", Title: "Press keys in a job", Destructive: true, OpenWorld: true,
-		Description: `Press keys in a job's window (never in the user's shared shell), given as tmux key names: C-c to interrupt, Up, Enter, Escape, q to leave a pager, G to go to its end...`}}
-}
+func (m *jobKeys) About() About { return About{Chosen: m.Name != "", Tool: "job_keys"} }
 
 func (m *jobKeys) takeWords(words []string) { m.Keys = words }
 
@@ -187,14 +170,10 @@ type jobScreen struct {
 }
 
 func (m *jobScreen) About() About {
-	return About{Chosen: m.Name != "", Takes: TakesJSON, Tool: &Tool{Name: "job_screen", Title: "See a job's window", ReadOnly: true, Idempotent: true, JSON: true,
-		Description: `Return what a job's window shows right now, as JSON in stdout: its rows (a full-screen program's included) and the cursor.`}}
+	return About{Chosen: m.Name != "", Takes: TakesJSON, Tool: "job_screen"}
 }
 
 func (m *jobScreen) Run(ctx context.Context, e *Env) (int, error) {
 	s, err := jobs.ReadScreen(e.Bridge, m.Name)
-	if err != nil {
-		return 0, err
-	}
-	return 0, printScreen(e, s, s.CursorLine())
+	return printScreen(e, s, err)
 }

@@ -25,28 +25,28 @@ type screen struct {
 	Screen bool `name:"screen" help:"Print the shared terminal's screen as the user sees it now (an editor, a pager, a half-typed line...), and where the cursor is (on stderr; with --json, one JSON object). Types nothing." json:"-"`
 }
 
-func (m *screen) About() About {
-	return About{Chosen: m.Screen, Takes: TakesJSON, Tool: &Tool{Name: "screen", Title: "See the user's shared terminal", ReadOnly: true, Idempotent: true,
-		Description: `Return the user's shared terminal as they see it right now, as text in stdout (an editor, a pager, a full-screen program, a line they are typing), and on stderr where the cursor is. Types nothing; works while the terminal is busy. Use it when run was refused as busy, to see what the user is doing.`}}
-}
+func (m *screen) About() About { return About{Chosen: m.Screen, Takes: TakesJSON, Tool: "screen"} }
 
 func (m *screen) Run(ctx context.Context, e *Env) (int, error) {
 	s, err := human.ReadScreen(e.Bridge)
+	return printScreen(e, s, err)
+}
+
+// printScreen prints a screen read (the shared pane's or a job's), as
+// text with the cursor on stderr, or as JSON.
+func printScreen(e *Env, s interface {
+	Text() string
+	CursorLine() string
+}, err error) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 0, printScreen(e, s, s.CursorLine())
-}
-
-// printScreen prints a screen, as text with the cursor on stderr, or as
-// JSON.
-func printScreen(e *Env, s any, cursor string) error {
 	if e.JSON {
-		return json.NewEncoder(e.Stdout).Encode(s)
+		return 0, json.NewEncoder(e.Stdout).Encode(s)
 	}
-	fmt.Fprint(e.Stdout, s.(interface{ Text() string }).Text())
-	fmt.Fprintf(e.Stderr, "ptysend: %s\n", cursor)
-	return nil
+	fmt.Fprint(e.Stdout, s.Text())
+	fmt.Fprintf(e.Stderr, "ptysend: %s\n", s.CursorLine())
+	return 0, nil
 }
 
 // notify shows a message to the human: ptysend --notify MESSAGE.
@@ -54,10 +54,7 @@ type notify struct {
 	Message *string `name:"notify" placeholder:"MESSAGE" help:"Show MESSAGE to the user in their terminal(s), as \"[agent] MESSAGE\" on tmux's message line for 10 s, with the terminal bell. Types nothing; returns at once." json:"message" jsonschema:"what to tell the user, one short line"`
 }
 
-func (m *notify) About() About {
-	return About{Chosen: m.Message != nil, Tool: &Tool{Name: "notify", Title: "Tell the user something in their terminal",
-		Description: `Show a short message to the user on their terminal's message line ("[agent] MESSAGE", for 10 s, with the bell), without typing into whatever runs there: e.g. to ask them to quit a program so that your command can run, or to answer a prompt. Returns at once.`}}
-}
+func (m *notify) About() About { return About{Chosen: m.Message != nil, Tool: "notify"} }
 
 func (m *notify) Check() error {
 	if strings.TrimSpace(*m.Message) == "" {
@@ -84,10 +81,7 @@ type statusMode struct {
 	Status bool `name:"status" help:"Say whether the terminal is free (exit 0) or what holds it (75)." json:"-"`
 }
 
-func (m *statusMode) About() About {
-	return About{Chosen: m.Status, Takes: TakesJSON, Tool: &Tool{Name: "status", Title: "Is the user's shared terminal free?", ReadOnly: true, Idempotent: true, JSON: true,
-		Description: `Say whether the user's shared terminal is free for a command, without typing anything: stdout is one JSON object (bridge up or down, the shell's kind, user and directory, the state: idle, busy with a program and since when, a REPL open, copy mode, a half-typed line; whether another agent call holds it; whether the user approves each command). exit_code 0 when free, 75 when busy (retry later, or ask the user), an error result when no bridge runs.`}}
-}
+func (m *statusMode) About() About { return About{Chosen: m.Status, Takes: TakesJSON, Tool: "status"} }
 
 func (m *statusMode) Run(ctx context.Context, e *Env) (int, error) {
 	s, err := look.ReadStatus(e.Bridge)
@@ -108,8 +102,7 @@ type historyMode struct {
 }
 
 func (m *historyMode) About() About {
-	return About{Chosen: m.History.Set, Takes: TakesJSON, Tool: &Tool{Name: "history", Title: "What ran in the user's shared terminal", ReadOnly: true, Idempotent: true, JSON: true,
-		Description: `List the last commands run at the prompt of the user's shared terminal, by the user or by the agent, oldest first, as JSON objects one per line in stdout: id, who (user/agent), exit status or running, start time, duration, working directory, the command line. Use it when the user says "I just ran X, look", then output with the id.`}}
+	return About{Chosen: m.History.Set, Takes: TakesJSON, Tool: "history"}
 }
 
 func (m *historyMode) Check() error {
@@ -139,8 +132,7 @@ type outputMode struct {
 }
 
 func (m *outputMode) About() About {
-	return About{Chosen: m.Output.Set, Takes: TakesRaw, Tool: &Tool{Name: "output", Title: "What a command printed in the user's shared terminal", ReadOnly: true, Idempotent: true,
-		Description: `Return what one command of the history printed in the user's shared terminal, as clean text in stdout (raw for the terminal's bytes): by id (from history), or without id the user's most recent command, finished or still running. Kept in memory: the last 100 commands, each up to 1 MiB (its first and last parts, with a note of what was left out).`}}
+	return About{Chosen: m.Output.Set, Takes: TakesRaw, Tool: "output"}
 }
 
 func (m *outputMode) Check() error {

@@ -9,7 +9,9 @@ package modes
 
 import (
 	"context"
+	_ "embed"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -59,19 +61,36 @@ type Mode interface {
 
 // About is what the command line and the MCP server know of a mode.
 type About struct {
-	Chosen bool  // the command line asks for it
-	Takes  Takes // the shared options it takes
-	Tool   *Tool // nil for a mode of the command line only
+	Chosen bool   // the command line asks for it
+	Takes  Takes  // the shared options it takes
+	Tool   string // its MCP tool in tools.md; none for the command line's modes
 }
 
 // Tool is how a mode is offered as an MCP tool: the mode's struct is its
 // input (its json fields, and the options it takes), Run its work.
 type Tool struct {
-	Name, Title, Description string
-	// Hints for the client: it only reads; it may destroy; again does the
-	// same; it reaches beyond the terminal (the network).
-	ReadOnly, Destructive, Idempotent, OpenWorld bool
+	Name, Title, Description                     string
+	ReadOnly, Destructive, Idempotent, OpenWorld bool // hints for the client
 	JSON                                         bool // it prints JSON (as with --json)
+}
+
+//go:embed tools.md
+var tools string
+
+// ToolNamed is the tool of that name in tools.md, under the heading
+// "## NAME (HINTS): TITLE".
+func ToolNamed(name string) Tool {
+	for _, section := range strings.Split(tools, "\n## ")[1:] {
+		head, text, _ := strings.Cut(section, "\n")
+		head, title, _ := strings.Cut(head, ": ")
+		if tool, hints, _ := strings.Cut(head, " "); tool == name {
+			return Tool{Name: name, Title: title, Description: strings.TrimSpace(text),
+				ReadOnly: strings.Contains(hints, "read-only"), Destructive: strings.Contains(hints, "destructive"),
+				Idempotent: strings.Contains(hints, "idempotent"), OpenWorld: strings.Contains(hints, "open-world"),
+				JSON: strings.Contains(hints, "prints JSON")}
+		}
+	}
+	panic("no tool " + name + " in tools.md")
 }
 
 type (
@@ -96,8 +115,7 @@ func All() []Mode {
 		&replStart{}, &replEval{}, &replClose{},
 		&screen{}, &notify{}, &statusMode{}, &historyMode{}, &outputMode{}, &sessions{},
 		&jobStart{}, &jobList{}, &jobOutput{}, &jobWait{}, &jobStop{}, &jobSend{}, &jobKeys{}, &jobScreen{},
-		&mcpServer{}, &skill{},
-		&confirmAsk{}, &relayMode{}, &lateStderr{}, &jobSupervise{}, &jobSpare{}, &jobSpareMake{},
+		&mcpServer{}, &skill{}, &internal{},
 		&command{},
 	}
 }

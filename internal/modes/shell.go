@@ -20,8 +20,7 @@ type command struct {
 }
 
 func (m *command) About() About {
-	return About{Chosen: len(m.Words) > 0 || m.Command != "", Takes: TakesLimits | TakesRaw | TakesWaitFree,
-		Tool: &Tool{Name: "run", Title: "Run a command in the user's shared terminal", Description: runDescription, Destructive: true, OpenWorld: true}}
+	return About{Chosen: len(m.Words) > 0 || m.Command != "", Takes: TakesLimits | TakesRaw | TakesWaitFree, Tool: "run"}
 }
 
 // code is the tool's command or the command line's words (the other is
@@ -59,12 +58,6 @@ func (e *Env) callRequest(typed string) call.Request {
 	return req
 }
 
-const runDescription = `Run shell code in the user's shared terminal, exactly as if the user had typed it there, and return its stdout, stderr and exit code. The user sees every command, and can answer what it asks in the terminal (a sudo or ssh password, a [y/N] question): use this tool for commands that need the user or their session (ssh-agent, gpg, cloud logins), or that the user asked to see; use your own shell for the rest.
-
-The command is code for the shell that runs in the terminal (bash, zsh, sh or fish, whichever the user runs there; other shells are refused). cd, variables and functions persist between calls. Never run exit or exec, and never type a password for the user. While a REPL runs (repl_start), use repl_eval or repl_close instead.
-
-A non-zero exit_code is the command's own. When a timeout fires the command gets Ctrl-C, then Ctrl-\ 3 s later; timed_out is true, exit_code 124 and stdout holds the output so far. A command waiting for the user is not stopped by timeout (max_time still applies). ptybridge refuses (an error result, nothing typed) while the user runs something in the terminal or has typed part of a line; the hint says what to ask them.`
-
 // replStart starts a REPL: ptysend --repl-start CMD [--prompt REGEX].
 type replStart struct {
 	Cmd          string `name:"repl-start" placeholder:"CMD" help:"Start the REPL CMD in the shared terminal; returns when its prompt shows." json:"command" jsonschema:"the REPL to start, as shell code, e.g. python3"`
@@ -73,8 +66,7 @@ type replStart struct {
 }
 
 func (m *replStart) About() About {
-	return About{Chosen: m.Cmd != "", Takes: TakesLimits | TakesWaitFree,
-		Tool: &Tool{Name: "repl_start", Title: "Start a REPL in the user's shared terminal", Description: replStartDescription, Destructive: true, OpenWorld: true}}
+	return About{Chosen: m.Cmd != "", Takes: TakesLimits | TakesWaitFree, Tool: "repl_start"}
 }
 
 func (m *replStart) Check() error {
@@ -98,16 +90,13 @@ func (m *replStart) Run(ctx context.Context, e *Env) (int, error) {
 	return repl.Start(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-start " + m.Cmd), Prompt: m.Prompt, Continuation: m.Continuation}, m.Cmd)
 }
 
-const replStartDescription = `Start an interactive interpreter (python3, node, psql, irb, ghci, lua, sqlite3, nix repl...) in the user's shared terminal and return once its prompt shows; stdout holds what it printed before (its banner). For a program without a preset, give its prompt as a regular expression matched against the line the cursor is on (e.g. "^>>> "), and its continuation prompt if it has one. One REPL at a time; while it runs, run is refused: use repl_eval, and repl_close when done.`
-
 // replEval evaluates in the running REPL: ptysend --repl-eval EXPR.
 type replEval struct {
 	Expr *string `name:"repl-eval" placeholder:"EXPR" help:"Evaluate EXPR in the running REPL and print its response (--repl-eval=EXPR when EXPR starts with '-')." json:"expr" jsonschema:"the input to type into the REPL: one or several lines"`
 }
 
 func (m *replEval) About() About {
-	return About{Chosen: m.Expr != nil, Takes: TakesLimits | TakesWaitFree,
-		Tool: &Tool{Name: "repl_eval", Title: "Evaluate in the REPL of the shared terminal", Description: replEvalDescription, Destructive: true, OpenWorld: true}}
+	return About{Chosen: m.Expr != nil, Takes: TakesLimits | TakesWaitFree, Tool: "repl_eval"}
 }
 
 func (m *replEval) Check() error {
@@ -121,16 +110,13 @@ func (m *replEval) Run(ctx context.Context, e *Env) (int, error) {
 	return repl.Eval(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-eval " + *m.Expr)}, *m.Expr)
 }
 
-const replEvalDescription = `Type an expression (one or several lines) into the REPL started with repl_start, and return its response as text in stdout: without the echoed input, prompts or colours. An open block (a python def) gets the empty line that closes it; input that is still incomplete after that is cancelled. A timeout interrupts the evaluation with Ctrl-C (never Ctrl-\): the REPL and its state stay usable. A REPL that died is reported as an error; run works again after it.`
-
 // replClose leaves the running REPL: ptysend --repl-close.
 type replClose struct {
 	Close bool `name:"repl-close" help:"Leave the running REPL; harmless when none runs." json:"-"`
 }
 
 func (m *replClose) About() About {
-	return About{Chosen: m.Close, Takes: TakesLimits, Tool: &Tool{Name: "repl_close", Title: "Leave the REPL of the shared terminal", Destructive: true, Idempotent: true,
-		Description: `Leave the REPL started with repl_start: Ctrl-D, then SIGTERM, then SIGKILL, until the user's shell is back; its state (variables, definitions) is lost. Closing when no REPL runs is harmless.`}}
+	return About{Chosen: m.Close, Takes: TakesLimits, Tool: "repl_close"}
 }
 
 func (m *replClose) Run(ctx context.Context, e *Env) (int, error) {
