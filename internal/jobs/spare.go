@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 	"time"
@@ -52,7 +51,6 @@ func MakeSpare(b bridge.Bridge) error {
 	if err != nil {
 		return fmt.Errorf("no shared shell to tie a spare window to: %w", err)
 	}
-	sharedPID := status.PanePID
 	id, err := markers.NewID()
 	if err != nil {
 		return err
@@ -64,7 +62,7 @@ func MakeSpare(b bridge.Bridge) error {
 	}
 	session := b.Name + "-spare"
 	target := "=" + session + ":{end}"
-	pid := fmt.Sprint(sharedPID)
+	pid := fmt.Sprint(status.PanePID)
 	// The session, with history-limit set before its windows are made (a
 	// pane's is fixed then) and an anchor window that keeps it while no
 	// spare is there; unless it exists.
@@ -164,25 +162,14 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 // hidden session's anchor window): it waits for a job on fifo, then
 // supervises it, or exits when the shared shell's process does.
 func RunSpare(fifo string, sharedPID int) int {
-	var exited <-chan struct{}
-	if sharedPID > 0 {
-		ctx, stopWatching := context.WithCancel(context.Background())
-		defer stopWatching()
-		if exited = platform.WatchExit(ctx, sharedPID); exited == nil {
-			return 0 // gone already
-		}
+	exited := platform.WatchExit(context.Background(), sharedPID)
+	if exited == nil {
+		return 0 // gone already
 	}
 	got := make(chan spec, 1)
 	if fifo != "" {
 		go func() {
-			f, err := os.Open(fifo) // waits for ptysend --job
-			if err != nil {
-				return
-			}
-			b, err := io.ReadAll(f)
-			f.Close()
-			var sp spec
-			if err == nil && json.Unmarshal(b, &sp) == nil && sp.ID.Valid() {
+			if sp, err := readSpec(fifo); err == nil && sp.ID.Valid() { // waits for ptysend --job
 				got <- sp
 			}
 		}()
@@ -191,6 +178,6 @@ func RunSpare(fifo string, sharedPID int) int {
 	case <-exited:
 		return 0
 	case sp := <-got:
-		return supervise(sp, os.Stdin, os.Stdout)
+		return supervise(sp)
 	}
 }

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,58 +48,63 @@ type spec struct {
 // RunSupervisor runs the job described in the spec file at path, on the
 // process's terminal, and returns the job's exit status.
 func RunSupervisor(path string) int {
-	b, err := os.ReadFile(path)
+	sp, err := readSpec(path)
 	os.Remove(path)
-	var sp spec
+	if err != nil || !sp.ID.Valid() {
+		fmt.Printf("ptysend: the job could not start: reading its description: %v\n", err)
+		return 125
+	}
+	return supervise(sp)
+}
+
+// readSpec reads a job's description from a file, or a fifo.
+func readSpec(path string) (sp spec, err error) {
+	b, err := os.ReadFile(path)
 	if err == nil {
 		err = json.Unmarshal(b, &sp)
 	}
-	if err != nil || !sp.ID.Valid() {
-		fmt.Fprintf(os.Stdout, "ptysend: the job could not start: reading its description: %v\n", err)
-		return 125
-	}
-	return supervise(sp, os.Stdin, os.Stdout)
+	return sp, err
 }
 
-func supervise(sp spec, tty *os.File, out *os.File) int {
+// supervise runs the job sp on the process's terminal.
+func supervise(sp spec) int {
 	ack := make(chan os.Signal, 1)
 	signal.Notify(ack, syscall.SIGUSR2)
-	out.WriteString(markers.Start(sp.ID))
-	status := runJob(sp, tty, out)
+	os.Stdout.WriteString(markers.Start(sp.ID))
+	status := runJob(sp)
 	// Take the terminal back, so that the END marker cannot stop on
 	// SIGTTOU (stty tostop) and the window's last state is ours.
 	signal.Ignore(syscall.SIGTTOU)
-	platform.SetForegroundGroup(tty, syscall.Getpgrp())
-	out.WriteString(markers.End(sp.ID, status))
+	platform.SetForegroundGroup(os.Stdin, syscall.Getpgrp())
+	os.Stdout.WriteString(markers.End(sp.ID, status))
 	select {
 	case <-ack:
-	case <-time.After(endAckLimit):
+	case <-time.After(20 * time.Second):
 	}
 	return status
 }
 
-// endAckLimit bounds the wait for the relay to read the END marker.
-const endAckLimit = 20 * time.Second
-
 // runJob runs the job and returns its exit status as a shell reports it
 // (128+N for a signal).
-func runJob(sp spec, tty, out *os.File) int {
+func runJob(sp spec) int {
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		fmt.Fprintf(out, "ptysend: the job could not start: %v\r\n", err)
+		fmt.Printf("ptysend: the job could not start: %v\r\n", err)
 		return 125
 	}
-	cmd := exec.Command(sp.Shell, "-c", sp.Command)
+	// SIGUSR1 kills the job's process group (once the relay asks, and
+	// never the default action: the supervisor outlives the job).
+	killed, _ := signal.NotifyContext(context.Background(), syscall.SIGUSR1)
+	cmd := exec.CommandContext(killed, sp.Shell, "-c", sp.Command)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.Args[0] = filepath.Base(sp.Shell)
 	cmd.Dir, cmd.Env = sp.Dir, jobEnv(sp)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, errW
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdin, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0}
-	kill := make(chan os.Signal, 1)
-	signal.Notify(kill, syscall.SIGUSR1)
 	if err := cmd.Start(); err != nil {
 		errR.Close()
 		errW.Close()
-		fmt.Fprintf(out, "ptysend: the job could not start: %v\r\n", err)
+		fmt.Printf("ptysend: the job could not start: %v\r\n", err)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return 127
 		}
@@ -107,22 +113,10 @@ func runJob(sp spec, tty, out *os.File) int {
 	errW.Close()
 	copied := make(chan struct{})
 	go func() {
-		copyFramed(out, tty, errR, sp.ID)
+		copyFramed(errR, sp.ID)
 		close(copied)
 	}()
-	exited := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-kill:
-				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			case <-exited:
-				return
-			}
-		}
-	}()
 	cmd.Wait()
-	close(exited)
 	// The job's stderr shows before the END marker; a process of the job's
 	// left in the background may hold the pipe open: not for long.
 	select {
@@ -147,20 +141,20 @@ func statusOf(ps *os.ProcessState) int {
 // to "\r\n" (a full-screen program, a raw terminal), the supervisor does
 // it, as ptysend does for commands, or the human would see a staircase;
 // the relay turns them back.
-func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
+func copyFramed(errR io.Reader, id markers.ID) {
 	buf := make([]byte, markers.MaxStderrPiece)
 	var frame []byte
 	for {
 		n, err := errR.Read(buf)
 		if n > 0 {
 			piece := buf[:n]
-			if !platform.TranslatesNewlines(tty) {
+			if !platform.TranslatesNewlines(os.Stdin) {
 				piece = bytes.ReplaceAll(piece, []byte("\n"), []byte("\r\n"))
 			}
 			for len(piece) > 0 { // at most markers.MaxStderrPiece a frame
 				k := min(len(piece), markers.MaxStderrPiece)
 				frame = markers.AppendStderrFrame(frame[:0], id, piece[:k])
-				out.Write(frame)
+				os.Stdout.Write(frame)
 				piece = piece[k:]
 			}
 		}
