@@ -13,6 +13,7 @@ package mcpserver
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -83,24 +84,42 @@ func newServer(cfg Config) *server {
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	for _, m := range modes.All() {
 		if about := m.About(); about.Tool != "" {
-			s.add(reflect.TypeOf(m).Elem(), modes.ToolNamed(about.Tool), about.Takes)
+			s.add(reflect.TypeOf(m).Elem(), about.Tool, about.Takes)
 		}
 	}
 	return s
 }
 
-// add adds the tool of the mode whose struct is typ. A call unmarshals
-// its arguments into a new value of the mode, and the shared options over
-// the server's defaults, and runs it.
-func (s *server) add(typ reflect.Type, t modes.Tool, takes modes.Takes) {
-	hints := &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent, OpenWorldHint: new(t.OpenWorld)}
-	if !t.ReadOnly {
-		hints.DestructiveHint = new(t.Destructive)
+//go:embed tools.md
+var tools string
+
+// toolNamed is the tool of that name in tools.md, under the heading
+// "## NAME (HINTS): TITLE", and whether it prints JSON.
+func toolNamed(name string) (*mcp.Tool, bool) {
+	for _, section := range strings.Split(tools, "\n## ")[1:] {
+		head, text, _ := strings.Cut(section, "\n")
+		head, title, _ := strings.Cut(head, ": ")
+		if tool, hints, _ := strings.Cut(head, " "); tool == name {
+			has := func(hint string) bool { return strings.Contains(hints, hint) }
+			a := &mcp.ToolAnnotations{Title: title, ReadOnlyHint: has("read-only"), IdempotentHint: has("idempotent"), OpenWorldHint: new(has("open-world"))}
+			if !a.ReadOnlyHint {
+				a.DestructiveHint = new(has("destructive"))
+			}
+			return &mcp.Tool{Name: name, Title: title, Description: strings.TrimSpace(text), Annotations: a}, has("prints JSON")
+		}
 	}
-	def := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: hints, InputSchema: inputSchema(typ, takes)}
+	panic("no tool " + name + " in tools.md")
+}
+
+// add adds the tool name of the mode whose struct is typ. A call
+// unmarshals its arguments into a new value of the mode, and the shared
+// options over the server's defaults, and runs it.
+func (s *server) add(typ reflect.Type, name string, takes modes.Takes) {
+	def, printsJSON := toolNamed(name)
+	def.InputSchema = inputSchema(typ, takes)
 	mcp.AddTool(s.mcp, def, func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, Result, error) {
 		m := reflect.New(typ).Interface().(modes.Mode)
-		opts := modes.Options{Timeout: cli.Duration(s.cfg.Timeout), MaxTime: cli.Duration(s.cfg.MaxTime), JSON: t.JSON}
+		opts := modes.Options{Timeout: cli.Duration(s.cfg.Timeout), MaxTime: cli.Duration(s.cfg.MaxTime), JSON: printsJSON}
 		err := json.Unmarshal(req.Params.Arguments, m)
 		if err == nil {
 			err = json.Unmarshal(req.Params.Arguments, &opts)

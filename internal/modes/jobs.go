@@ -105,9 +105,8 @@ func (m *jobWait) misplaced() error {
 }
 
 func (m *jobWait) Run(ctx context.Context, e *Env) (int, error) {
-	timeout, maxTime := e.limits()
 	return jobs.Wait(ctx, jobs.WaitRequest{Bridge: e.Bridge, Name: m.Name, Until: m.Until, Since: since(m.Since),
-		Timeout: timeout, MaxTime: maxTime, Out: e.Stdout, Notes: e.Stderr})
+		Timeout: e.Timeout.Duration(), MaxTime: e.MaxTime.Duration(), Out: e.Stdout, Notes: e.Stderr})
 }
 
 // jobStop stops a job: ptysend --job-stop NAME.

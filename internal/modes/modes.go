@@ -9,10 +9,7 @@ package modes
 
 import (
 	"context"
-	_ "embed"
 	"io"
-	"strings"
-	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
@@ -47,10 +44,6 @@ type Env struct {
 	Stdout, Stderr io.Writer
 }
 
-func (e *Env) limits() (time.Duration, time.Duration) {
-	return time.Duration(e.Timeout), time.Duration(e.MaxTime)
-}
-
 // Mode is one thing ptysend does. A mode may also have the methods
 // Check (see Check), takeWords (it takes the words after "--", otherwise
 // a command's) and misplaced (it owns options, refused without it).
@@ -63,34 +56,7 @@ type Mode interface {
 type About struct {
 	Chosen bool   // the command line asks for it
 	Takes  Takes  // the shared options it takes
-	Tool   string // its MCP tool in tools.md; none for the command line's modes
-}
-
-// Tool is how a mode is offered as an MCP tool: the mode's struct is its
-// input (its json fields, and the options it takes), Run its work.
-type Tool struct {
-	Name, Title, Description                     string
-	ReadOnly, Destructive, Idempotent, OpenWorld bool // hints for the client
-	JSON                                         bool // it prints JSON (as with --json)
-}
-
-//go:embed tools.md
-var tools string
-
-// ToolNamed is the tool of that name in tools.md, under the heading
-// "## NAME (HINTS): TITLE".
-func ToolNamed(name string) Tool {
-	for _, section := range strings.Split(tools, "\n## ")[1:] {
-		head, text, _ := strings.Cut(section, "\n")
-		head, title, _ := strings.Cut(head, ": ")
-		if tool, hints, _ := strings.Cut(head, " "); tool == name {
-			return Tool{Name: name, Title: title, Description: strings.TrimSpace(text),
-				ReadOnly: strings.Contains(hints, "read-only"), Destructive: strings.Contains(hints, "destructive"),
-				Idempotent: strings.Contains(hints, "idempotent"), OpenWorld: strings.Contains(hints, "open-world"),
-				JSON: strings.Contains(hints, "prints JSON")}
-		}
-	}
-	panic("no tool " + name + " in tools.md")
+	Tool   string // its MCP tool (internal/mcpserver's tools.md); none for the command line's modes
 }
 
 type (

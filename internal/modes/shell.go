@@ -51,7 +51,7 @@ func (m *command) Run(ctx context.Context, e *Env) (int, error) {
 // callRequest is the request of a mode that types, from the options.
 func (e *Env) callRequest(typed string) call.Request {
 	req := call.Request{Typed: typed, Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr, Raw: e.Raw}
-	req.Timeout, req.MaxTime = e.limits()
+	req.Timeout, req.MaxTime = e.Timeout.Duration(), e.MaxTime.Duration()
 	if e.WaitFree != nil {
 		req.WaitFree = e.WaitFree.Duration()
 	}
