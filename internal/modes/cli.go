@@ -67,17 +67,6 @@ func helpDescription(args []string) string {
 // prints help and the version itself; false when it is unusable (after
 // saying why).
 func parse(opts *Options, modes []Mode, args []string) bool {
-	options := []kong.Option{
-		kong.Name("ptysend"),
-		kong.Description(helpDescription(args)),
-		kong.Vars{"version": cli.Version()},
-		kong.Exit(func(code int) {
-			if code != 0 {
-				code = failure.ExitFailure
-			}
-			os.Exit(code)
-		}),
-	}
 	// The modes' flags, and the command's words, are the root's.
 	plugins := make(kong.Plugins, len(modes))
 	for i, m := range modes {
@@ -87,7 +76,16 @@ func parse(opts *Options, modes []Mode, args []string) bool {
 		*Options
 		Version kong.VersionFlag `help:"Print the version and exit."`
 		Modes   kong.Plugins     `embed:""`
-	}{Options: opts, Modes: plugins}, options...)
+	}{Options: opts, Modes: plugins},
+		kong.Name("ptysend"),
+		kong.Description(helpDescription(args)),
+		kong.Vars{"version": cli.Version()},
+		kong.Exit(func(code int) {
+			if code != 0 {
+				code = failure.ExitFailure
+			}
+			os.Exit(code)
+		}))
 	if err != nil {
 		panic(err)
 	}
@@ -106,7 +104,7 @@ func usageError(msg string) int {
 // choose is the one mode the command line asks for, with its arguments
 // checked.
 func choose(opts *Options, modes []Mode) (Mode, error) {
-	cmd := modes[len(modes)-1].(*command)
+	cmd := find[*command](modes)
 	var m Mode
 	for _, mode := range modes {
 		if !mode.About().Chosen {
@@ -122,11 +120,8 @@ func choose(opts *Options, modes []Mode) (Mode, error) {
 		m = mode
 	}
 	if w, ok := m.(*jobWait); ok { // --since is one flag for two modes
-		for _, o := range modes {
-			if o, ok := o.(*jobOutput); ok {
-				w.Since, o.Since = o.Since, nil
-			}
-		}
+		o := find[*jobOutput](modes)
+		w.Since, o.Since = o.Since, nil
 	}
 	for _, mode := range modes {
 		if o, ok := mode.(ownsOptions); ok && mode != m {
@@ -173,6 +168,16 @@ func stopContext() (context.Context, func()) {
 		signal.Stop(signals)
 		cancel(nil)
 	}
+}
+
+// find is the mode of type T.
+func find[T Mode](modes []Mode) T {
+	for _, m := range modes {
+		if t, ok := m.(T); ok {
+			return t
+		}
+	}
+	panic("no such mode")
 }
 
 // words are a command's words after "--", without it.

@@ -19,20 +19,16 @@ import (
 	"github.com/ptybridge/ptybridge/skills"
 )
 
-// The modes of the command line only: the MCP server and the skill, and
-// the hidden ones that ptysend starts itself (through tmux, or as a
-// child) for its own parts.
+// The modes of the command line only.
 
 // mcpServer serves the modes as MCP tools on stdin and stdout: ptysend
-// --mcp. The server is a program of its own, ptysend-mcp, so that the MCP
-// SDK does not make every ptysend call slower and bigger.
+// --mcp, which execs ptysend-mcp (cmd/ptysend-mcp says why).
 type mcpServer struct {
 	MCP bool `name:"mcp" help:"Serve the shared terminal to an agent as an MCP server on stdin/stdout (its tools run the modes); --timeout and --max-time set the tools' defaults." json:"-"`
 }
 
 func (m *mcpServer) About() About { return About{Chosen: m.MCP, Takes: TakesLimits} }
 
-// mcpServerProgram is the MCP server's program (cmd/ptysend-mcp).
 const mcpServerProgram = "ptysend-mcp"
 
 // Run replaces this process with the MCP server, on the same stdin and
@@ -85,24 +81,19 @@ func (m *skill) Run(ctx context.Context, e *Env) (int, error) {
 // internal is the hidden modes that ptysend starts itself (through tmux,
 // or as a child) for its own parts.
 type internal struct {
-	// ConfirmAsk runs in the popup of ptybridge --confirm: it shows the
-	// question and reads the human's key.
+	// In the popup of ptybridge --confirm: the question, the human's key.
 	ConfirmAsk string `name:"confirm-ask" hidden:"" help:"Internal: ask the user the question in FILE (ptybridge --confirm)." json:"-"`
 	// A pane's relay, started by tmux's pipe-pane.
 	cli.RelayFlags `embed:""`
-	// LateStderr keeps showing the stderr of a finished command's
-	// background jobs (call.KeepShowingStderr), the fifo on descriptor 3.
+	// The stderr of a finished command's background jobs, from fd 3.
 	LateStderr    string `name:"late-stderr" hidden:"" help:"Internal: show the stderr of this call's background jobs." json:"-"`
 	LateStderrTTY string `name:"late-stderr-tty" hidden:"" json:"-"`
-	// JobSupervise is the process of a job's window, started by --job
-	// through tmux.
+	// The process of a job's window, started by --job through tmux.
 	JobSupervise string `name:"job-supervise" hidden:"" help:"Internal." json:"-"`
-	// JobSpare is the process of a spare window, waiting for a job (or,
-	// with no fifo, of the spare session's anchor window).
+	// The process of a spare window (with no fifo, of its session's anchor).
 	JobSpare    string `name:"job-spare" hidden:"" help:"Internal." json:"-"`
 	JobSparePID int    `name:"job-spare-pid" hidden:"" json:"-"`
-	// JobSpareMake makes a spare window for the bridge's next job: a job's
-	// relay runs it once its job runs.
+	// A job's relay makes the spare window for the next job.
 	JobSpareMake string `name:"job-spare-make" hidden:"" help:"Internal." json:"-"`
 }
 

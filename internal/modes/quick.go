@@ -17,13 +17,9 @@ import (
 // (another flag, --session, words without --, a value kong would refuse)
 // is left to kong: ok is false, and the modes are new.
 func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
-	var (
-		status    statusMode
-		history   historyMode
-		output    outputMode
-		cmd       command
-		durations bool
-	)
+	modes = All()
+	status, history, output, cmd := find[*statusMode](modes), find[*historyMode](modes), find[*outputMode](modes), find[*command](modes)
+	durations := false
 	// The defaults and the environment, as kong sets them.
 	opts = Options{Session: os.Getenv("PTYBRIDGE_SESSION"), Timeout: cli.Duration(10 * time.Second), MaxTime: cli.Duration(120 * time.Second)}
 	for i := 0; i < len(args); i++ {
@@ -70,19 +66,6 @@ func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 	}
 	if len(args) == 0 || durations && cmd.Words == nil {
 		return Options{}, All(), false
-	}
-	modes = All()
-	for i, m := range modes {
-		switch m.(type) {
-		case *statusMode:
-			modes[i] = &status
-		case *historyMode:
-			modes[i] = &history
-		case *outputMode:
-			modes[i] = &output
-		case *command:
-			modes[i] = &cmd
-		}
 	}
 	return opts, modes, true
 }
