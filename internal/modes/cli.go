@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"reflect"
 	"strings"
 	"syscall"
 
@@ -124,10 +125,8 @@ func choose(opts *Options, modes []Mode) (Mode, error) {
 		w.Since, o.Since = o.Since, nil
 	}
 	for _, mode := range modes {
-		if o, ok := mode.(ownsOptions); ok && mode != m {
-			if err := o.misplaced(); err != nil {
-				return nil, err
-			}
+		if err := misplaced(mode); mode != m && err != nil {
+			return nil, err
 		}
 	}
 	if m == nil {
@@ -168,6 +167,18 @@ func stopContext() (context.Context, func()) {
 		signal.Stop(signals)
 		cancel(nil)
 	}
+}
+
+// misplaced refuses the options that a mode owns, given without it: their
+// misplaced tag says so. The last first: --stderr before --since.
+func misplaced(m Mode) error {
+	v := reflect.ValueOf(m).Elem()
+	for i := v.NumField() - 1; i >= 0; i-- {
+		if why := v.Type().Field(i).Tag.Get("misplaced"); why != "" && !v.Field(i).IsZero() {
+			return errors.New(why)
+		}
+	}
+	return nil
 }
 
 // find is the mode of type T.

@@ -13,8 +13,8 @@ import (
 // jobStart starts a job: ptysend --job NAME [--cwd DIR] [--env K=V]... -- WORDS.
 type jobStart struct {
 	Name    string   `name:"job" placeholder:"NAME" help:"Start WORDS (after --) as job NAME, in a window of its own." json:"name" jsonschema:"the job's name: letters, digits, - and _, at most 40"`
-	Cwd     string   `placeholder:"DIR" help:"With --job: its directory (default: the shared shell's)." json:"cwd,omitempty" jsonschema:"its directory, relative to the shared shell's"`
-	Env     []string `placeholder:"KEY=VALUE" sep:"none" help:"With --job: set a variable (repeatable)." json:"env,omitempty" jsonschema:"settings over the shared shell's environment, each as KEY=VALUE"`
+	Cwd     string   `placeholder:"DIR" help:"With --job: its directory (default: the shared shell's)." json:"cwd,omitempty" jsonschema:"its directory, relative to the shared shell's" misplaced:"--cwd and --env go with --job NAME"`
+	Env     []string `placeholder:"KEY=VALUE" sep:"none" help:"With --job: set a variable (repeatable)." json:"env,omitempty" jsonschema:"settings over the shared shell's environment, each as KEY=VALUE" misplaced:"--cwd and --env go with --job NAME"`
 	Command string   `kong:"-" json:"command" jsonschema:"shell code to run as the job"`
 }
 
@@ -29,15 +29,8 @@ func (m *jobStart) Check() error {
 	return nil
 }
 
-func (m *jobStart) misplaced() error {
-	if m.Cwd != "" || len(m.Env) > 0 {
-		return errors.New("--cwd and --env go with --job NAME")
-	}
-	return nil
-}
-
 func (m *jobStart) Run(ctx context.Context, e *Env) (int, error) {
-	return jobs.Start(jobs.StartRequest{Bridge: e.Bridge, Name: m.Name, Command: m.Command, Dir: m.Cwd, Env: m.Env, Stderr: e.Stderr})
+	return jobs.Start(e.Bridge, m.Name, m.Command, m.Cwd, m.Env, e.Stderr)
 }
 
 // jobList lists the jobs: ptysend --jobs [--json].
@@ -54,22 +47,12 @@ func (m *jobList) Run(ctx context.Context, e *Env) (int, error) {
 // jobOutput prints a job's output: ptysend --job-output NAME [--since OFFSET] [--stderr].
 type jobOutput struct {
 	Name   string `name:"job-output" placeholder:"NAME" help:"Print what job NAME printed so far." json:"name" jsonschema:"the job's name"`
-	Since  *int64 `placeholder:"OFFSET" help:"With --job-output, --job-wait: only what came after OFFSET." json:"since,omitempty" jsonschema:"only what came after this offset (from the last answer)"`
-	Stderr bool   `name:"stderr" help:"With --job-output: the job's stderr." json:"stderr,omitempty" jsonschema:"the job's stderr instead of its output"`
+	Since  *int64 `placeholder:"OFFSET" help:"With --job-output, --job-wait: only what came after OFFSET." json:"since,omitempty" jsonschema:"only what came after this offset (from the last answer)" misplaced:"--since goes with --job-output or --job-wait"`
+	Stderr bool   `name:"stderr" help:"With --job-output: the job's stderr." json:"stderr,omitempty" jsonschema:"the job's stderr instead of its output" misplaced:"--stderr goes with --job-output"`
 }
 
 func (m *jobOutput) About() About {
 	return About{Chosen: m.Name != "", Takes: TakesRaw | TakesJSON, Tool: "job_output"}
-}
-
-func (m *jobOutput) misplaced() error {
-	switch {
-	case m.Stderr:
-		return errors.New("--stderr goes with --job-output")
-	case m.Since != nil:
-		return errors.New("--since goes with --job-output or --job-wait")
-	}
-	return nil
 }
 
 func (m *jobOutput) Run(ctx context.Context, e *Env) (int, error) {
@@ -87,7 +70,7 @@ func since(s *int64) int64 {
 // jobWait waits for a line or the end: ptysend --job-wait NAME [--until REGEX].
 type jobWait struct {
 	Name  string `name:"job-wait" placeholder:"NAME" help:"Wait for job NAME to print a line matching --until, or to end." json:"name" jsonschema:"the job's name"`
-	Until string `placeholder:"REGEX" help:"With --job-wait: the line to wait for (a regular expression)." json:"until,omitempty" jsonschema:"a regular expression to wait for in the job's output; without it, wait for the job's end"`
+	Until string `placeholder:"REGEX" help:"With --job-wait: the line to wait for (a regular expression)." json:"until,omitempty" jsonschema:"a regular expression to wait for in the job's output; without it, wait for the job's end" misplaced:"--until goes with --job-wait NAME"`
 	// Since is --since, which the command line gives to --job-output's
 	// field (one flag, two modes); the tool its own.
 	Since *int64 `kong:"-" json:"since,omitempty" jsonschema:"only output after this offset counts"`
@@ -95,13 +78,6 @@ type jobWait struct {
 
 func (m *jobWait) About() About {
 	return About{Chosen: m.Name != "", Takes: TakesLimits, Tool: "job_wait"}
-}
-
-func (m *jobWait) misplaced() error {
-	if m.Until != "" {
-		return errors.New("--until goes with --job-wait NAME")
-	}
-	return nil
 }
 
 func (m *jobWait) Run(ctx context.Context, e *Env) (int, error) {
@@ -123,20 +99,13 @@ func (m *jobStop) Run(ctx context.Context, e *Env) (int, error) {
 // jobSend types text into a job's window: ptysend --job-send NAME [--no-enter] -- TEXT.
 type jobSend struct {
 	Name    string `name:"job-send" placeholder:"NAME" help:"Type TEXT (after --) into job NAME's window, then Enter." json:"name" jsonschema:"the job's name"`
-	NoEnter bool   `help:"With --job-send: no Enter." json:"no_enter,omitempty" jsonschema:"leave it typed, without Enter"`
+	NoEnter bool   `help:"With --job-send: no Enter." json:"no_enter,omitempty" jsonschema:"leave it typed, without Enter" misplaced:"--no-enter goes with --job-send NAME"`
 	Text    string `kong:"-" json:"text" jsonschema:"the text to type, literally"`
 }
 
 func (m *jobSend) About() About { return About{Chosen: m.Name != "", Tool: "job_send"} }
 
 func (m *jobSend) takeWords(words []string) { m.Text = joined(words) }
-
-func (m *jobSend) misplaced() error {
-	if m.NoEnter {
-		return errors.New("--no-enter goes with --job-send NAME")
-	}
-	return nil
-}
 
 func (m *jobSend) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.Send(e.Bridge, m.Name, m.Text, !m.NoEnter)

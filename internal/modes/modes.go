@@ -45,8 +45,8 @@ type Env struct {
 }
 
 // Mode is one thing ptysend does. A mode may also have the methods
-// Check (see Check), takeWords (it takes the words after "--", otherwise
-// a command's) and misplaced (it owns options, refused without it).
+// Check (see Check) and takeWords (it takes the words after "--",
+// otherwise a command's); its own options are tagged misplaced.
 type Mode interface {
 	About() About
 	Run(ctx context.Context, e *Env) (int, error)
@@ -60,9 +60,8 @@ type About struct {
 }
 
 type (
-	checker     interface{ Check() error }
-	takesWords  interface{ takeWords(words []string) }
-	ownsOptions interface{ misplaced() error }
+	checker    interface{ Check() error }
+	takesWords interface{ takeWords(words []string) }
 )
 
 // Check refuses arguments that do not fit the mode, before anything

@@ -61,8 +61,8 @@ func (e *Env) callRequest(typed string) call.Request {
 // replStart starts a REPL: ptysend --repl-start CMD [--prompt REGEX].
 type replStart struct {
 	Cmd          string `name:"repl-start" placeholder:"CMD" help:"Start the REPL CMD in the shared terminal; returns when its prompt shows." json:"command" jsonschema:"the REPL to start, as shell code, e.g. python3"`
-	Prompt       string `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset's prompt; its continuation prompt stays unless --continuation is given)." json:"prompt,omitempty" jsonschema:"its prompt as a regular expression matched against the cursor line, e.g. \"^>>> \" (needed for programs without a preset)"`
-	Continuation string `placeholder:"REGEX" help:"With --prompt: the REPL's continuation prompt (python's '... '), if it has one." json:"continuation,omitempty" jsonschema:"its continuation (more input) prompt as a regular expression, with prompt"`
+	Prompt       string `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset's prompt; its continuation prompt stays unless --continuation is given)." json:"prompt,omitempty" jsonschema:"its prompt as a regular expression matched against the cursor line, e.g. \"^>>> \" (needed for programs without a preset)" misplaced:"--prompt and --continuation go with --repl-start"`
+	Continuation string `placeholder:"REGEX" help:"With --prompt: the REPL's continuation prompt (python's '... '), if it has one." json:"continuation,omitempty" jsonschema:"its continuation (more input) prompt as a regular expression, with prompt" misplaced:"--prompt and --continuation go with --repl-start"`
 }
 
 func (m *replStart) About() About {
@@ -75,13 +75,6 @@ func (m *replStart) Check() error {
 		return errors.New("--repl-start needs the REPL's command, e.g. python3")
 	case m.Continuation != "" && m.Prompt == "":
 		return errors.New("--continuation needs --prompt")
-	}
-	return nil
-}
-
-func (m *replStart) misplaced() error {
-	if m.Prompt != "" || m.Continuation != "" {
-		return errors.New("--prompt and --continuation go with --repl-start")
 	}
 	return nil
 }
