@@ -12,9 +12,8 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Stop stops the job with the two-phase kill (Ctrl-C, Ctrl-\ 3 s later,
-// then SIGKILL to its process group) and returns its exit status; its
-// window goes, an ended job's too.
+// Stop stops the job (Ctrl-C, Ctrl-\ 3 s later, then SIGKILL to its
+// process group), closes its window and returns its exit status.
 func Stop(b bridge.Bridge, name string, notes io.Writer) (int, error) {
 	c, _, err := open(b, name)
 	if err != nil {
@@ -35,10 +34,8 @@ func Stop(b bridge.Bridge, name string, notes io.Writer) (int, error) {
 	return status, nil
 }
 
-// Send types text into the job's window, literally (no word is read as a
-// key name), then Enter if enter. Several lines arrive as one bracketed
-// paste when the job's program asked for one; each line as if typed
-// otherwise.
+// Send types text into the job's window, literally, then Enter if enter:
+// several lines as one bracketed paste when the program asked for one.
 func Send(b bridge.Bridge, name, text string, enter bool) (int, error) {
 	c, _, err := typable(b, name)
 	if err != nil {
@@ -67,11 +64,10 @@ func Keys(b bridge.Bridge, name string, keys []string) (int, error) {
 	return 0, nil
 }
 
-// typable connects to a job whose window takes keys, and says its pane.
-// An ended job's window takes none. While the human scrolls back in it,
-// keys sent with send-keys would be copy-mode commands, and typed ones
-// would drift their view: tmux is asked (a job's modes are off the path
-// of every call).
+// typable connects to a job whose window takes keys, and says its pane:
+// not an ended job's, nor one the human scrolls back in, where keys would
+// be copy-mode commands (tmux is asked: the job modes are off every
+// call's path).
 func typable(b bridge.Bridge, name string) (*relay.JobClient, string, error) {
 	c, info, err := open(b, name)
 	if err != nil {
@@ -96,8 +92,8 @@ func typable(b bridge.Bridge, name string) (*relay.JobClient, string, error) {
 	return c, info.Pane, nil
 }
 
-// Screen is what a job's window shows, as --screen shows the shared pane,
-// and whether the job still runs.
+// Screen is a job's window as --screen shows the shared pane, and whether
+// the job runs.
 type Screen struct {
 	human.Screen
 	Running bool `json:"running"`

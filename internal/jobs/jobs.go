@@ -41,8 +41,7 @@ const MaxName = 40
 const nameChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 
 // ValidName refuses a name that is not 1 to MaxName letters, digits, '-'
-// and '_': it names the window, the relay's socket and the job in every
-// mode.
+// and '_' (it names the window and the relay's socket).
 func ValidName(name string) error {
 	if name == "" || len(name) > MaxName || strings.Trim(name, nameChars) != "" {
 		return &failure.Error{
@@ -79,8 +78,7 @@ func names(b bridge.Bridge) []string {
 	return out
 }
 
-// open connects to the relay of the job a mode names, and reads its
-// state; or says there is no such job.
+// open connects to the relay of job name and reads its state.
 func open(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
 	if err := ValidName(name); err != nil {
 		return nil, relay.Info{}, err

@@ -76,8 +76,7 @@ func runtimeText(secs float64) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-// printable makes one line of a listing: TABs and other controls shown as
-// spaces, at most 120 characters.
+// printable is s with controls as spaces, at most 120 characters.
 func printable(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if r < ' ' || r == 0x7f {
@@ -118,14 +117,10 @@ type outputAnswer struct {
 }
 
 // Output prints what the job printed (from an offset), as clean text or
-// raw bytes, and says where to go on from next time.
-//
-// Offsets count the bytes of the job's output as --raw prints them (the
-// terminal's "\r\n" turned back into "\n"). With --since, clean text is
-// printed in whole lines: a line still being written is withheld, and the
-// next offset is where it starts, so that following a log by offsets
-// prints each line once, whole. Without --since, everything so far is
-// printed, the line being written too.
+// raw bytes, and the offset to go on from. Offsets count the bytes of
+// --raw (with "\r\n" back to "\n"). With --since, clean text comes in
+// whole lines: the line being written is withheld and the next offset is
+// its start, so that following a log prints each line once, whole.
 func Output(req OutputRequest) (int, error) {
 	c, info, err := open(req.Bridge, req.Name)
 	if err != nil {

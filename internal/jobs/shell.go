@@ -15,10 +15,8 @@ import (
 )
 
 // sharedShell is what a job takes from the shell of the shared terminal:
-// its kind (the program), its directory, and its environment, the one
-// the shell was started with (the kernel shows no other): what was
-// exported in it since, and its functions, aliases and unexported
-// variables, are not carried (--env, or the job's command, can).
+// its program, directory, and environment as the shell started (the
+// kernel shows no other: --env carries what was exported since).
 type sharedShell struct {
 	PID     int
 	Program string // the shell's executable
@@ -27,9 +25,8 @@ type sharedShell struct {
 	Env     []string
 }
 
-// findSharedShell finds the shell of the bridge's shared pane without a
-// turn at the pane (a job starts while the pane is busy): the relay's
-// status and one look (pane.Peek).
+// findSharedShell finds the shell of the shared pane without a turn at
+// the pane, which may be busy: the relay's status and one pane.Peek.
 func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 	status, err := b.Status()
 	if err != nil {
@@ -50,9 +47,7 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 				markers.Supported),
 		}
 	case platform.OwnedByUs(status.PanePID):
-		// The pane runs no shell of ours (ptybridge -- ssh HOST): the job
-		// gets the user's login shell, with the pane's directory and
-		// environment.
+		// No shell of ours (ptybridge -- ssh HOST): the user's login shell.
 		sh = sharedShell{PID: status.PanePID, Program: loginShell(status.PanePID)}
 		sh.Name = filepath.Base(sh.Program)
 	default:
@@ -71,8 +66,8 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 	return sh, nil
 }
 
-// loginShell is the user's login shell as the pane's process was started
-// with it ($SHELL), when it is one ptysend knows; else /bin/sh.
+// loginShell is $SHELL of the pane's process when ptysend knows it; else
+// /bin/sh.
 func loginShell(pid int) string {
 	for _, kv := range platform.Environ(pid) {
 		if login, ok := strings.CutPrefix(kv, "SHELL="); ok {
@@ -86,8 +81,8 @@ func loginShell(pid int) string {
 	return "/bin/sh"
 }
 
-// shellProgram is the executable of the shell pid: what the kernel says
-// it runs (not busybox, whose applet is the name), else the name on PATH.
+// shellProgram is the executable of the shell pid (not busybox, whose
+// applet is the name), else the name on PATH.
 func shellProgram(pid int, name string) string {
 	exe, err := platform.Executable(pid)
 	if err == nil && filepath.Base(exe) != "busybox" {

@@ -16,24 +16,19 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// A spare window, made ahead of time, is what lets --job return fast.
-//
-// Making a window is the slow part of starting a job: tmux forks the
-// pane's process, then (Debian's tmux is built with libutempter) forks
-// utempter's helper and waits for it to write utmp, 10 to 30 ms in all on
-// a busy machine, and the supervisor and relay start after that. So once
-// a job runs, its relay makes a spare in the background: a window of a
-// hidden session, <bridge>-spare, whose supervisor waits for a job on a
-// fifo and whose relay already listens. The next --job takes it: the
-// relay renames its socket to the job's and moves the window into the
-// bridge session (one tmux command, no process made), ptysend hands the
-// supervisor the job through the fifo, and the job starts at once.
-// Without a spare (the first job, a spare on its way) --job makes the
-// window itself.
-//
-// The hidden session ends with the shared shell: its windows' processes
-// (an anchor window that keeps it, and the spare) exit when the shell's
-// process does, as a job's would not (jobs end with the bridge session).
+// A spare window, made ahead of time, lets --job return fast. Making a
+// window is the slow part of starting a job: tmux forks the pane's
+// process, then (Debian's tmux is built with libutempter) utempter's
+// helper and waits for it to write utmp, 10 to 30 ms on a busy machine,
+// and the supervisor and relay start after that. So once a job runs, its
+// relay makes a spare: a window of a hidden session, <bridge>-spare,
+// whose supervisor waits for a job on a fifo and whose relay listens.
+// The next --job takes it: the relay takes the job's socket and moves the
+// window into the bridge session (one tmux command, no process made), and
+// the supervisor gets the job through the fifo. Without a spare --job
+// makes the window itself. The hidden session's processes (the spare,
+// and an anchor window that keeps the session) exit with the shared
+// shell, as jobs would not.
 
 // spareRecord names the spare's token: its relay listens on
 // spareSocket(token) and its supervisor reads spareFifo(token).
@@ -41,11 +36,10 @@ func spareRecord(b bridge.Bridge) string             { return b.File(".spare") }
 func spareSocket(b bridge.Bridge, tok string) string { return b.File(".spare-" + tok + ".sock") }
 func spareFifo(b bridge.Bridge, tok string) string   { return b.File(".spare-" + tok + ".fifo") }
 
-// MakeSpare makes the bridge's spare window unless one exists; a job's
-// relay runs it (ptysend --job-spare-make) once its job started. The
-// record names the spare from before its window is made, so that no other
-// relay makes one too; a --job that finds it waits a moment for its relay,
-// rather than make a window itself (which takes as long).
+// MakeSpare makes the bridge's spare window unless one exists. The record
+// names it before its window is made, so that no other relay makes one
+// too; a --job that finds it waits a moment for its relay, rather than
+// make a window itself (which takes as long).
 func MakeSpare(b bridge.Bridge) error {
 	status, err := relay.QueryStatus(b.SocketPath())
 	if err != nil {
@@ -63,9 +57,7 @@ func MakeSpare(b bridge.Bridge) error {
 	session := b.Name + "-spare"
 	target := "=" + session + ":{end}"
 	pid := fmt.Sprint(status.PanePID)
-	// The session, with history-limit set before its windows are made (a
-	// pane's is fixed then) and an anchor window that keeps it while no
-	// spare is there; unless it exists.
+	// history-limit before the windows are made: a pane's is fixed then.
 	_, err = tmux.Run("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", "/", b.Exe, "--job-spare", "", "--job-spare-pid", pid,
 		";", "set-option", "-t", "="+session+":", "history-limit", fmt.Sprint(bridge.HistoryLimit),
 		";", "set-option", "-t", "="+session+":", "destroy-unattached", "off")
@@ -105,11 +97,9 @@ func claimSpare(b bridge.Bridge, tok string) (bool, error) {
 	return true, os.WriteFile(spareRecord(b), []byte(tok), 0o600)
 }
 
-// takeSpare takes the bridge's spare window for the job sp, if there is
-// one: its relay takes the job's name, ID and socket and moves the window
-// into the bridge session, and its supervisor gets the job. ok is false,
-// with nothing changed that the slow way needs, when there is no spare.
-// Call it with the start lock held.
+// takeSpare gives the bridge's spare window, if there is one, the job sp;
+// ok is false, with nothing changed that the slow way needs, when there
+// is none. Call it with the start lock held.
 func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, err error) {
 	rec, err := os.ReadFile(spareRecord(b))
 	if err != nil {
@@ -118,8 +108,7 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 	tok := string(rec)
 	os.Remove(spareRecord(b)) // ours now, whatever comes of it
 	fifo := spareFifo(b, tok)
-	// Its relay started moments ago, or long ago; one that went away
-	// removed the fifo.
+	// Its relay started moments ago, or long ago; one gone removed the fifo.
 	var c *relay.JobClient
 	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
 		if c, err = relay.DialJob(spareSocket(b, tok)); err == nil {
@@ -131,8 +120,7 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 		}
 	}
 	defer c.Close()
-	// The supervisor, which starts with the relay, must be waiting on the
-	// fifo.
+	// Its supervisor, which starts with the relay, must wait on the fifo.
 	f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	for deadline := time.Now().Add(time.Second); errors.Is(err, syscall.ENXIO) && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
@@ -158,9 +146,9 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 	return pane, true, err
 }
 
-// RunSpare is the process of a spare window (and, with no fifo, of the
-// hidden session's anchor window): it waits for a job on fifo, then
-// supervises it, or exits when the shared shell's process does.
+// RunSpare is the process of a spare window (with no fifo, of the anchor
+// window): it supervises the job it gets on fifo, or exits with the
+// shared shell.
 func RunSpare(fifo string, sharedPID int) int {
 	exited := platform.WatchExit(context.Background(), sharedPID)
 	if exited == nil {

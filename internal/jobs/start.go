@@ -21,25 +21,15 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// StartRequest is ptysend --job NAME [--cwd DIR] [--env KEY=VALUE]... -- WORDS.
-type StartRequest struct {
-	Bridge  bridge.Bridge
-	Name    string
-	Command string
-	Dir     string   // --cwd: relative to the shared shell's directory
-	Env     []string // --env KEY=VALUE, over the shared shell's environment
-	Stderr  io.Writer
-}
-
-// Start starts the job in a new window of the bridge session and returns
-// as soon as it runs (its supervisor printed START and its relay
-// listens). Costs one tmux process (scripts/bench).
-func Start(req StartRequest) (int, error) {
-	b := req.Bridge
-	if err := ValidName(req.Name); err != nil {
+// Start starts job name (--job NAME [--cwd DIR] [--env KEY=VALUE]... --
+// WORDS) in a new window of the bridge session and returns once it runs
+// (its supervisor printed START, its relay listens): one tmux process
+// (scripts/bench). dir is relative to the shared shell's, env over its.
+func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Writer) (int, error) {
+	if err := ValidName(name); err != nil {
 		return 0, err
 	}
-	for _, kv := range req.Env {
+	for _, kv := range env {
 		if key, _, ok := strings.Cut(kv, "="); !ok || key == "" || strings.ContainsAny(key, "\x00") {
 			return 0, &failure.Error{Msg: fmt.Sprintf("invalid --env %q", kv), Hint: "give --env KEY=VALUE, e.g. --env PORT=8080"}
 		}
@@ -47,7 +37,7 @@ func Start(req StartRequest) (int, error) {
 	if err := rundir.Ensure(b.RuntimeDir); err != nil {
 		return 0, failure.From(err)
 	}
-	sock := SocketPath(b, req.Name)
+	sock := SocketPath(b, name)
 	if len(sock) > maxSocketPath {
 		return 0, &failure.Error{
 			Msg:  fmt.Sprintf("the job's socket path would be too long for a unix socket (%d bytes): %s", len(sock), sock),
@@ -59,16 +49,16 @@ func Start(req StartRequest) (int, error) {
 		return 0, failure.From(err)
 	}
 	defer unlock()
-	if err := makeRoom(b, req.Name); err != nil {
+	if err := makeRoom(b, name); err != nil {
 		return 0, err
 	}
 	sh, err := findSharedShell(b)
 	if err != nil {
 		return 0, err
 	}
-	dir := sh.Dir
-	if req.Dir != "" {
-		dir = req.Dir
+	if dir == "" {
+		dir = sh.Dir
+	} else {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(sh.Dir, dir)
 		}
@@ -85,12 +75,12 @@ func Start(req StartRequest) (int, error) {
 		return 0, failure.From(err)
 	}
 	rundir.Claim(b.RuntimeDir, string(id))
-	sp := spec{ID: id, Name: req.Name, Shell: sh.Program, Command: req.Command, Dir: dir, Env: append(sh.Env, req.Env...)}
+	sp := spec{ID: id, Name: name, Shell: sh.Program, Command: command, Dir: dir, Env: append(sh.Env, env...)}
 	pane, took, err := takeSpare(b, sp, sock)
 	if took && err != nil {
 		tmux.Run("kill-pane", "-t", pane)
 		return 0, &failure.Error{
-			Msg:  fmt.Sprintf("the job %s could not start: %v", req.Name, err),
+			Msg:  fmt.Sprintf("the job %s could not start: %v", name, err),
 			Hint: "retry; if it happens again, ask the user to restart ptybridge",
 		}
 	}
@@ -99,15 +89,15 @@ func Start(req StartRequest) (int, error) {
 			return 0, err
 		}
 	}
-	fmt.Fprintf(req.Stderr, "ptysend: job %s runs in window %q of the shared terminal (%s -c, in %s); "+
+	fmt.Fprintf(notes, "ptysend: job %s runs in window %q of the shared terminal (%s -c, in %s); "+
 		"it has the shared shell's environment as that shell started, and --env: not what was exported in it since\n",
-		req.Name, req.Name, sh.Name, dir)
+		name, name, sh.Name, dir)
 	return 0, nil
 }
 
 // startInNewWindow starts the job in a window it makes (no spare is
 // ready): the supervisor reads the job from a private file, and the
-// window's relay says on a fifo when the job runs.
+// relay says on a fifo when the job runs.
 func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 	specPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".job.json")
 	readyPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".ready")
@@ -151,8 +141,8 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 	return nil
 }
 
-// makeRoom refuses a name taken by a running job, and closes the window of
-// an ended job that had it (the new job takes its name).
+// makeRoom refuses a running job's name, and closes the window of an
+// ended job that had it.
 func makeRoom(b bridge.Bridge, name string) error {
 	c, err := relay.DialJob(SocketPath(b, name))
 	if err != nil {
@@ -179,10 +169,9 @@ func makeRoom(b bridge.Bridge, name string) error {
 }
 
 // openWindow makes the job's window, behind the human's current one, in
-// one tmux call: the supervisor, remain-on-exit with a line that says the
-// job finished, and its relay on pipe-pane; it returns the pane's id. The
-// window goes after the last one: while the call runs nothing else
-// happens in tmux, so "{end}" is ours for the rest of it.
+// one tmux call, and returns its pane. The window goes after the last
+// one: while the call runs nothing else happens in tmux, so "{end}" is
+// ours for the rest of it.
 func openWindow(b bridge.Bridge, name, dir, specPath, sock string, job relay.JobConfig) (string, error) {
 	target := "=" + b.Name + ":{end}"
 	ended := relay.EndedFormat(name)
@@ -204,10 +193,8 @@ func openWindow(b bridge.Bridge, name, dir, specPath, sock string, job relay.Job
 	return strings.TrimSpace(out), nil
 }
 
-// lockStarts serializes the calls that start jobs in the runtime
-// directory (of one name or not: starting is quick): an flock, which the
-// kernel drops when the process ends, and which leaves the per-call ids'
-// fcntl locks be.
+// lockStarts serializes the starts of jobs of any name (starting is
+// quick): an flock, which leaves the per-call ids' fcntl locks be.
 func lockStarts(dir string) (func(), error) { return platform.LockDir(dir) }
 
 // shorten cuts s to at most n bytes, on a character boundary, with "…".

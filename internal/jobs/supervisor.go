@@ -20,9 +20,8 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// spec is what ptysend --job hands the supervisor, in a private file
-// (removed once read) or a spare's fifo: the job's command line can be
-// long, its environment longer than a tmux command may be.
+// spec is the job ptysend --job hands the supervisor, in a private file
+// or a spare's fifo: its environment may be longer than a tmux command.
 type spec struct {
 	ID      markers.ID `json:"id"`
 	Name    string     `json:"name"`
@@ -32,21 +31,18 @@ type spec struct {
 	Env     []string   `json:"env"`
 }
 
-// The supervisor is the process of the job's window. It starts the job's
-// shell with "-c COMMAND" as a process group of its own in the terminal's
-// foreground, where the keys typed in the window (the human's Ctrl-C, the
-// relay's) reach the job and never the supervisor; from the background it
-// always learns the job's exit status, however the job ends, and prints
-// it in the END marker: START, the job's output (stderr in frames), END.
+// RunSupervisor is the process of a job's window: it runs the job of the
+// spec file at path and returns its exit status, for tmux's
+// remain-on-exit line.
 //
-// It exits only once the relay has read END (the relay says so with
-// SIGUSR2): tmux may lose what a pane's process wrote last, when it learns
-// of the exit before it has read all of the pane's terminal. Its exit
-// status is the job's, for tmux's remain-on-exit line. On SIGUSR1 (the
-// relay's last phase of --job-stop) it kills the job's process group.
-
-// RunSupervisor runs the job described in the spec file at path, on the
-// process's terminal, and returns the job's exit status.
+// The job's shell runs "-c COMMAND" as a process group of its own in the
+// terminal's foreground, where the keys typed in the window (the human's
+// Ctrl-C, the relay's) reach the job, never the supervisor, which learns
+// the job's exit status however the job ends, and prints START, the
+// job's output (stderr in frames), END with the status. It exits only
+// once the relay has read END (SIGUSR2): tmux may lose what a pane's
+// process wrote last, when it learns of the exit before it has read all
+// of the terminal.
 func RunSupervisor(path string) int {
 	sp, err := readSpec(path)
 	os.Remove(path)
@@ -57,7 +53,7 @@ func RunSupervisor(path string) int {
 	return supervise(sp)
 }
 
-// readSpec reads a job's description from a file, or a fifo.
+// readSpec reads a job's description from a file or a fifo.
 func readSpec(path string) (sp spec, err error) {
 	b, err := os.ReadFile(path)
 	if err == nil {
@@ -84,16 +80,15 @@ func supervise(sp spec) int {
 	return status
 }
 
-// runJob runs the job and returns its exit status as a shell reports it
-// (128+N for a signal).
+// runJob runs the job and returns its exit status as a shell says it.
 func runJob(sp spec) int {
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		fmt.Printf("ptysend: the job could not start: %v\r\n", err)
 		return 125
 	}
-	// SIGUSR1 kills the job's process group (once the relay asks, and
-	// never the default action: the supervisor outlives the job).
+	// SIGUSR1, the last phase of --job-stop, kills the job's process group
+	// (it stays caught: the supervisor outlives the job).
 	killed, _ := signal.NotifyContext(context.Background(), syscall.SIGUSR1)
 	cmd := exec.CommandContext(killed, sp.Shell, "-c", sp.Command)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -127,7 +122,7 @@ func runJob(sp spec) int {
 	return statusOf(cmd.ProcessState)
 }
 
-// statusOf is a process's exit status as a shell reports it.
+// statusOf is a process's exit status as a shell says it (128+N: signal N).
 func statusOf(ps *os.ProcessState) int {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return 128 + int(ws.Signal())
@@ -135,12 +130,10 @@ func statusOf(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
-// copyFramed writes what the job writes on stderr to the terminal, each
-// piece in a frame, in one write (a tty never splits one write() with the
-// job's own). When the job's program has turned off the terminal's "\n"
-// to "\r\n" (a full-screen program, a raw terminal), the supervisor does
-// it, as ptysend does for commands, or the human would see a staircase;
-// the relay turns them back.
+// copyFramed copies the job's stderr to the terminal, each piece in a
+// frame in one write (a tty never splits one write() with the job's own).
+// When the job's program turned off the terminal's "\n" to "\r\n" (a raw
+// terminal), it does that, or the human would see a staircase.
 func copyFramed(errR io.Reader, id markers.ID) {
 	buf := make([]byte, markers.MaxStderrPiece)
 	var frame []byte
@@ -164,9 +157,9 @@ func copyFramed(errR io.Reader, id markers.ID) {
 	}
 }
 
-// jobEnv is the job's environment: the shared shell's, then the job's own
-// settings, with the variables tmux sets for the job's window (TMUX,
-// TMUX_PANE) and PTYBRIDGE_JOB naming the job instead of theirs.
+// jobEnv is the job's environment: the shared shell's, then --env, with
+// tmux's variables for the job's window and PTYBRIDGE_JOB instead of
+// theirs.
 func jobEnv(sp spec) []string {
 	env := slices.DeleteFunc(slices.Clone(sp.Env), func(kv string) bool {
 		key, _, ok := strings.Cut(kv, "=")

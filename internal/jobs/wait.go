@@ -27,11 +27,9 @@ type WaitRequest struct {
 	Out, Notes       io.Writer
 }
 
-// Wait blocks until a line of the job's output (stdout or stderr, as
-// clean text, the line being written included) matches Until, or the job
-// ends; the relay pushes each piece of output as it reads it. Exit 0 on a
-// match, printing the line; the job's status when it ended; 124 when
-// --timeout or --max-time fired (the job runs on).
+// Wait waits until a line of the job's output or stderr (clean text, the
+// line being written included) matches Until, printing it (exit 0), or
+// the job ends (its status), or a timeout fires (124; the job runs on).
 func Wait(ctx context.Context, req WaitRequest) (int, error) {
 	start := time.Now()
 	var re *regexp.Regexp
@@ -146,11 +144,10 @@ func (req WaitRequest) matched(stream, line string, next int64) (int, error) {
 	return 0, nil
 }
 
-// lineMatcher cleans one stream of a job's output and matches each line,
-// as it ends, against a regular expression, and the line being written
-// after each piece (a prompt has no newline). The k-th line of the clean
-// text ends at the k-th "\n" of the stream, so a line's end is known as an
-// offset of the stream.
+// lineMatcher matches each line of one stream of a job's output, as
+// clean text, as it ends, and the line being written after each piece (a
+// prompt has no newline). The k-th line of the clean text ends at the
+// k-th "\n" of the stream: an offset of the stream.
 type lineMatcher struct {
 	re    *regexp.Regexp
 	clean *cleantext.Writer
@@ -187,7 +184,7 @@ func newLineMatcher(re *regexp.Regexp) *lineMatcher {
 }
 
 // feed takes the piece of the stream at offset, and returns the first line
-// that matches and the offset after it (of its start, for the line being
+// that matches and the offset after it (before it, for the line being
 // written, which comes again whole).
 func (m *lineMatcher) feed(offset int64, data []byte) (string, int64, bool) {
 	if m.re == nil {
