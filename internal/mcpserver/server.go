@@ -1,17 +1,14 @@
-// Package mcpserver is ptysend --mcp: the shared terminal served to an
-// agent as Model Context Protocol tools over stdin and stdout, on the
-// official Go SDK (github.com/modelcontextprotocol/go-sdk). Its tools are
-// the modes of internal/modes that have one: a call runs the very code of
-// the CLI mode, so that the contract is one, and a failure is worded as
-// the CLI words it (internal/cli.Report). It adds the schemas, the
-// results, progress notifications, and cancelling a call with its
-// request. It never drives the pane, the relay or tmux itself, nor writes
-// to stdout anything but protocol messages. It runs in a program of its
-// own, cmd/ptysend-mcp, which ptysend --mcp execs: linked into ptysend,
-// the SDK would make every call slower and bigger.
+// Package mcpserver is ptysend --mcp (cmd/ptysend-mcp): the shared
+// terminal served to an agent as Model Context Protocol tools over stdin
+// and stdout, on the official Go SDK. A tool is a mode of internal/modes,
+// whose very code a call runs, its failures worded as the CLI words them
+// (cli.Report); the package adds tools.md, the schemas, the results,
+// progress, and cancelling a call with its request. It never drives the
+// pane, the relay or tmux itself, nor writes to stdout but the protocol.
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -32,6 +29,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/modes"
 	"github.com/ptybridge/ptybridge/internal/platform"
+	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
 // Config is what every tool call shares.
@@ -49,12 +47,10 @@ const instructions = `ptybridge runs your commands in the user's own terminal: a
 
 One call at a time uses the terminal; others wait their turn. A failure of ptybridge itself is an error result whose text is the ptysend CLI's, with a "hint:" line saying what to do and a "retry:" line saying whether retrying can help. Where a hint names a flag or a mode, use the tool argument or the tool: --timeout is timeout, --max-time is max_time, "ptysend -- CMD" is run, --repl-start is repl_start, --repl-eval is repl_eval, --repl-close is repl_close.`
 
-// ServeStdio serves the tools on the process's stdin and stdout until the
-// client closes stdin; a call still running then is cancelled (its
-// command interrupted) and waited for. Stdout carries protocol messages
-// only: its descriptor is set aside for them and fd 1 becomes a copy of
-// stderr, so that nothing else (a stray print, a child) can write into
-// the stream.
+// ServeStdio serves the tools on stdin and stdout until the client closes
+// stdin; a call still running then is cancelled and waited for. Stdout
+// is set aside for the protocol and fd 1 becomes a copy of stderr, so
+// that nothing else (a stray print, a child) can write into the stream.
 func ServeStdio(cfg Config) error {
 	protocol, err := platform.SetStdoutAside("mcp-stdout")
 	if err != nil {
@@ -113,7 +109,8 @@ func toolNamed(name string) (*mcp.Tool, bool) {
 
 // add adds the tool name of the mode whose struct is typ. A call
 // unmarshals its arguments into a new value of the mode, and the shared
-// options over the server's defaults, and runs it.
+// options over the server's defaults, and runs it, its output captured
+// (bounded), progress notified, cancelled with the request.
 func (s *server) add(typ reflect.Type, name string, takes modes.Takes) {
 	def, printsJSON := toolNamed(name)
 	def.InputSchema = inputSchema(typ, takes)
@@ -130,7 +127,14 @@ func (s *server) add(typ reflect.Type, name string, takes modes.Takes) {
 		if err != nil {
 			return result(0, &failure.Error{Msg: err.Error(), Hint: "give the arguments as the tool's input schema says"}, "", "", 0)
 		}
-		return s.serve(ctx, req, opts, m)
+		s.calls.Add(1)
+		defer s.calls.Done()
+		start := time.Now()
+		stdout, stderr := newCapture(), newCapture()
+		stop := notifyProgress(ctx, req, start, stdout, stderr)
+		status, err := m.Run(ctx, &modes.Env{Bridge: s.cfg.Bridge, Options: opts, Stdout: stdout, Stderr: stderr})
+		stop()
+		return result(status, err, stdout.seal(), stderr.seal(), time.Since(start))
 	})
 }
 
@@ -183,24 +187,9 @@ type Result struct {
 	Retry      string `json:"retry,omitempty" jsonschema:"set when ptysend reported a failure or a timeout: later (75: the refusal clears by itself), with_more_time (124), after_the_hint (125: do what the hint says first), again (the call was stopped)"`
 }
 
-// serve runs one tool call: the mode with the call's options, its output
-// captured (bounded), progress notified, cancelled with the request.
-func (s *server) serve(ctx context.Context, req *mcp.CallToolRequest, opts modes.Options, m modes.Mode) (*mcp.CallToolResult, Result, error) {
-	s.calls.Add(1)
-	defer s.calls.Done()
-	start := time.Now()
-	stdout, stderr := newCapture(), newCapture()
-	e := &modes.Env{Bridge: s.cfg.Bridge, Options: opts, Stdout: stdout, Stderr: stderr}
-	stop := notifyProgress(ctx, req, start, stdout, stderr)
-	status, err := m.Run(ctx, e)
-	stop()
-	return result(status, err, stdout.seal(), stderr.seal(), time.Since(start))
-}
-
-// result turns a mode's outcome into the tool's: the command's status as
-// a normal result (a non-zero one too, and a timeout, with the output so
-// far), a failure of ptysend itself as an error result with the CLI's
-// report and whether retrying can help.
+// result turns a mode's outcome into the tool's: the command's status,
+// non-zero too, and a timeout as a normal result; a failure of ptysend
+// as an error result with the CLI's report and whether retrying helps.
 func result(status int, err error, stdout, stderr string, took time.Duration) (*mcp.CallToolResult, Result, error) {
 	r := Result{Stdout: stdout, Stderr: stderr, ExitCode: status, DurationMS: took.Milliseconds()}
 	if err == nil {
@@ -239,4 +228,93 @@ func retry(code int) (verdict, why string) {
 		return "again", "the call was stopped before it finished; run it again if you still need it"
 	}
 	return "after_the_hint", "retrying as it is fails the same way: first do what the message says (often: ask the user)"
+}
+
+// capture collects what a mode writes to its stdout or stderr, bounded as
+// the history's outputs are (the first and last parts). A stream pump
+// closing down may still write as the mode returns: once sealed, writes
+// are dropped.
+type capture struct {
+	mu     sync.Mutex
+	buf    *relay.Buffer
+	sealed bool
+	note   string // the last complete write, for progress messages
+}
+
+func newCapture() *capture {
+	return &capture{buf: relay.NewBuffer(relay.HistoryBound, relay.HistoryHead)}
+}
+
+// maxNote bounds a note: a longer write gives its last line.
+const maxNote = 512
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sealed {
+		return len(p), nil
+	}
+	c.buf.Write(p)
+	// ptysend's notes come whole, one write each (the queue, a command
+	// waiting for the user).
+	if text := strings.TrimSpace(string(p)); text != "" && bytes.HasSuffix(p, []byte("\n")) {
+		if len(text) > maxNote {
+			text = text[strings.LastIndexByte(text, '\n')+1:]
+			text = text[max(0, len(text)-maxNote):]
+		}
+		c.note = strings.ReplaceAll(text, "\n", " ")
+	}
+	return len(p), nil
+}
+
+// seal ends the capture and returns what was written.
+func (c *capture) seal() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sealed = true
+	return string(c.buf.Render(func(left int64) string {
+		return fmt.Sprintf("[ptybridge: %d bytes left out here: a result keeps the first and last %d KiB]\n", left, relay.HistoryHead>>10)
+	}))
+}
+
+// progress is how many bytes were written so far, and the last note.
+func (c *capture) progress() (int, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return int(c.buf.Total()), c.note
+}
+
+// notifyProgress tells a client that asked (a progress token), every
+// second while a call runs, the time elapsed, the bytes of stdout so far,
+// and ptysend's last note on stderr (such as "the command is waiting for
+// input in the shared terminal: ..."). stop stops it.
+func notifyProgress(ctx context.Context, req *mcp.CallToolRequest, start time.Time, stdout, stderr *capture) (stop func()) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				elapsed := time.Since(start)
+				out, _ := stdout.progress()
+				msg := fmt.Sprintf("running for %v, %d bytes of output so far", elapsed.Round(time.Second), out)
+				if _, note := stderr.progress(); note != "" {
+					msg += "; " + note
+				}
+				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: elapsed.Seconds(), Message: msg})
+			}
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }
