@@ -1,25 +1,17 @@
 // Package jobs runs the agent's long-running jobs (dev servers, watchers,
-// long builds) where the human sees them: each in a window of its own in
-// the bridge session, beside the shared terminal. It never types into the
-// shared pane.
+// long builds) where the human sees them, each in a window of its own in
+// the bridge session; it never types into the shared pane. A job has:
 //
-// A job has three parts:
-//
-//   - its window, made by ptysend --job with one tmux call (new-window -d,
-//     so the human's current window stays; remain-on-exit, so a job that
-//     ended stays on screen, marked finished, until the human closes it),
-//     or taken ready-made (spare.go);
-//   - its supervisor (supervisor.go), the window's process: ptysend in a
-//     hidden mode that starts the job's shell (of the shared shell's kind,
-//     in its directory and environment) as the terminal's foreground
-//     process group, frames the job's stderr onto the terminal as ptysend
-//     does for commands, and prints the invisible START and END markers,
-//     END with the job's exit status;
-//   - its relay, the shared pane's program (internal/relay) on the
-//     window's pipe-pane both ways: it keeps the job's output, stderr and
-//     status in bounded memory, types into the window, and answers the job
-//     modes (--jobs, --job-output, --job-wait, --job-stop, --job-send,
-//     --job-keys, --job-screen), whose client side this package is.
+//   - its window, made by --job in one tmux call (new-window -d: the
+//     human's window stays; remain-on-exit: an ended job stays on screen
+//     until the human closes it), or taken ready-made (spare.go);
+//   - its supervisor (supervisor.go), the window's process, which runs
+//     the job's shell (of the shared shell's kind, directory and
+//     environment) in the terminal's foreground, frames its stderr, and
+//     prints the START and END markers, END with the exit status;
+//   - its relay (internal/relay) on the window's pipe-pane, which keeps
+//     its output, stderr and status, types into the window, and answers
+//     the job modes, whose client side this package is.
 package jobs
 
 import (

@@ -16,18 +16,14 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// A spare window, made ahead of time, lets --job return fast. Making a
-// window is the slow part of starting a job: tmux forks the pane's
-// process, then (Debian's tmux is built with libutempter) utempter's
-// helper and waits for it to write utmp, 10 to 30 ms on a busy machine,
-// and the supervisor and relay start after that. So once a job runs, its
-// relay makes a spare: a window of a hidden session, <bridge>-spare,
-// whose supervisor waits for a job on a fifo and whose relay listens.
-// The next --job takes it: the relay takes the job's socket and moves the
-// window into the bridge session (one tmux command, no process made), and
-// the supervisor gets the job through the fifo. Without a spare --job
-// makes the window itself. The hidden session's processes (the spare,
-// and an anchor window that keeps the session) exit with the shared
+// A spare window lets --job return fast. Making a window is the slow part
+// of a start: tmux forks the pane's process, then (Debian's tmux has
+// libutempter) utempter's helper and waits for it to write utmp, 10 to
+// 30 ms on a busy machine, before the supervisor and relay start. So once
+// a job runs, its relay makes a spare in a hidden session, <bridge>-spare:
+// the next --job moves it into the bridge session (one tmux command, by
+// the relay) and hands its supervisor the job on a fifo. The hidden
+// session's processes (the spare, an anchor window) exit with the shared
 // shell, as jobs would not.
 
 // spareRecord names the spare's token: its relay listens on

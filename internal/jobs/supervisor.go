@@ -32,17 +32,12 @@ type spec struct {
 }
 
 // RunSupervisor is the process of a job's window: it runs the job of the
-// spec file at path and returns its exit status, for tmux's
-// remain-on-exit line.
-//
+// spec file at path and returns its exit status (for remain-on-exit).
 // The job's shell runs "-c COMMAND" as a process group of its own in the
-// terminal's foreground, where the keys typed in the window (the human's
-// Ctrl-C, the relay's) reach the job, never the supervisor, which learns
-// the job's exit status however the job ends, and prints START, the
-// job's output (stderr in frames), END with the status. It exits only
+// terminal's foreground, where keys typed in the window reach it, never
+// the supervisor, which learns its status however it ends. It exits only
 // once the relay has read END (SIGUSR2): tmux may lose what a pane's
-// process wrote last, when it learns of the exit before it has read all
-// of the terminal.
+// process wrote last, when it learns of the exit before it read it all.
 func RunSupervisor(path string) int {
 	sp, err := readSpec(path)
 	os.Remove(path)

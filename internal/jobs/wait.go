@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -149,39 +150,14 @@ func (req WaitRequest) matched(stream, line string, next int64) (int, error) {
 // prompt has no newline). The k-th line of the clean text ends at the
 // k-th "\n" of the stream: an offset of the stream.
 type lineMatcher struct {
-	re    *regexp.Regexp
-	clean *cleantext.Writer
-	lines lineSink
-	pos   int64 // the offset of the stream where the line being written starts
-	// pendingRaw counts the bytes of the line being written fed so far.
-	pendingRaw int
+	re         *regexp.Regexp
+	clean      *cleantext.Writer
+	text       bytes.Buffer // the clean text after the lines matched
+	pos        int64        // the offset of the stream where the line being written starts
+	pendingRaw int          // the bytes of the line being written fed so far
 }
 
-type lineSink struct {
-	cur  []byte
-	done []string // lines ended by the last write
-}
-
-func (s *lineSink) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			s.cur = append(s.cur, p...)
-			break
-		}
-		s.done = append(s.done, string(append(s.cur, p[:i]...)))
-		s.cur = s.cur[:0]
-		p = p[i+1:]
-	}
-	return n, nil
-}
-
-func newLineMatcher(re *regexp.Regexp) *lineMatcher {
-	m := &lineMatcher{re: re, pos: -1}
-	m.clean = cleantext.NewWriter(&m.lines)
-	return m
-}
+func newLineMatcher(re *regexp.Regexp) *lineMatcher { return &lineMatcher{re: re, pos: -1} }
 
 // feed takes the piece of the stream at offset, and returns the first line
 // that matches and the offset after it (before it, for the line being
@@ -192,8 +168,8 @@ func (m *lineMatcher) feed(offset int64, data []byte) (string, int64, bool) {
 	}
 	if m.pos < 0 || offset != m.pos+int64(m.pendingRaw) {
 		// The first piece, or one after output was dropped: start afresh.
-		m.clean = cleantext.NewWriter(&m.lines)
-		m.lines = lineSink{}
+		m.text.Reset()
+		m.clean = cleantext.NewWriter(&m.text)
 		m.pos, m.pendingRaw = offset, 0
 	}
 	for len(data) > 0 {
@@ -207,12 +183,12 @@ func (m *lineMatcher) feed(offset int64, data []byte) (string, int64, bool) {
 		m.pos += int64(m.pendingRaw + i + 1)
 		m.pendingRaw = 0
 		data = data[i+1:]
-		for _, line := range m.lines.done {
-			if m.re.MatchString(line) {
+		ended := bytes.LastIndexByte(m.text.Bytes(), '\n') + 1
+		for line := range strings.Lines(string(m.text.Next(ended))) {
+			if line = strings.TrimSuffix(line, "\n"); m.re.MatchString(line) {
 				return line, m.pos, true
 			}
 		}
-		m.lines.done = m.lines.done[:0]
 	}
 	if p := m.clean.Pending(); p != "" && m.re.MatchString(p) {
 		return p, m.pos, true
