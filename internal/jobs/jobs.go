@@ -15,6 +15,7 @@
 package jobs
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
@@ -114,6 +116,82 @@ func relayFailed(name string, err error) error {
 		Msg:  fmt.Sprintf("talking to the relay of job %s: %v", name, err),
 		Hint: "retry; ptysend --jobs lists the jobs",
 	}
+}
+
+// List prints one line per job of the bridge (--jobs): its name,
+// "running" or its exit status, how long it ran, and the last line it
+// printed; with asJSON one relay.Info per line.
+func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
+	var infos []relay.Info
+	for _, name := range names(b) {
+		c, err := relay.DialJob(SocketPath(b, name))
+		if err != nil {
+			continue
+		}
+		info, err := c.Info()
+		c.Close()
+		if err == nil {
+			infos = append(infos, info)
+		}
+	}
+	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Started.Before(infos[j].Started) })
+	if asJSON {
+		for _, info := range infos {
+			if err := json.NewEncoder(stdout).Encode(info); err != nil {
+				return 0, err
+			}
+		}
+		return 0, nil
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(stderr, "ptysend: no jobs (start one with: ptysend --job NAME -- WORDS)")
+		return 0, nil
+	}
+	width := 4
+	for _, info := range infos {
+		width = max(width, len(info.Name))
+	}
+	for _, info := range infos {
+		fmt.Fprintf(stdout, "%-*s  %-9s  %8s  %s\n", width, info.Name, stateText(info), runtimeText(info.Runtime), printable(info.LastLine))
+	}
+	return 0, nil
+}
+
+// stateText is "running", or "exit N" once the job ended.
+func stateText(info relay.Info) string {
+	switch {
+	case info.Running:
+		return "running"
+	case info.Status == nil || *info.Status < 0:
+		return "exit ?"
+	}
+	return fmt.Sprintf("exit %d", *info.Status)
+}
+
+// runtimeText is a job's runtime for people: 4.2s, 3m05s, 2h07m.
+func runtimeText(secs float64) string {
+	d := time.Duration(secs * float64(time.Second))
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// printable is s with controls as spaces, at most 120 characters.
+func printable(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > 120 {
+		s = string(r[:120]) + "…"
+	}
+	return s
 }
 
 // Stop stops the job (Ctrl-C, Ctrl-\ 3 s later, then SIGKILL to its

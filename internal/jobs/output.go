@@ -2,93 +2,20 @@ package jobs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/call"
 	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
-
-// List prints one line per job of the bridge (--jobs): its name,
-// "running" or its exit status, how long it ran, and the last line it
-// printed; with asJSON one relay.Info per line.
-func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
-	var infos []relay.Info
-	for _, name := range names(b) {
-		c, err := relay.DialJob(SocketPath(b, name))
-		if err != nil {
-			continue
-		}
-		info, err := c.Info()
-		c.Close()
-		if err == nil {
-			infos = append(infos, info)
-		}
-	}
-	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Started.Before(infos[j].Started) })
-	if asJSON {
-		for _, info := range infos {
-			if err := json.NewEncoder(stdout).Encode(info); err != nil {
-				return 0, err
-			}
-		}
-		return 0, nil
-	}
-	if len(infos) == 0 {
-		fmt.Fprintln(stderr, "ptysend: no jobs (start one with: ptysend --job NAME -- WORDS)")
-		return 0, nil
-	}
-	width := 4
-	for _, info := range infos {
-		width = max(width, len(info.Name))
-	}
-	for _, info := range infos {
-		fmt.Fprintf(stdout, "%-*s  %-9s  %8s  %s\n", width, info.Name, stateText(info), runtimeText(info.Runtime), printable(info.LastLine))
-	}
-	return 0, nil
-}
-
-// stateText is "running", or "exit N" once the job ended.
-func stateText(info relay.Info) string {
-	switch {
-	case info.Running:
-		return "running"
-	case info.Status == nil || *info.Status < 0:
-		return "exit ?"
-	}
-	return fmt.Sprintf("exit %d", *info.Status)
-}
-
-// runtimeText is a job's runtime for people: 4.2s, 3m05s, 2h07m.
-func runtimeText(secs float64) string {
-	d := time.Duration(secs * float64(time.Second))
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// printable is s with controls as spaces, at most 120 characters.
-func printable(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-	if r := []rune(s); len(r) > 120 {
-		s = string(r[:120]) + "…"
-	}
-	return s
-}
 
 // OutputRequest is ptysend --job-output NAME [--since OFFSET] [--stderr] [--raw] [--json].
 type OutputRequest struct {
@@ -193,4 +120,184 @@ func Output(req OutputRequest) (int, error) {
 		fmt.Fprintf(req.Notes, "ptysend: the job also wrote %d bytes to stderr: --job-output %s --stderr\n", info.StderrBytes, req.Name)
 	}
 	return 0, nil
+}
+
+// WaitRequest is ptysend --job-wait NAME [--until REGEX] [--since OFFSET].
+type WaitRequest struct {
+	Bridge bridge.Bridge
+	Name   string
+	Until  string // "" waits for the job's end
+	// Since: only the job's output after that offset counts (and its
+	// stderr from now on); negative: all it printed.
+	Since            int64
+	Timeout, MaxTime time.Duration
+	Out, Notes       io.Writer
+}
+
+// Wait waits until a line of the job's output or stderr (clean text, the
+// line being written included) matches Until, printing it (exit 0), or
+// the job ends (its status), or a timeout fires (124; the job runs on).
+func Wait(ctx context.Context, req WaitRequest) (int, error) {
+	start := time.Now()
+	var re *regexp.Regexp
+	if req.Until != "" {
+		var err error
+		if re, err = regexp.Compile(req.Until); err != nil {
+			return 0, &failure.Error{
+				Msg:  fmt.Sprintf("--until %q is not a regular expression: %v", req.Until, err),
+				Hint: "give a Go (RE2) regular expression, e.g. --until 'Listening on|Serving HTTP'",
+			}
+		}
+	}
+	c, _, err := open(req.Bridge, req.Name)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	outSince, errSince := int64(0), int64(0)
+	if req.Since >= 0 {
+		outSince, errSince = req.Since, -1
+	}
+	if err := c.Follow(outSince, errSince); err != nil {
+		return 0, relayFailed(req.Name, err)
+	}
+	// The reader ends with the connection, which Wait closes.
+	events := make(chan relay.Event, 16)
+	failed := make(chan error, 1)
+	go func() {
+		for {
+			ev, err := c.Next()
+			if err != nil {
+				failed <- err
+				return
+			}
+			select {
+			case events <- ev:
+			case <-ctx.Done():
+				return
+			}
+			if ev.Stream == "ended" || ev.Stream == "gone" {
+				return
+			}
+		}
+	}()
+
+	m := map[string]*lineMatcher{"out": newLineMatcher(re), "err": newLineMatcher(re)}
+	noOutput := call.NewTimer(req.Timeout)
+	overall := call.NewTimer(call.Remaining(start, req.MaxTime))
+	defer noOutput.Stop()
+	defer overall.Stop()
+	for {
+		select {
+		case ev := <-events:
+			switch ev.Stream {
+			case "out", "err":
+				noOutput.Reset(req.Timeout)
+				if line, next, ok := m[ev.Stream].feed(ev.Offset, ev.Data); ok {
+					return req.matched(ev.Stream, line, next)
+				}
+			case "ended":
+				note := fmt.Sprintf("ptysend: job %s ended with exit status %d", req.Name, ev.Status)
+				if re != nil {
+					note += fmt.Sprintf(" before --until %q matched a line", req.Until)
+				}
+				fmt.Fprintln(req.Notes, note)
+				if ev.Status < 0 {
+					return 0, &failure.Error{
+						Msg:  fmt.Sprintf("job %s ended, and its exit status was lost (its window's process was killed)", req.Name),
+						Hint: "ptysend --job-output " + req.Name + " shows what it printed",
+					}
+				}
+				return ev.Status, nil
+			case "gone":
+				return 0, relayFailed(req.Name, relay.ErrHungUp)
+			}
+		case err := <-failed:
+			return 0, relayFailed(req.Name, err)
+		case <-noOutput.C():
+			return req.timedOut("--timeout", "job %s printed nothing for %v (--timeout) %s; it still runs", req.Name, req.Timeout, req.waitedFor())
+		case <-ctx.Done():
+			code, why := failure.Stopped(ctx)
+			return code, &failure.Error{Code: code, Msg: fmt.Sprintf("%s %s; job %s runs on", why, req.waitedFor(), req.Name)}
+		case <-overall.C():
+			return req.timedOut("--max-time", "waited %v (--max-time) %s; job %s still runs", req.MaxTime, req.waitedFor(), req.Name)
+		}
+	}
+}
+
+func (req WaitRequest) waitedFor() string {
+	if req.Until == "" {
+		return "while waiting for it to end"
+	}
+	return fmt.Sprintf("while waiting for a line matching %q", req.Until)
+}
+
+func (req WaitRequest) timedOut(flag, format string, args ...any) (int, error) {
+	return failure.ExitTimeout, &failure.Error{
+		Code: failure.ExitTimeout,
+		Msg:  fmt.Sprintf(format, args...),
+		Hint: "wait longer with a larger " + flag + " (0: no limit), or look at its output with ptysend --job-output " + req.Name,
+	}
+}
+
+// matched prints the matching line and where to go on from.
+func (req WaitRequest) matched(stream, line string, next int64) (int, error) {
+	fmt.Fprintln(req.Out, line)
+	format := "ptysend: matched on the job's output; next offset %d (--job-output %s --since %d prints what comes after)\n"
+	if stream == "err" {
+		format = "ptysend: matched on the job's stderr; next stderr offset %d (--job-output %s --stderr --since %d prints what comes after)\n"
+	}
+	fmt.Fprintf(req.Notes, format, next, req.Name, next)
+	return 0, nil
+}
+
+// lineMatcher matches each line of one stream of a job's output, as
+// clean text, as it ends, and the line being written after each piece (a
+// prompt has no newline). The k-th line of the clean text ends at the
+// k-th "\n" of the stream: an offset of the stream.
+type lineMatcher struct {
+	re         *regexp.Regexp
+	clean      *cleantext.Writer
+	text       bytes.Buffer // the clean text after the lines matched
+	pos        int64        // the offset of the stream where the line being written starts
+	pendingRaw int          // the bytes of the line being written fed so far
+}
+
+func newLineMatcher(re *regexp.Regexp) *lineMatcher { return &lineMatcher{re: re, pos: -1} }
+
+// feed takes the piece of the stream at offset, and returns the first line
+// that matches and the offset after it (before it, for the line being
+// written, which comes again whole).
+func (m *lineMatcher) feed(offset int64, data []byte) (string, int64, bool) {
+	if m.re == nil {
+		return "", 0, false
+	}
+	if m.pos < 0 || offset != m.pos+int64(m.pendingRaw) {
+		// The first piece, or one after output was dropped: start afresh.
+		m.text.Reset()
+		m.clean = cleantext.NewWriter(&m.text)
+		m.pos, m.pendingRaw = offset, 0
+	}
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			m.clean.Write(data)
+			m.pendingRaw += len(data)
+			break
+		}
+		m.clean.Write(data[:i+1])
+		m.pos += int64(m.pendingRaw + i + 1)
+		m.pendingRaw = 0
+		data = data[i+1:]
+		ended := bytes.LastIndexByte(m.text.Bytes(), '\n') + 1
+		for line := range strings.Lines(string(m.text.Next(ended))) {
+			if line = strings.TrimSuffix(line, "\n"); m.re.MatchString(line) {
+				return line, m.pos, true
+			}
+		}
+	}
+	if p := m.clean.Pending(); p != "" && m.re.MatchString(p) {
+		return p, m.pos, true
+	}
+	return "", 0, false
 }
