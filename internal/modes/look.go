@@ -109,15 +109,7 @@ func (m *historyMode) Check() error {
 	if m.Count == 0 {
 		m.Count = look.DefaultHistory
 	}
-	if m.History.Value == "" {
-		return nil
-	}
-	n, err := strconv.Atoi(m.History.Value)
-	if err != nil || n < 1 {
-		return errors.New("--history=N needs a number of commands, 1 or more")
-	}
-	m.Count = n
-	return nil
+	return positive(m.History, &m.Count, "--history=N needs a number of commands, 1 or more")
 }
 
 func (m *historyMode) Run(ctx context.Context, e *Env) (int, error) {
@@ -136,14 +128,19 @@ func (m *outputMode) About() About {
 }
 
 func (m *outputMode) Check() error {
-	if m.Output.Value == "" {
+	return positive(m.Output, &m.ID, "--output=ID needs the id of a command, as --history shows it")
+}
+
+// positive reads the number of --flag=N into n, refusing one below 1.
+func positive(flag cli.OptionalValue, n *int, refusal string) error {
+	if flag.Value == "" {
 		return nil
 	}
-	id, err := strconv.Atoi(m.Output.Value)
-	if err != nil || id < 1 {
-		return errors.New("--output=ID needs the id of a command, as --history shows it")
+	v, err := strconv.Atoi(flag.Value)
+	if err != nil || v < 1 {
+		return errors.New(refusal)
 	}
-	m.ID = id
+	*n = v
 	return nil
 }
 
