@@ -98,8 +98,8 @@ func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Wr
 }
 
 // startInNewWindow starts the job in a window it makes (no spare is
-// ready): the supervisor reads the job from a private file, and the
-// relay says on a fifo when the job runs.
+// ready), in one tmux call: the supervisor reads the job from a private
+// file, and the relay says on a fifo when the job runs.
 func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 	specPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".job.json")
 	readyPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".ready")
@@ -122,11 +122,26 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 	}
 	defer ready.Close()
 
-	pane, err := openWindow(b, sp.Name, sp.Dir, specPath, sock, relay.JobConfig{Name: sp.Name, ID: sp.ID,
-		Ready: readyPath, Command: shorten(sp.Command, 200), Session: b.Name, RuntimeDir: b.RuntimeDir, SpareMaker: spareMaker(b)})
-	if err != nil {
-		return err
+	// The window goes behind the human's, after the last one: while the
+	// call runs nothing else happens in tmux, so "{end}" is ours.
+	job := relay.JobConfig{Name: sp.Name, ID: sp.ID, Ready: readyPath, Command: shorten(sp.Command, 200),
+		Session: b.Name, RuntimeDir: b.RuntimeDir, SpareMaker: spareMaker(b)}
+	target := "=" + b.Name + ":{end}"
+	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", sp.Name, "-c", strings.ReplaceAll(sp.Dir, "#", "##"),
+		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath,
+		";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
+		";", "set-option", "-p", "-t", target, "remain-on-exit-format", relay.EndedFormat(sp.Name),
+		";", "set-option", "-w", "-t", target, "@ptybridge_job", sp.Name,
+		";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(sock, &job))
+	switch {
+	case errors.Is(err, tmux.ErrNoTmux):
+		return &failure.Error{Verbatim: bridge.NoBridgeMessage}
+	case tmux.IsMissingSession(err):
+		return b.Missing()
+	case err != nil:
+		return failure.From(err)
 	}
+	pane := strings.TrimSpace(out)
 	ready.SetReadDeadline(time.Now().Add(readyLimit))
 	line, err := bufio.NewReader(ready).ReadString('\n')
 	if err != nil || line != "ok\n" {
@@ -168,31 +183,6 @@ func makeRoom(b bridge.Bridge, name string) error {
 		}
 	}
 	return nil
-}
-
-// openWindow makes the job's window, behind the human's current one, in
-// one tmux call, and returns its pane. The window goes after the last
-// one: while the call runs nothing else happens in tmux, so "{end}" is
-// ours for the rest of it.
-func openWindow(b bridge.Bridge, name, dir, specPath, sock string, job relay.JobConfig) (string, error) {
-	target := "=" + b.Name + ":{end}"
-	ended := relay.EndedFormat(name)
-	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", name, "-c", strings.ReplaceAll(dir, "#", "##"),
-		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath,
-		";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
-		";", "set-option", "-p", "-t", target, "remain-on-exit-format", ended,
-		";", "set-option", "-w", "-t", target, "@ptybridge_job", name,
-		";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(sock, &job))
-	if errors.Is(err, tmux.ErrNoTmux) {
-		return "", &failure.Error{Verbatim: bridge.NoBridgeMessage}
-	}
-	if tmux.IsMissingSession(err) {
-		return "", b.Missing()
-	}
-	if err != nil {
-		return "", failure.From(err)
-	}
-	return strings.TrimSpace(out), nil
 }
 
 // lockStarts serializes the starts of jobs of any name (starting is
