@@ -64,7 +64,6 @@ func Output(req OutputRequest) (int, error) {
 	}
 	ans := outputAnswer{Name: req.Name, Stream: streamName, Since: max(0, req.Since), Next: total,
 		Running: !ended, ExitStatus: info.Status, StderrBytes: info.StderrBytes}
-	wholeLines := req.Since >= 0 && !req.Raw && !ended
 	var text bytes.Buffer
 	pos := ans.Since
 	for i, seg := range segs {
@@ -80,7 +79,7 @@ func Output(req OutputRequest) (int, error) {
 			// The next offset is where the line being written starts.
 			if nl := bytes.LastIndexByte(d, '\n'); nl+1 < len(d) {
 				ans.Next = seg.Offset + int64(nl+1)
-				if wholeLines {
+				if req.Since >= 0 { // whole lines only
 					d = d[:nl+1]
 					ans.Withheld = true
 				}

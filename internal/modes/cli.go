@@ -39,14 +39,17 @@ func Main(args []string) int {
 	if err != nil {
 		return usageError(err.Error())
 	}
-	b, err := newBridge(opts.Session)
-	if err != nil {
+	if opts.Session == "" {
+		opts.Session = bridge.DefaultName()
+	}
+	if err := bridge.ValidateName(opts.Session); err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}
+	exe, _ := os.Executable()
 	ctx, stop := stopContext()
 	defer stop()
-	e := &Env{Bridge: b, Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	status, err := m.Run(ctx, e)
+	b := bridge.Bridge{Name: opts.Session, RuntimeDir: rundir.Path(), Exe: exe}
+	status, err := m.Run(ctx, &Env{Bridge: b, Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}
@@ -185,7 +188,7 @@ func choose(opts *Options, modes []Mode) (Mode, error) {
 		if m != nil {
 			return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, the --job modes, or -- WORDS, not several")
 		}
-		if tw, ok := mode.(takesWords); ok {
+		if tw, ok := mode.(interface{ takeWords([]string) }); ok {
 			tw.takeWords(words(cmd.Words))
 			cmd.Words = nil
 		}
@@ -210,14 +213,6 @@ func choose(opts *Options, modes []Mode) (Mode, error) {
 		return nil, errors.New("--json goes with --screen, --status, --history, --sessions, --jobs, --job-output or --job-screen")
 	}
 	return m, Check(m)
-}
-
-func newBridge(session string) (bridge.Bridge, error) {
-	if session == "" {
-		session = bridge.DefaultName()
-	}
-	exe, _ := os.Executable()
-	return bridge.Bridge{Name: session, RuntimeDir: rundir.Path(), Exe: exe}, bridge.ValidateName(session)
 }
 
 // stopContext ends when ptysend itself is stopped (SIGINT, SIGTERM,

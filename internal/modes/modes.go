@@ -59,15 +59,10 @@ type About struct {
 	Tool   string // its MCP tool (internal/mcpserver's tools.md); none for the command line's modes
 }
 
-type (
-	checker    interface{ Check() error }
-	takesWords interface{ takeWords(words []string) }
-)
-
 // Check refuses arguments that do not fit the mode, before anything
 // runs; it also settles the mode's own fields from its flags.
 func Check(m Mode) error {
-	if c, ok := m.(checker); ok {
+	if c, ok := m.(interface{ Check() error }); ok {
 		return c.Check()
 	}
 	return nil
