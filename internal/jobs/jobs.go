@@ -56,9 +56,6 @@ func SocketPath(b bridge.Bridge, name string) string {
 	return b.File(socketPrefix + name + socketSuffix)
 }
 
-// maxSocketPath is what a unix socket's address can hold.
-const maxSocketPath = 107
-
 // names lists the jobs of bridge b whose relay sockets exist, sorted.
 func names(b bridge.Bridge) []string {
 	base := filepath.Base(b.File(socketPrefix))
@@ -248,8 +245,7 @@ func Keys(b bridge.Bridge, name string, keys []string) (int, error) {
 
 // typable connects to a job whose window takes keys, and says its pane:
 // not an ended job's, nor one the human scrolls back in, where keys would
-// be copy-mode commands (tmux is asked: the job modes are off every
-// call's path).
+// be copy-mode commands (tmux is asked: job modes are off calls' path).
 func typable(b bridge.Bridge, name string) (*relay.JobClient, string, error) {
 	c, info, err := open(b, name)
 	if err != nil {

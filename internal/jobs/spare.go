@@ -26,8 +26,7 @@ import (
 // session's processes (the spare, an anchor window) exit with the shared
 // shell, as jobs would not.
 
-// spareRecord names the spare's token: its relay listens on
-// spareSocket(token) and its supervisor reads spareFifo(token).
+// The record holds the spare's token, which names its socket and fifo.
 func spareRecord(b bridge.Bridge) string             { return b.File(".spare") }
 func spareSocket(b bridge.Bridge, tok string) string { return b.File(".spare-" + tok + ".sock") }
 func spareFifo(b bridge.Bridge, tok string) string   { return b.File(".spare-" + tok + ".fifo") }

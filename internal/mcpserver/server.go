@@ -144,26 +144,18 @@ var (
 	schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[cli.Duration](): {Types: []string{"number", "string"}}}}
 	optionSchemas = must(jsonschema.For[modes.Options](schemaOptions)).Properties
-	optionsTaken  = map[modes.Takes][]string{
-		modes.TakesLimits:   {"timeout", "max_time"},
-		modes.TakesRaw:      {"raw"},
-		modes.TakesWaitFree: {"wait_free"},
-	}
+	optionTaken   = map[string]modes.Takes{"timeout": modes.TakesLimits, "max_time": modes.TakesLimits,
+		"raw": modes.TakesRaw, "wait_free": modes.TakesWaitFree}
 )
 
 // inputSchema is a tool's input: its mode's fields, and the shared
 // options it takes.
 func inputSchema(mode reflect.Type, takes modes.Takes) *jsonschema.Schema {
 	s := must(jsonschema.ForType(mode, schemaOptions))
-	s.Properties = maps.Clone(s.Properties)
-	if s.Properties == nil {
-		s.Properties = map[string]*jsonschema.Schema{}
-	}
-	for bit, names := range optionsTaken {
-		for _, name := range names {
-			if takes&bit != 0 {
-				s.Properties[name] = optionSchemas[name]
-			}
+	s.Properties = maps.Collect(maps.All(s.Properties)) // a copy, never nil
+	for name, bit := range optionTaken {
+		if takes&bit != 0 {
+			s.Properties[name] = optionSchemas[name]
 		}
 	}
 	return s
@@ -204,10 +196,7 @@ func result(status int, err error, stdout, stderr string, took time.Duration) (*
 	if r.TimedOut {
 		return nil, r, nil
 	}
-	mirror, jerr := json.Marshal(r)
-	if jerr != nil {
-		return nil, r, jerr
-	}
+	mirror, _ := json.Marshal(r) // strings and numbers
 	return &mcp.CallToolResult{
 		IsError: true,
 		Content: []mcp.Content{

@@ -123,9 +123,8 @@ var helpText string
 
 // helpDescription is the description for kong: the whole text when the
 // command line asks for help, else none. kong runs every help text
-// through a regular expression at each parse (for ${variables}), which
-// for the long description costs ~0.3 MB of heap on every call, a few
-// percent of a call's peak memory.
+// through a regular expression at each parse (for ${variables}): for the
+// long description, ~0.3 MB of heap a call, a few percent of its peak.
 func helpDescription(args []string) string {
 	for _, a := range args {
 		switch a {

@@ -18,8 +18,7 @@ type jobStart struct {
 	Command string   `kong:"-" json:"command" jsonschema:"shell code to run as the job"`
 }
 
-func (m *jobStart) About() About { return About{Chosen: m.Name != "", Tool: "job_start"} }
-
+func (m *jobStart) About() About             { return About{Chosen: m.Name != "", Tool: "job_start"} }
 func (m *jobStart) takeWords(words []string) { m.Command = joined(words) }
 
 func (m *jobStart) Check() error {
@@ -103,8 +102,7 @@ type jobSend struct {
 	Text    string `kong:"-" json:"text" jsonschema:"the text to type, literally"`
 }
 
-func (m *jobSend) About() About { return About{Chosen: m.Name != "", Tool: "job_send"} }
-
+func (m *jobSend) About() About             { return About{Chosen: m.Name != "", Tool: "job_send"} }
 func (m *jobSend) takeWords(words []string) { m.Text = joined(words) }
 
 func (m *jobSend) Run(ctx context.Context, e *Env) (int, error) {
@@ -117,8 +115,7 @@ type jobKeys struct {
 	Keys []string `kong:"-" json:"keys" jsonschema:"tmux key names, e.g. [\"C-c\"] or [\"G\", \"q\"]"`
 }
 
-func (m *jobKeys) About() About { return About{Chosen: m.Name != "", Tool: "job_keys"} }
-
+func (m *jobKeys) About() About             { return About{Chosen: m.Name != "", Tool: "job_keys"} }
 func (m *jobKeys) takeWords(words []string) { m.Keys = words }
 
 func (m *jobKeys) Check() error {

@@ -30,8 +30,7 @@ func (m *command) About() About {
 	return About{Chosen: len(m.Words) > 0 || m.Command != "", Takes: TakesLimits | TakesRaw | TakesWaitFree, Tool: "run"}
 }
 
-// code is the tool's command or the command line's words (the other is
-// empty).
+// code is the tool's command or the command line's words (one is empty).
 func (m *command) code() string { return m.Command + joined(words(m.Words)) }
 
 func (m *command) Check() error {
