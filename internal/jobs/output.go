@@ -126,8 +126,8 @@ type WaitRequest struct {
 	Bridge bridge.Bridge
 	Name   string
 	Until  string // "" waits for the job's end
-	// Since: only the job's output after that offset counts (and its
-	// stderr from now on); negative: all it printed.
+	// Since: only the output after it counts (and stderr from now on);
+	// negative: all of it.
 	Since            int64
 	Timeout, MaxTime time.Duration
 	Out, Notes       io.Writer

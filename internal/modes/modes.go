@@ -1,10 +1,9 @@
 // Package modes declares, once, everything ptysend does: each mode is a
 // struct of its own flags (kong tags for the command line, json tags for
-// its MCP tool's parameters) with a Run. The command line (Main, with
-// kong) and the MCP server's tool table (internal/mcpserver) are both
-// built from the one list, All. A mode's Run reaches the package that
-// does the work (internal/call, repl, jobs, look, human); this package
-// owns the wiring, the options modes share, and which mode takes which.
+// its MCP tool's parameters) with a Run, which reaches the package that
+// does the work (internal/call, repl, jobs, look, human). The command
+// line (Main) and the MCP server's tools (internal/mcpserver) are both
+// built from the one list, All, and the options modes share.
 package modes
 
 import (
