@@ -2,148 +2,61 @@ package jobs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/call"
 	"github.com/ptybridge/ptybridge/internal/cleantext"
+	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
-// List prints one line per job of the bridge: its name, "running" or its
-// exit status, how long it ran, and the last line it printed (--jobs);
-// with asJSON one JSON object (an relay.Info) per line.
-func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
-	var infos []relay.Info
-	for _, name := range names(b) {
-		c, err := relay.DialJob(SocketPath(b, name))
-		if err != nil {
-			continue
-		}
-		info, err := c.Info()
-		c.Close()
-		if err == nil {
-			infos = append(infos, info)
-		}
-	}
-	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Started.Before(infos[j].Started) })
-	if asJSON {
-		for _, info := range infos {
-			if err := json.NewEncoder(stdout).Encode(info); err != nil {
-				return 0, err
-			}
-		}
-		return 0, nil
-	}
-	if len(infos) == 0 {
-		fmt.Fprintln(stderr, "ptysend: no jobs (start one with: ptysend --job NAME -- WORDS)")
-		return 0, nil
-	}
-	width := 4
-	for _, info := range infos {
-		width = max(width, len(info.Name))
-	}
-	for _, info := range infos {
-		fmt.Fprintf(stdout, "%-*s  %-9s  %8s  %s\n", width, info.Name, stateText(info), runtimeText(info.Runtime), printable(info.LastLine))
-	}
-	return 0, nil
-}
-
-// stateText is "running", or "exit N" once the job ended.
-func stateText(info relay.Info) string {
-	switch {
-	case info.Running:
-		return "running"
-	case info.Status == nil || *info.Status < 0:
-		return "exit ?"
-	}
-	return fmt.Sprintf("exit %d", *info.Status)
-}
-
-// runtimeText is a job's runtime for people: 4.2s, 3m05s, 2h07m.
-func runtimeText(secs float64) string {
-	d := time.Duration(secs * float64(time.Second))
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// printable makes one line of a listing: TABs and other controls shown as
-// spaces, at most 120 characters.
-func printable(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-	if r := []rune(s); len(r) > 120 {
-		s = string(r[:120]) + "…"
-	}
-	return s
-}
-
 // OutputRequest is ptysend --job-output NAME [--since OFFSET] [--stderr] [--raw] [--json].
 type OutputRequest struct {
-	Bridge bridge.Bridge
-	Name   string
-	// Since is --since; negative when not given.
-	Since  int64
-	Stderr bool // the job's stderr instead of its output
-	Raw    bool
-	JSON   bool
-	Out    io.Writer
-	Notes  io.Writer
+	Bridge     bridge.Bridge
+	Name       string
+	Since      int64 // negative when not given
+	Stderr     bool  // the job's stderr instead of its output
+	Raw, JSON  bool
+	Out, Notes io.Writer
 }
 
 // outputAnswer is --job-output --json.
 type outputAnswer struct {
-	Name   string `json:"name"`
-	Stream string `json:"stream"` // "stdout" or "stderr"
-	Since  int64  `json:"since"`
-	// Next is the offset to pass as --since next time.
-	Next    int64  `json:"next"`
+	Name    string `json:"name"`
+	Stream  string `json:"stream"` // "stdout" or "stderr"
+	Since   int64  `json:"since"`
+	Next    int64  `json:"next"` // the offset to pass as --since next time
 	Text    string `json:"text"`
 	Dropped int64  `json:"dropped_bytes"`
 	// Withheld: the line being written was left out (--since prints whole
 	// lines); it comes from Next, whole, once it ends.
-	Withheld   bool `json:"line_withheld"`
-	Running    bool `json:"running"`
-	ExitStatus *int `json:"exit_status"`
-	// StderrBytes: how much the job wrote to stderr in all.
-	StderrBytes int64 `json:"stderr_bytes"`
+	Withheld    bool  `json:"line_withheld"`
+	Running     bool  `json:"running"`
+	ExitStatus  *int  `json:"exit_status"`
+	StderrBytes int64 `json:"stderr_bytes"` // all the job wrote to stderr
 }
 
 // Output prints what the job printed (from an offset), as clean text or
-// raw bytes, and says where to go on from next time.
-//
-// Offsets count the bytes of the job's output as --raw prints them (the
-// terminal's "\r\n" turned back into "\n"). With --since, clean text is
-// printed in whole lines: a line still being written is withheld, and the
-// next offset is where it starts, so that following a log by offsets
-// prints each line once, whole. Without --since, everything so far is
-// printed, the line being written too.
+// raw bytes, and the offset to go on from. Offsets count the bytes of
+// --raw (with "\r\n" back to "\n"). With --since, clean text comes in
+// whole lines: the line being written is withheld and the next offset is
+// its start, so that following a log prints each line once, whole.
 func Output(req OutputRequest) (int, error) {
-	c, err := open(req.Bridge, req.Name)
+	c, info, err := open(req.Bridge, req.Name)
 	if err != nil {
 		return 0, err
 	}
 	defer c.Close()
-	info, err := c.Info()
-	if err != nil {
-		return 0, relayFailed(req.Name, err)
-	}
-	stream, streamName := "out", "stdout"
+	stream, streamName, flag := "out", "stdout", ""
 	if req.Stderr {
-		stream, streamName = "err", "stderr"
+		stream, streamName, flag = "err", "stderr", " --stderr"
 	}
 	segs, total, ended, err := c.ReadOutput(stream, max(0, req.Since))
 	if err != nil {
@@ -151,7 +64,6 @@ func Output(req OutputRequest) (int, error) {
 	}
 	ans := outputAnswer{Name: req.Name, Stream: streamName, Since: max(0, req.Since), Next: total,
 		Running: !ended, ExitStatus: info.Status, StderrBytes: info.StderrBytes}
-	wholeLines := req.Since >= 0 && !req.Raw && !ended
 	var text bytes.Buffer
 	pos := ans.Since
 	for i, seg := range segs {
@@ -167,7 +79,7 @@ func Output(req OutputRequest) (int, error) {
 			// The next offset is where the line being written starts.
 			if nl := bytes.LastIndexByte(d, '\n'); nl+1 < len(d) {
 				ans.Next = seg.Offset + int64(nl+1)
-				if wholeLines {
+				if req.Since >= 0 { // whole lines only
 					d = d[:nl+1]
 					ans.Withheld = true
 				}
@@ -190,11 +102,7 @@ func Output(req OutputRequest) (int, error) {
 	if _, err := io.WriteString(req.Out, ans.Text); err != nil {
 		return 0, err
 	}
-	note := fmt.Sprintf("ptysend: next offset %d (--job-output %s --since %d", ans.Next, req.Name, ans.Next)
-	if req.Stderr {
-		note += " --stderr"
-	}
-	note += " prints what comes after)"
+	note := fmt.Sprintf("ptysend: next offset %d (--job-output %s --since %d%s prints what comes after)", ans.Next, req.Name, ans.Next, flag)
 	if ans.Withheld {
 		note += "; the line being written is left out until it ends"
 	} else if !req.Raw && ans.Next < total {
@@ -211,4 +119,184 @@ func Output(req OutputRequest) (int, error) {
 		fmt.Fprintf(req.Notes, "ptysend: the job also wrote %d bytes to stderr: --job-output %s --stderr\n", info.StderrBytes, req.Name)
 	}
 	return 0, nil
+}
+
+// WaitRequest is ptysend --job-wait NAME [--until REGEX] [--since OFFSET].
+type WaitRequest struct {
+	Bridge bridge.Bridge
+	Name   string
+	Until  string // "" waits for the job's end
+	// Since: only the output after it counts (and stderr from now on);
+	// negative: all of it.
+	Since            int64
+	Timeout, MaxTime time.Duration
+	Out, Notes       io.Writer
+}
+
+// Wait waits until a line of the job's output or stderr (clean text, the
+// line being written included) matches Until, printing it (exit 0), or
+// the job ends (its status), or a timeout fires (124; the job runs on).
+func Wait(ctx context.Context, req WaitRequest) (int, error) {
+	start := time.Now()
+	var re *regexp.Regexp
+	if req.Until != "" {
+		var err error
+		if re, err = regexp.Compile(req.Until); err != nil {
+			return 0, &failure.Error{
+				Msg:  fmt.Sprintf("--until %q is not a regular expression: %v", req.Until, err),
+				Hint: "give a Go (RE2) regular expression, e.g. --until 'Listening on|Serving HTTP'",
+			}
+		}
+	}
+	c, _, err := open(req.Bridge, req.Name)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	outSince, errSince := int64(0), int64(0)
+	if req.Since >= 0 {
+		outSince, errSince = req.Since, -1
+	}
+	if err := c.Follow(outSince, errSince); err != nil {
+		return 0, relayFailed(req.Name, err)
+	}
+	// The reader ends with the connection, which Wait closes.
+	events := make(chan relay.Event, 16)
+	failed := make(chan error, 1)
+	go func() {
+		for {
+			ev, err := c.Next()
+			if err != nil {
+				failed <- err
+				return
+			}
+			select {
+			case events <- ev:
+			case <-ctx.Done():
+				return
+			}
+			if ev.Stream == "ended" || ev.Stream == "gone" {
+				return
+			}
+		}
+	}()
+
+	m := map[string]*lineMatcher{"out": newLineMatcher(re), "err": newLineMatcher(re)}
+	noOutput := call.NewTimer(req.Timeout)
+	overall := call.NewTimer(call.Remaining(start, req.MaxTime))
+	defer noOutput.Stop()
+	defer overall.Stop()
+	for {
+		select {
+		case ev := <-events:
+			switch ev.Stream {
+			case "out", "err":
+				noOutput.Reset(req.Timeout)
+				if line, next, ok := m[ev.Stream].feed(ev.Offset, ev.Data); ok {
+					return req.matched(ev.Stream, line, next)
+				}
+			case "ended":
+				note := fmt.Sprintf("ptysend: job %s ended with exit status %d", req.Name, ev.Status)
+				if re != nil {
+					note += fmt.Sprintf(" before --until %q matched a line", req.Until)
+				}
+				fmt.Fprintln(req.Notes, note)
+				if ev.Status < 0 {
+					return 0, &failure.Error{
+						Msg:  fmt.Sprintf("job %s ended, and its exit status was lost (its window's process was killed)", req.Name),
+						Hint: "ptysend --job-output " + req.Name + " shows what it printed",
+					}
+				}
+				return ev.Status, nil
+			case "gone":
+				return 0, relayFailed(req.Name, relay.ErrHungUp)
+			}
+		case err := <-failed:
+			return 0, relayFailed(req.Name, err)
+		case <-noOutput.C():
+			return req.timedOut("--timeout", "job %s printed nothing for %v (--timeout) %s; it still runs", req.Name, req.Timeout, req.waitedFor())
+		case <-ctx.Done():
+			code, why := failure.Stopped(ctx)
+			return code, &failure.Error{Code: code, Msg: fmt.Sprintf("%s %s; job %s runs on", why, req.waitedFor(), req.Name)}
+		case <-overall.C():
+			return req.timedOut("--max-time", "waited %v (--max-time) %s; job %s still runs", req.MaxTime, req.waitedFor(), req.Name)
+		}
+	}
+}
+
+func (req WaitRequest) waitedFor() string {
+	if req.Until == "" {
+		return "while waiting for it to end"
+	}
+	return fmt.Sprintf("while waiting for a line matching %q", req.Until)
+}
+
+func (req WaitRequest) timedOut(flag, format string, args ...any) (int, error) {
+	return failure.ExitTimeout, &failure.Error{
+		Code: failure.ExitTimeout,
+		Msg:  fmt.Sprintf(format, args...),
+		Hint: "wait longer with a larger " + flag + " (0: no limit), or look at its output with ptysend --job-output " + req.Name,
+	}
+}
+
+// matched prints the matching line and where to go on from.
+func (req WaitRequest) matched(stream, line string, next int64) (int, error) {
+	fmt.Fprintln(req.Out, line)
+	format := "ptysend: matched on the job's output; next offset %d (--job-output %s --since %d prints what comes after)\n"
+	if stream == "err" {
+		format = "ptysend: matched on the job's stderr; next stderr offset %d (--job-output %s --stderr --since %d prints what comes after)\n"
+	}
+	fmt.Fprintf(req.Notes, format, next, req.Name, next)
+	return 0, nil
+}
+
+// lineMatcher matches each line of one stream of a job's output, as
+// clean text, as it ends, and the line being written after each piece (a
+// prompt has no newline). The k-th line of the clean text ends at the
+// k-th "\n" of the stream: an offset of the stream.
+type lineMatcher struct {
+	re         *regexp.Regexp
+	clean      *cleantext.Writer
+	text       bytes.Buffer // the clean text after the lines matched
+	pos        int64        // the offset of the stream where the line being written starts
+	pendingRaw int          // the bytes of the line being written fed so far
+}
+
+func newLineMatcher(re *regexp.Regexp) *lineMatcher { return &lineMatcher{re: re, pos: -1} }
+
+// feed takes the piece of the stream at offset, and returns the first line
+// that matches and the offset after it (before it, for the line being
+// written, which comes again whole).
+func (m *lineMatcher) feed(offset int64, data []byte) (string, int64, bool) {
+	if m.re == nil {
+		return "", 0, false
+	}
+	if m.pos < 0 || offset != m.pos+int64(m.pendingRaw) {
+		// The first piece, or one after output was dropped: start afresh.
+		m.text.Reset()
+		m.clean = cleantext.NewWriter(&m.text)
+		m.pos, m.pendingRaw = offset, 0
+	}
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			m.clean.Write(data)
+			m.pendingRaw += len(data)
+			break
+		}
+		m.clean.Write(data[:i+1])
+		m.pos += int64(m.pendingRaw + i + 1)
+		m.pendingRaw = 0
+		data = data[i+1:]
+		ended := bytes.LastIndexByte(m.text.Bytes(), '\n') + 1
+		for line := range strings.Lines(string(m.text.Next(ended))) {
+			if line = strings.TrimSuffix(line, "\n"); m.re.MatchString(line) {
+				return line, m.pos, true
+			}
+		}
+	}
+	if p := m.clean.Pending(); p != "" && m.re.MatchString(p) {
+		return p, m.pos, true
+	}
+	return "", 0, false
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 	"time"
@@ -17,46 +16,30 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// A spare window, made ahead of time, is what lets --job return fast.
-//
-// Making a window is the slow part of starting a job: tmux forks the
-// pane's process, then (Debian's tmux is built with libutempter) forks
-// utempter's helper and waits for it to write utmp, 10 to 30 ms in all
-// on a busy machine, and the supervisor and keeper, two fresh processes,
-// start after that. So once a job runs, its keeper makes a spare in the
-// background: a window of a hidden session of its own, <bridge>-spare,
-// whose supervisor waits for a job's description on a fifo and whose
-// keeper already listens. The next --job takes it: the keeper renames its
-// socket to the job's and moves the window into the bridge session (one
-// tmux command, no process made), ptysend hands the supervisor the job
-// through the fifo, and the job starts at once. Without a spare (the
-// first job, a spare still on its way) --job makes the window itself.
-//
-// The hidden session ends with the shared shell: its windows' processes
-// (an anchor window that keeps it, and the spare) exit when the shell's
-// process does, as a job's would not (jobs end with the bridge session).
+// A spare window lets --job return fast. Making a window is the slow part
+// of a start: tmux forks the pane's process, then (Debian's tmux has
+// libutempter) utempter's helper and waits for it to write utmp, 10 to
+// 30 ms on a busy machine, before the supervisor and relay start. So once
+// a job runs, its relay makes a spare in a hidden session, <bridge>-spare:
+// the next --job moves it into the bridge session (one tmux command, by
+// the relay) and hands its supervisor the job on a fifo. The hidden
+// session's processes (the spare, an anchor window) exit with the shared
+// shell, as jobs would not.
 
-// spareSession is the hidden session of the bridge's spare window.
-func spareSession(b bridge.Bridge) string { return b.Name + "-spare" }
-
-// spareRecord names the spare's token: its relay listens on
-// spareSocket(token) and its supervisor reads spareFifo(token).
+// The record holds the spare's token, which names its socket and fifo.
 func spareRecord(b bridge.Bridge) string             { return b.File(".spare") }
 func spareSocket(b bridge.Bridge, tok string) string { return b.File(".spare-" + tok + ".sock") }
 func spareFifo(b bridge.Bridge, tok string) string   { return b.File(".spare-" + tok + ".fifo") }
 
-// MakeSpare makes the bridge's spare window unless one exists. A job's
-// relay runs it (ptysend --job-spare-make), once its job started, off
-// anyone's path. The record names the spare from before its window is
-// made, so that no other relay makes one too; a --job that finds it waits
-// a moment for its relay, rather than make a window itself (which takes
-// as long).
+// MakeSpare makes the bridge's spare window unless one exists. The record
+// names it before its window is made, so that no other relay makes one
+// too; a --job that finds it waits a moment for its relay, rather than
+// make a window itself (which takes as long).
 func MakeSpare(b bridge.Bridge) error {
 	status, err := relay.QueryStatus(b.SocketPath())
 	if err != nil {
 		return fmt.Errorf("no shared shell to tie a spare window to: %w", err)
 	}
-	sharedPID := status.PanePID
 	id, err := markers.NewID()
 	if err != nil {
 		return err
@@ -66,12 +49,10 @@ func MakeSpare(b bridge.Bridge) error {
 	if claimed, err := claimSpare(b, tok); err != nil || !claimed {
 		return err
 	}
-	session := spareSession(b)
+	session := b.Name + "-spare"
 	target := "=" + session + ":{end}"
-	pid := fmt.Sprint(sharedPID)
-	// The session, with history-limit set before its windows are made
-	// (a pane's is fixed when it is made) and an anchor window that keeps
-	// it while no spare is there; nothing when it exists already.
+	pid := fmt.Sprint(status.PanePID)
+	// history-limit before the windows are made: a pane's is fixed then.
 	_, err = tmux.Run("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", "/", b.Exe, "--job-spare", "", "--job-spare-pid", pid,
 		";", "set-option", "-t", "="+session+":", "history-limit", fmt.Sprint(bridge.HistoryLimit),
 		";", "set-option", "-t", "="+session+":", "destroy-unattached", "off")
@@ -111,11 +92,9 @@ func claimSpare(b bridge.Bridge, tok string) (bool, error) {
 	return true, os.WriteFile(spareRecord(b), []byte(tok), 0o600)
 }
 
-// takeSpare takes the bridge's spare window for the job sp, if there is
-// one: its keeper takes the job's name, ID and socket and moves the
-// window into the bridge session, and its supervisor gets the job. It
-// returns ok false, having changed nothing the slow way needs, when there
-// is no spare. Call it with the start lock held.
+// takeSpare gives the bridge's spare window, if there is one, the job sp;
+// ok is false, with nothing changed that the slow way needs, when there
+// is none. Call it with the start lock held.
 func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, err error) {
 	rec, err := os.ReadFile(spareRecord(b))
 	if err != nil {
@@ -124,8 +103,7 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 	tok := string(rec)
 	os.Remove(spareRecord(b)) // ours now, whatever comes of it
 	fifo := spareFifo(b, tok)
-	// Its relay was started moments ago, or long ago; one that went
-	// away removed the fifo.
+	// Its relay started moments ago, or long ago; one gone removed the fifo.
 	var c *relay.JobClient
 	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
 		if c, err = relay.DialJob(spareSocket(b, tok)); err == nil {
@@ -137,8 +115,7 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 		}
 	}
 	defer c.Close()
-	// The supervisor must be waiting for the job on its fifo (it starts
-	// with the relay: it may not be there yet).
+	// Its supervisor, which starts with the relay, must wait on the fifo.
 	f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	for deadline := time.Now().Add(time.Second); errors.Is(err, syscall.ENXIO) && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
@@ -164,30 +141,18 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 	return pane, true, err
 }
 
-// RunSpare is the process of a spare window (and, with no fifo, of the
-// hidden session's anchor window): it waits for a job's description on
-// fifo, then supervises the job (RunSupervisor), or exits when the
-// shared shell's process does.
+// RunSpare is the process of a spare window (with no fifo, of the anchor
+// window): it supervises the job it gets on fifo, or exits with the
+// shared shell.
 func RunSpare(fifo string, sharedPID int) int {
-	var exited <-chan struct{}
-	if sharedPID > 0 {
-		ctx, stopWatching := context.WithCancel(context.Background())
-		defer stopWatching()
-		if exited = platform.WatchExit(ctx, sharedPID); exited == nil {
-			return 0 // gone already
-		}
+	exited := platform.WatchExit(context.Background(), sharedPID)
+	if exited == nil {
+		return 0 // gone already
 	}
 	got := make(chan spec, 1)
 	if fifo != "" {
 		go func() {
-			f, err := os.Open(fifo) // waits for ptysend --job
-			if err != nil {
-				return
-			}
-			b, err := io.ReadAll(f)
-			f.Close()
-			var sp spec
-			if err == nil && json.Unmarshal(b, &sp) == nil && sp.ID.Valid() {
+			if sp, err := readSpec(fifo); err == nil && sp.ID.Valid() { // waits for ptysend --job
 				got <- sp
 			}
 		}()
@@ -196,6 +161,6 @@ func RunSpare(fifo string, sharedPID int) int {
 	case <-exited:
 		return 0
 	case sp := <-got:
-		return supervise(sp, os.Stdin, os.Stdout)
+		return supervise(sp)
 	}
 }

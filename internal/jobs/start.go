@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,33 +16,22 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// StartRequest is ptysend --job NAME [--cwd DIR] [--env KEY=VALUE]... -- WORDS.
-type StartRequest struct {
-	Bridge  bridge.Bridge
-	Name    string
-	Command string
-	// Dir is --cwd: relative to the shared shell's directory. Env are the
-	// --env settings, KEY=VALUE, over the shared shell's environment.
-	Dir    string
-	Env    []string
-	Stderr io.Writer
-}
-
-// Start starts the job in a new window of the bridge session and returns
-// as soon as it runs (its supervisor printed START and its relay
-// listens). Costs one tmux process (scripts/bench).
-func Start(req StartRequest) (int, error) {
-	b := req.Bridge
-	if err := ValidName(req.Name); err != nil {
+// Start starts job name (--job NAME [--cwd DIR] [--env KEY=VALUE]... --
+// WORDS) in a new window of the bridge session and returns once it runs
+// (its supervisor printed START, its relay listens): one tmux process
+// (scripts/bench). dir is relative to the shared shell's, env over its.
+func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Writer) (int, error) {
+	if err := ValidName(name); err != nil {
 		return 0, err
 	}
-	for _, kv := range req.Env {
+	for _, kv := range env {
 		if key, _, ok := strings.Cut(kv, "="); !ok || key == "" || strings.ContainsAny(key, "\x00") {
 			return 0, &failure.Error{Msg: fmt.Sprintf("invalid --env %q", kv), Hint: "give --env KEY=VALUE, e.g. --env PORT=8080"}
 		}
@@ -49,8 +39,8 @@ func Start(req StartRequest) (int, error) {
 	if err := rundir.Ensure(b.RuntimeDir); err != nil {
 		return 0, failure.From(err)
 	}
-	sock := SocketPath(b, req.Name)
-	if len(sock) > maxSocketPath {
+	sock := SocketPath(b, name)
+	if len(sock) > 107 { // what a unix socket's address can hold
 		return 0, &failure.Error{
 			Msg:  fmt.Sprintf("the job's socket path would be too long for a unix socket (%d bytes): %s", len(sock), sock),
 			Hint: "use a shorter job name, or set PTYBRIDGE_RUNTIME_DIR to a shorter private directory (for the user and the agent alike)",
@@ -61,16 +51,16 @@ func Start(req StartRequest) (int, error) {
 		return 0, failure.From(err)
 	}
 	defer unlock()
-	if err := makeRoom(b, req.Name); err != nil {
+	if err := makeRoom(b, name); err != nil {
 		return 0, err
 	}
 	sh, err := findSharedShell(b)
 	if err != nil {
 		return 0, err
 	}
-	dir := sh.Dir
-	if req.Dir != "" {
-		dir = req.Dir
+	if dir == "" {
+		dir = sh.Dir
+	} else {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(sh.Dir, dir)
 		}
@@ -87,12 +77,12 @@ func Start(req StartRequest) (int, error) {
 		return 0, failure.From(err)
 	}
 	rundir.Claim(b.RuntimeDir, string(id))
-	sp := spec{ID: id, Name: req.Name, Shell: sh.Program, Command: req.Command, Dir: dir, Env: append(sh.Env, req.Env...)}
+	sp := spec{ID: id, Name: name, Shell: sh.Program, Command: command, Dir: dir, Env: append(sh.Env, env...)}
 	pane, took, err := takeSpare(b, sp, sock)
 	if took && err != nil {
 		tmux.Run("kill-pane", "-t", pane)
 		return 0, &failure.Error{
-			Msg:  fmt.Sprintf("the job %s could not start: %v", req.Name, err),
+			Msg:  fmt.Sprintf("the job %s could not start: %v", name, err),
 			Hint: "retry; if it happens again, ask the user to restart ptybridge",
 		}
 	}
@@ -101,15 +91,15 @@ func Start(req StartRequest) (int, error) {
 			return 0, err
 		}
 	}
-	fmt.Fprintf(req.Stderr, "ptysend: job %s runs in window %q of the shared terminal (%s -c, in %s); "+
+	fmt.Fprintf(notes, "ptysend: job %s runs in window %q of the shared terminal (%s -c, in %s); "+
 		"it has the shared shell's environment as that shell started, and --env: not what was exported in it since\n",
-		req.Name, req.Name, sh.Name, dir)
+		name, name, sh.Name, dir)
 	return 0, nil
 }
 
 // startInNewWindow starts the job in a window it makes (no spare is
-// ready): the supervisor reads the job from a private file, and the
-// window's relay says on a fifo when the job runs.
+// ready), in one tmux call: the supervisor reads the job from a private
+// file, and the relay says on a fifo when the job runs.
 func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 	specPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".job.json")
 	readyPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".ready")
@@ -125,19 +115,33 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 	if err != nil {
 		return failure.From(err)
 	}
-	// Our end is open for writing too, so that it never reads an end of
-	// file before the relay has written.
+	// Open for writing too: no end of file before the relay has written.
 	ready, err := os.OpenFile(readyPath, os.O_RDWR, 0)
 	if err != nil {
 		return failure.From(err)
 	}
 	defer ready.Close()
 
-	pane, err := openWindow(b, sp.Name, sp.Dir, specPath, sock, relay.JobConfig{Name: sp.Name, ID: sp.ID,
-		Ready: readyPath, Command: shorten(sp.Command, 200), Session: b.Name, RuntimeDir: b.RuntimeDir, SpareMaker: spareMaker(b)})
-	if err != nil {
-		return err
+	// The window goes behind the human's, after the last one: while the
+	// call runs nothing else happens in tmux, so "{end}" is ours.
+	job := relay.JobConfig{Name: sp.Name, ID: sp.ID, Ready: readyPath, Command: shorten(sp.Command, 200),
+		Session: b.Name, RuntimeDir: b.RuntimeDir, SpareMaker: spareMaker(b)}
+	target := "=" + b.Name + ":{end}"
+	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", sp.Name, "-c", strings.ReplaceAll(sp.Dir, "#", "##"),
+		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath,
+		";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
+		";", "set-option", "-p", "-t", target, "remain-on-exit-format", relay.EndedFormat(sp.Name),
+		";", "set-option", "-w", "-t", target, "@ptybridge_job", sp.Name,
+		";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(sock, &job))
+	switch {
+	case errors.Is(err, tmux.ErrNoTmux):
+		return &failure.Error{Verbatim: bridge.NoBridgeMessage}
+	case tmux.IsMissingSession(err):
+		return b.Missing()
+	case err != nil:
+		return failure.From(err)
 	}
+	pane := strings.TrimSpace(out)
 	ready.SetReadDeadline(time.Now().Add(readyLimit))
 	line, err := bufio.NewReader(ready).ReadString('\n')
 	if err != nil || line != "ok\n" {
@@ -154,8 +158,8 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 	return nil
 }
 
-// makeRoom refuses a name taken by a running job, and closes the window of
-// an ended job that had it (the new job takes its name).
+// makeRoom refuses a running job's name, and closes the window of an
+// ended job that had it.
 func makeRoom(b bridge.Bridge, name string) error {
 	c, err := relay.DialJob(SocketPath(b, name))
 	if err != nil {
@@ -181,37 +185,8 @@ func makeRoom(b bridge.Bridge, name string) error {
 	return nil
 }
 
-// openWindow makes the job's window, behind the human's current one, in
-// one tmux call: the window running the supervisor, remain-on-exit with a
-// line that says the job finished, and its relay on pipe-pane. It
-// returns the window's pane id.
-func openWindow(b bridge.Bridge, name, dir, specPath, sock string, job relay.JobConfig) (string, error) {
-	// The window goes after the last one; while our call runs nothing else
-	// happens in tmux, so "{end}" is ours for the rest of it.
-	target := "=" + b.Name + ":{end}"
-	ended := relay.EndedFormat(name)
-	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", name, "-c", strings.ReplaceAll(dir, "#", "##"),
-		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath,
-		";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
-		";", "set-option", "-p", "-t", target, "remain-on-exit-format", ended,
-		";", "set-option", "-w", "-t", target, "@ptybridge_job", name,
-		";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(sock, &job))
-	if errors.Is(err, tmux.ErrNoTmux) {
-		return "", &failure.Error{Verbatim: bridge.NoBridgeMessage}
-	}
-	if tmux.IsMissingSession(err) {
-		return "", b.Missing()
-	}
-	if err != nil {
-		return "", failure.From(err)
-	}
-	return strings.TrimSpace(out), nil
-}
-
-// lockStarts serializes the calls that start jobs in the runtime
-// directory (of one name or not: starting is quick): an flock of the
-// directory, which the kernel drops when the process ends, however it
-// ends. (The per-call ids' locks are fcntl locks, which flock leaves be.)
+// lockStarts serializes the starts of jobs of any name (starting is
+// quick): an flock, which leaves the per-call ids' fcntl locks be.
 func lockStarts(dir string) (func(), error) { return platform.LockDir(dir) }
 
 // shorten cuts s to at most n bytes, on a character boundary, with "…".
@@ -232,3 +207,85 @@ func spareMaker(b bridge.Bridge) []string { return []string{b.Exe, "--job-spare-
 
 // readyLimit bounds the wait for a job to start.
 const readyLimit = 20 * time.Second
+
+// sharedShell is what a job takes from the shell of the shared terminal:
+// its program, directory, and environment as the shell started (the
+// kernel shows no other: --env carries what was exported since).
+type sharedShell struct {
+	PID     int
+	Program string // the shell's executable
+	Name    string // as the human would call it: bash, zsh, fish, sh
+	Dir     string
+	Env     []string
+}
+
+// findSharedShell finds the shell of the shared pane without a turn at
+// the pane, which may be busy: the relay's status and one pane.Peek.
+func findSharedShell(b bridge.Bridge) (sharedShell, error) {
+	status, err := b.Status()
+	if err != nil {
+		return sharedShell{}, err
+	}
+	st, err := pane.Peek(status, b)
+	if err != nil {
+		return sharedShell{}, err
+	}
+	var sh sharedShell
+	switch {
+	case st.Shell != nil:
+		sh = sharedShell{PID: st.Shell.PID, Name: st.Shell.Name, Program: shellProgram(st.Shell.PID, st.Shell.Name)}
+	case st.Kind == pane.Unsupported:
+		return sharedShell{}, &failure.Error{
+			Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot start jobs in", st.Foreground.Name),
+			Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal, then retry",
+				markers.Supported),
+		}
+	case platform.OwnedByUs(status.PanePID):
+		// No shell of ours (ptybridge -- ssh HOST): the user's login shell.
+		sh = sharedShell{PID: status.PanePID, Program: loginShell(status.PanePID)}
+		sh.Name = filepath.Base(sh.Program)
+	default:
+		return sharedShell{}, &failure.Error{
+			Msg:  "found no shell in the shared terminal to take the job's kind of shell, directory and environment from",
+			Hint: "ask the user to start a shell (bash, zsh, fish or sh) in the ptybridge terminal, then retry",
+		}
+	}
+	if sh.Dir, err = platform.Cwd(sh.PID); err != nil {
+		return sharedShell{}, &failure.Error{
+			Msg:  "cannot read the shared shell's directory: " + err.Error(),
+			Hint: "ptysend must run as the same user as ptybridge; or give the job's directory with --cwd",
+		}
+	}
+	sh.Env = platform.Environ(sh.PID) // the supervisor leaves out tmux's (jobEnv)
+	return sh, nil
+}
+
+// loginShell is $SHELL of the pane's process when ptysend knows it; else
+// /bin/sh.
+func loginShell(pid int) string {
+	for _, kv := range platform.Environ(pid) {
+		if login, ok := strings.CutPrefix(kv, "SHELL="); ok {
+			if _, known := markers.ShellFor(login); known {
+				if p, err := exec.LookPath(login); err == nil {
+					return p
+				}
+			}
+		}
+	}
+	return "/bin/sh"
+}
+
+// shellProgram is the executable of the shell pid (not busybox, whose
+// applet is the name), else the name on PATH.
+func shellProgram(pid int, name string) string {
+	exe, err := platform.Executable(pid)
+	if err == nil && filepath.Base(exe) != "busybox" {
+		if _, err := os.Stat(exe); err == nil {
+			return exe
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}

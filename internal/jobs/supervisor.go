@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -18,95 +20,81 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// spec is what ptysend --job hands the supervisor, in a private file that
-// the supervisor removes as soon as it has read it: the job's command
-// line can be long, its environment longer than a tmux command may be.
+// spec is the job ptysend --job hands the supervisor, in a private file
+// or a spare's fifo: its environment may be longer than a tmux command.
 type spec struct {
-	ID    markers.ID `json:"id"`
-	Name  string     `json:"name"`
-	Shell string     `json:"shell"` // the shell's program: bash, zsh, fish, dash...
-	// Command is shell code for that shell, as the agent wrote it.
-	Command string   `json:"command"`
-	Dir     string   `json:"dir"`
-	Env     []string `json:"env"`
+	ID      markers.ID `json:"id"`
+	Name    string     `json:"name"`
+	Shell   string     `json:"shell"`   // the shell's program: bash, zsh, fish, dash...
+	Command string     `json:"command"` // shell code for that shell, as the agent wrote it
+	Dir     string     `json:"dir"`
+	Env     []string   `json:"env"`
 }
 
-// The supervisor is the process of the job's window. It starts the job's
-// shell with "-c COMMAND" as a process group of its own in the terminal's
-// foreground, where the keys typed in the window (the human's Ctrl-C, the
-// keeper's) reach the job and never the supervisor; it stays in the
-// background, and so it always learns the job's exit status, however the
-// job ends, and prints it in the END marker:
-//
-//	START marker, the job's output (stderr in frames), END marker
-//
-// It exits only once the keeper has read the END marker (the keeper says
-// so with SIGUSR2), because tmux may lose what the process of a pane
-// wrote last: when it learns of the exit before it has read all of the
-// pane's terminal, it closes the terminal with those bytes still on
-// their way, END among them.
-//
-// The window then shows tmux's remain-on-exit line: finished, and with
-// what status. The supervisor's own exit status is the job's, for tmux.
-// On SIGUSR1 (the keeper's last phase of --job-stop) it kills the job's
-// process group.
-
-// RunSupervisor runs the job described in the spec file at path, on the
-// process's terminal, and returns the job's exit status.
+// RunSupervisor is the process of a job's window: it runs the job of the
+// spec file at path and returns its exit status (for remain-on-exit).
+// The job's shell runs "-c COMMAND" as a process group of its own in the
+// terminal's foreground, where keys typed in the window reach it, never
+// the supervisor, which learns its status however it ends. It exits only
+// once the relay has read END (SIGUSR2): tmux may lose what a pane's
+// process wrote last, when it learns of the exit before it read it all.
 func RunSupervisor(path string) int {
-	b, err := os.ReadFile(path)
+	sp, err := readSpec(path)
 	os.Remove(path)
-	var sp spec
+	if err != nil || !sp.ID.Valid() {
+		fmt.Printf("ptysend: the job could not start: reading its description: %v\n", err)
+		return 125
+	}
+	return supervise(sp)
+}
+
+// readSpec reads a job's description from a file or a fifo.
+func readSpec(path string) (sp spec, err error) {
+	b, err := os.ReadFile(path)
 	if err == nil {
 		err = json.Unmarshal(b, &sp)
 	}
-	if err != nil || !sp.ID.Valid() {
-		fmt.Fprintf(os.Stdout, "ptysend: the job could not start: reading its description: %v\n", err)
-		return 125
-	}
-	return supervise(sp, os.Stdin, os.Stdout)
+	return sp, err
 }
 
-func supervise(sp spec, tty *os.File, out *os.File) int {
+// supervise runs the job sp on the process's terminal.
+func supervise(sp spec) int {
 	ack := make(chan os.Signal, 1)
 	signal.Notify(ack, syscall.SIGUSR2)
-	// START comes first: everything the job prints lies after it.
-	out.WriteString(markers.Start(sp.ID))
-	status := runJob(sp, tty, out)
+	os.Stdout.WriteString(markers.Start(sp.ID))
+	status := runJob(sp)
 	// Take the terminal back, so that the END marker cannot stop on
 	// SIGTTOU (stty tostop) and the window's last state is ours.
 	signal.Ignore(syscall.SIGTTOU)
-	platform.SetForegroundGroup(tty, syscall.Getpgrp())
-	out.WriteString(markers.End(sp.ID, status))
+	platform.SetForegroundGroup(os.Stdin, syscall.Getpgrp())
+	os.Stdout.WriteString(markers.End(sp.ID, status))
 	select {
 	case <-ack:
-	case <-time.After(endAckLimit):
+	case <-time.After(20 * time.Second):
 	}
 	return status
 }
 
-// endAckLimit bounds the wait for the keeper to read the END marker.
-const endAckLimit = 20 * time.Second
-
-// runJob runs the job and returns its exit status as a shell reports it
-// (128+N for a signal).
-func runJob(sp spec, tty, out *os.File) int {
+// runJob runs the job and returns its exit status as a shell says it.
+func runJob(sp spec) int {
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		fmt.Fprintf(out, "ptysend: the job could not start: %v\r\n", err)
+		fmt.Printf("ptysend: the job could not start: %v\r\n", err)
 		return 125
 	}
-	cmd := exec.Command(sp.Shell, "-c", sp.Command)
+	// SIGUSR1, the last phase of --job-stop, kills the job's process group
+	// (it stays caught: the supervisor outlives the job).
+	killed, _ := signal.NotifyContext(context.Background(), syscall.SIGUSR1)
+	cmd := exec.CommandContext(killed, sp.Shell, "-c", sp.Command)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.Args[0] = filepath.Base(sp.Shell)
 	cmd.Dir, cmd.Env = sp.Dir, jobEnv(sp)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, errW
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdin, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: 0}
-	kill := make(chan os.Signal, 1)
-	signal.Notify(kill, syscall.SIGUSR1)
 	if err := cmd.Start(); err != nil {
 		errR.Close()
 		errW.Close()
-		fmt.Fprintf(out, "ptysend: the job could not start: %v\r\n", err)
+		fmt.Printf("ptysend: the job could not start: %v\r\n", err)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return 127
 		}
@@ -115,22 +103,10 @@ func runJob(sp spec, tty, out *os.File) int {
 	errW.Close()
 	copied := make(chan struct{})
 	go func() {
-		copyFramed(out, tty, errR, sp.ID)
+		copyFramed(errR, sp.ID)
 		close(copied)
 	}()
-	exited := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-kill:
-				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			case <-exited:
-				return
-			}
-		}
-	}()
 	cmd.Wait()
-	close(exited)
 	// The job's stderr shows before the END marker; a process of the job's
 	// left in the background may hold the pipe open: not for long.
 	select {
@@ -141,7 +117,7 @@ func runJob(sp spec, tty, out *os.File) int {
 	return statusOf(cmd.ProcessState)
 }
 
-// statusOf is a process's exit status as a shell reports it.
+// statusOf is a process's exit status as a shell says it (128+N: signal N).
 func statusOf(ps *os.ProcessState) int {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return 128 + int(ws.Signal())
@@ -149,26 +125,24 @@ func statusOf(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
-// copyFramed writes what the job writes on stderr to the terminal, each
-// piece in a frame, in one write (a tty never splits one write() with the
-// job's own). The terminal turns "\n" into "\r\n"; when the job's program
-// has turned that off (a full-screen program, a raw terminal), the
-// supervisor does it, as ptysend does for commands, or the human would
-// see a staircase. The keeper turns them back.
-func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
+// copyFramed copies the job's stderr to the terminal, each piece in a
+// frame in one write (a tty never splits one write() with the job's own).
+// When the job's program turned off the terminal's "\n" to "\r\n" (a raw
+// terminal), it does that, or the human would see a staircase.
+func copyFramed(errR io.Reader, id markers.ID) {
 	buf := make([]byte, markers.MaxStderrPiece)
 	var frame []byte
 	for {
 		n, err := errR.Read(buf)
 		if n > 0 {
 			piece := buf[:n]
-			if !platform.TranslatesNewlines(tty) {
+			if !platform.TranslatesNewlines(os.Stdin) {
 				piece = bytes.ReplaceAll(piece, []byte("\n"), []byte("\r\n"))
 			}
 			for len(piece) > 0 { // at most markers.MaxStderrPiece a frame
 				k := min(len(piece), markers.MaxStderrPiece)
 				frame = markers.AppendStderrFrame(frame[:0], id, piece[:k])
-				out.Write(frame)
+				os.Stdout.Write(frame)
 				piece = piece[k:]
 			}
 		}
@@ -178,27 +152,18 @@ func copyFramed(out io.Writer, tty *os.File, errR io.Reader, id markers.ID) {
 	}
 }
 
-// jobEnv is the job's environment: the shared shell's, then the job's own
-// settings, with the variables tmux sets for the job's window (TMUX,
-// TMUX_PANE) and PTYBRIDGE_JOB naming the job.
+// jobEnv is the job's environment: the shared shell's, then --env, with
+// tmux's variables for the job's window and PTYBRIDGE_JOB instead of
+// theirs.
 func jobEnv(sp spec) []string {
-	env := append([]string(nil), sp.Env...)
+	env := slices.DeleteFunc(slices.Clone(sp.Env), func(kv string) bool {
+		key, _, ok := strings.Cut(kv, "=")
+		return !ok || key == "" || key == "TMUX" || key == "TMUX_PANE" || key == "PTYBRIDGE_JOB"
+	})
 	for _, key := range []string{"TMUX", "TMUX_PANE"} {
 		if v, ok := os.LookupEnv(key); ok {
-			env = setEnv(env, key, v)
+			env = append(env, key+"="+v)
 		}
 	}
-	return setEnv(env, "PTYBRIDGE_JOB", sp.Name)
-}
-
-// setEnv sets key=value in env, replacing an earlier setting.
-func setEnv(env []string, key, value string) []string {
-	prefix := key + "="
-	out := env[:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, prefix) {
-			out = append(out, kv)
-		}
-	}
-	return append(out, prefix+value)
+	return append(env, "PTYBRIDGE_JOB="+sp.Name)
 }

@@ -2,19 +2,30 @@ package modes
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/call"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/human"
+	"github.com/ptybridge/ptybridge/internal/jobs"
+	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/rundir"
+	"github.com/ptybridge/ptybridge/skills"
 )
 
 // Main runs ptysend with the command line args and returns its exit
@@ -28,37 +39,109 @@ func Main(args []string) int {
 	if err != nil {
 		return usageError(err.Error())
 	}
-	b, err := newBridge(opts.Session)
-	if err != nil {
+	if opts.Session == "" {
+		opts.Session = bridge.DefaultName()
+	}
+	if err := bridge.ValidateName(opts.Session); err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}
+	exe, _ := os.Executable()
 	ctx, stop := stopContext()
 	defer stop()
-	e := &Env{Bridge: b, Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	status, err := m.Run(ctx, e)
+	b := bridge.Bridge{Name: opts.Session, RuntimeDir: rundir.Path(), Exe: exe}
+	status, err := m.Run(ctx, &Env{Bridge: b, Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}
 	return status
 }
 
+// quickFlags reads the two most common command lines without kong: a
+// command (`[--timeout D] [--max-time D] [--wait-free D] [--raw] --
+// WORDS`), and the read-only modes alone (--status, --history[=N],
+// --output[=ID], with --json and --raw). Building kong's model of
+// ptysend's flags costs ~1-1.5 ms and ~0.7 MiB at every start: a sixth of
+// a trivial call, a third of a --status. Anything else on the command line
+// (another flag, --session, words without --, a value kong would refuse)
+// is left to kong: ok is false, and the modes are new.
+func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
+	modes = All()
+	status, history, output, cmd := find[*statusMode](modes), find[*historyMode](modes), find[*outputMode](modes), find[*command](modes)
+	durations := false
+	// The defaults and the environment, as kong sets them.
+	opts = Options{Session: os.Getenv("PTYBRIDGE_SESSION"), Timeout: cli.Duration(10 * time.Second), MaxTime: cli.Duration(120 * time.Second)}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(a, "=")
+		switch {
+		case a == "--":
+			cmd.Words = args[i:]
+			i = len(args)
+		case a == "--status":
+			status.Status = true
+		case name == "--history" && (!hasValue || value != ""):
+			history.History = cli.OptionalValue{Set: true, Value: value}
+		case name == "--output" && (!hasValue || value != ""):
+			output.Output = cli.OptionalValue{Set: true, Value: value}
+		case a == "--json":
+			opts.JSON = true
+		case a == "--raw":
+			opts.Raw = true
+		case name == "--timeout" || name == "--max-time" || name == "--wait-free":
+			if !hasValue {
+				if i+1 == len(args) {
+					return Options{}, All(), false
+				}
+				i++
+				value = args[i]
+			}
+			var d cli.Duration
+			if d.UnmarshalText([]byte(value)) != nil {
+				return Options{}, All(), false // kong says what is wrong
+			}
+			switch name {
+			case "--timeout":
+				opts.Timeout = d
+			case "--max-time":
+				opts.MaxTime = d
+			default:
+				opts.WaitFree = &d
+			}
+			durations = true
+		default:
+			return Options{}, All(), false
+		}
+	}
+	if len(args) == 0 || durations && cmd.Words == nil {
+		return Options{}, All(), false
+	}
+	return opts, modes, true
+}
+
+//go:embed help.txt
+var helpText string
+
+// helpDescription is the description for kong: the whole text when the
+// command line asks for help, else none. kong runs every help text
+// through a regular expression at each parse (for ${variables}): for the
+// long description, ~0.3 MB of heap a call, a few percent of its peak.
+func helpDescription(args []string) string {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return ""
+		case "-h", "--help":
+			return strings.TrimSuffix(helpText, "\n")
+		}
+	}
+	return ""
+}
+
 // parse reads the command line into opts and the modes with kong, which
 // prints help and the version itself; false when it is unusable (after
 // saying why).
 func parse(opts *Options, modes []Mode, args []string) bool {
-	options := []kong.Option{
-		kong.Name("ptysend"),
-		kong.Description(helpDescription(args)),
-		kong.Vars{"version": cli.Version()},
-		kong.Exit(func(code int) {
-			if code != 0 {
-				code = failure.ExitFailure
-			}
-			os.Exit(code)
-		}),
-	}
-	// The modes are plugins of the command line: their flags, and the
-	// command's words, are the root's.
+	// The modes' flags, and the command's words, are the root's.
 	plugins := make(kong.Plugins, len(modes))
 	for i, m := range modes {
 		plugins[i] = m
@@ -67,7 +150,16 @@ func parse(opts *Options, modes []Mode, args []string) bool {
 		*Options
 		Version kong.VersionFlag `help:"Print the version and exit."`
 		Modes   kong.Plugins     `embed:""`
-	}{Options: opts, Modes: plugins}, options...)
+	}{Options: opts, Modes: plugins},
+		kong.Name("ptysend"),
+		kong.Description(helpDescription(args)),
+		kong.Vars{"version": cli.Version()},
+		kong.Exit(func(code int) {
+			if code != 0 {
+				code = failure.ExitFailure
+			}
+			os.Exit(code)
+		}))
 	if err != nil {
 		panic(err)
 	}
@@ -86,70 +178,40 @@ func usageError(msg string) int {
 // choose is the one mode the command line asks for, with its arguments
 // checked.
 func choose(opts *Options, modes []Mode) (Mode, error) {
-	cmd := modes[len(modes)-1].(*command)
-	for _, m := range modes {
-		if tw, ok := m.(takesWords); ok && m.Chosen() {
-			tw.takeWords(cmd.words())
+	cmd := find[*command](modes)
+	var m Mode
+	for _, mode := range modes {
+		if !mode.About().Chosen {
+			continue
+		}
+		if m != nil {
+			return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, the --job modes, or -- WORDS, not several")
+		}
+		if tw, ok := mode.(interface{ takeWords([]string) }); ok {
+			tw.takeWords(words(cmd.Words))
 			cmd.Words = nil
 		}
+		m = mode
 	}
-	var chosen []Mode
-	for _, m := range modes {
-		if m.Chosen() {
-			chosen = append(chosen, m)
+	if w, ok := m.(*jobWait); ok { // --since is one flag for two modes
+		o := find[*jobOutput](modes)
+		w.Since, o.Since = o.Since, nil
+	}
+	for _, mode := range modes {
+		if err := misplaced(mode); mode != m && err != nil {
+			return nil, err
 		}
 	}
-	switch {
-	case len(chosen) > 1:
-		return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, the --job modes, or -- WORDS, not several")
-	case len(chosen) == 0:
-		for _, m := range modes {
-			if o, ok := m.(ownsOptions); ok {
-				if err := o.misplaced(); err != nil {
-					return nil, err
-				}
-			}
-		}
+	if m == nil {
 		return nil, errors.New("no command given")
 	}
-	m := chosen[0]
-	if w, ok := m.(*jobWait); ok { // --since is one flag for two modes
-		for _, o := range modes {
-			if o, ok := o.(*jobOutput); ok {
-				w.Since, o.Since = o.Since, nil
-			}
-		}
-	}
-	for _, m := range modes {
-		if o, ok := m.(ownsOptions); ok && !m.Chosen() {
-			if err := o.misplaced(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	switch takes := m.Takes(); {
+	switch takes := m.About().Takes; {
 	case opts.WaitFree != nil && takes&TakesWaitFree == 0:
 		return nil, errors.New("--wait-free goes with -- WORDS, --repl-start or --repl-eval")
 	case opts.JSON && takes&TakesJSON == 0:
 		return nil, errors.New("--json goes with --screen, --status, --history, --sessions, --jobs, --job-output or --job-screen")
 	}
-	return m, m.Check()
-}
-
-// takesWords is a mode that takes the words after "--" (which are
-// otherwise a command's).
-type takesWords interface{ takeWords(words []string) }
-
-// ownsOptions is a mode with options of its own, which are refused
-// when given without it.
-type ownsOptions interface{ misplaced() error }
-
-func newBridge(session string) (bridge.Bridge, error) {
-	if session == "" {
-		session = bridge.DefaultName()
-	}
-	exe, _ := os.Executable()
-	return bridge.Bridge{Name: session, RuntimeDir: rundir.Path(), Exe: exe}, bridge.ValidateName(session)
+	return m, Check(m)
 }
 
 // stopContext ends when ptysend itself is stopped (SIGINT, SIGTERM,
@@ -159,19 +221,39 @@ func stopContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-signals:
 			cancel(failure.StopSignal{Signal: s.(syscall.Signal)})
-		case <-done:
+		case <-ctx.Done():
 		}
 	}()
 	return ctx, func() {
 		signal.Stop(signals)
-		close(done)
 		cancel(nil)
 	}
+}
+
+// misplaced refuses the options that a mode owns, given without it: their
+// misplaced tag says so. The last first: --stderr before --since.
+func misplaced(m Mode) error {
+	v := reflect.ValueOf(m).Elem()
+	for i := v.NumField() - 1; i >= 0; i-- {
+		if why := v.Type().Field(i).Tag.Get("misplaced"); why != "" && !v.Field(i).IsZero() {
+			return errors.New(why)
+		}
+	}
+	return nil
+}
+
+// find is the mode of type T.
+func find[T Mode](modes []Mode) T {
+	for _, m := range modes {
+		if t, ok := m.(T); ok {
+			return t
+		}
+	}
+	panic("no such mode")
 }
 
 // words are a command's words after "--", without it.
@@ -184,3 +266,103 @@ func words(w []string) []string {
 
 // joined is the words as one line of shell code.
 func joined(w []string) string { return strings.Join(w, " ") }
+
+// The modes of the command line only.
+
+// mcpServer serves the modes as MCP tools on stdin and stdout: ptysend
+// --mcp, which execs ptysend-mcp (cmd/ptysend-mcp says why).
+type mcpServer struct {
+	MCP bool `name:"mcp" help:"Serve the shared terminal to an agent as an MCP server on stdin/stdout (its tools run the modes); --timeout and --max-time set the tools' defaults." json:"-"`
+}
+
+func (m *mcpServer) About() About { return About{Chosen: m.MCP, Takes: TakesLimits} }
+
+const mcpServerProgram = "ptysend-mcp"
+
+// Run replaces this process with the MCP server, on the same stdin and
+// stdout, with the bridge and limits; it returns only when that fails.
+func (m *mcpServer) Run(ctx context.Context, e *Env) (int, error) {
+	path, err := findMCPServer()
+	if err != nil {
+		return 0, err
+	}
+	argv := []string{path, "--session", e.Bridge.Name, "--timeout", e.Timeout.Duration().String(),
+		"--max-time", e.MaxTime.Duration().String(), "--ptysend", e.Bridge.Exe, "--version", cli.Version()}
+	err = syscall.Exec(path, argv, os.Environ())
+	return 0, &failure.Error{Msg: "starting the MCP server " + path + ": " + err.Error(), Hint: "check that it is an executable built with this ptysend"}
+}
+
+// findMCPServer looks next to ptysend, then on PATH.
+func findMCPServer() (string, error) {
+	exe, err := os.Executable()
+	if err == nil {
+		path := filepath.Join(filepath.Dir(exe), mcpServerProgram)
+		if _, err := os.Stat(path); err == nil {
+			return path, nil
+		}
+	}
+	path, err := exec.LookPath(mcpServerProgram)
+	if errors.Is(err, exec.ErrDot) {
+		err = nil
+	}
+	if err != nil {
+		return "", &failure.Error{
+			Msg:  "ptysend --mcp runs " + mcpServerProgram + ", which is neither next to ptysend (" + filepath.Dir(exe) + ") nor on PATH",
+			Hint: "build it with ptysend: scripts/bridge, or go install ./cmd/...",
+		}
+	}
+	return path, nil
+}
+
+// skill prints the agent skill: ptysend --skill.
+type skill struct {
+	Skill bool `help:"Print the agent skill (SKILL.md: when and how to use ptysend) and exit." json:"-"`
+}
+
+func (m *skill) About() About { return About{Chosen: m.Skill} }
+
+func (m *skill) Run(ctx context.Context, e *Env) (int, error) {
+	_, err := io.WriteString(e.Stdout, skills.PtyBridge)
+	return 0, err
+}
+
+// internal is the hidden modes that ptysend starts itself (through tmux,
+// or as a child) for its own parts.
+type internal struct {
+	// In the popup of ptybridge --confirm: the question, the human's key.
+	ConfirmAsk string `name:"confirm-ask" hidden:"" help:"Internal: ask the user the question in FILE (ptybridge --confirm)." json:"-"`
+	// A pane's relay, started by tmux's pipe-pane.
+	cli.RelayFlags `embed:""`
+	// The stderr of a finished command's background jobs, from fd 3.
+	LateStderr    string `name:"late-stderr" hidden:"" help:"Internal: show the stderr of this call's background jobs." json:"-"`
+	LateStderrTTY string `name:"late-stderr-tty" hidden:"" json:"-"`
+	// The process of a job's window, started by --job through tmux.
+	JobSupervise string `name:"job-supervise" hidden:"" help:"Internal." json:"-"`
+	// The process of a spare window (with no fifo, of its session's anchor).
+	JobSpare    string `name:"job-spare" hidden:"" help:"Internal." json:"-"`
+	JobSparePID int    `name:"job-spare-pid" hidden:"" json:"-"`
+	// A job's relay makes the spare window for the next job.
+	JobSpareMake string `name:"job-spare-make" hidden:"" help:"Internal." json:"-"`
+}
+
+func (m *internal) About() About {
+	return About{Chosen: m.ConfirmAsk != "" || m.Requested() || m.LateStderr != "" || m.JobSupervise != "" || m.JobSparePID > 0 || m.JobSpareMake != ""}
+}
+
+func (m *internal) Run(ctx context.Context, e *Env) (int, error) {
+	switch {
+	case m.ConfirmAsk != "":
+		return 0, human.Answer(m.ConfirmAsk, os.Stdin)
+	case m.Requested():
+		return 0, m.RelayFlags.Run()
+	case m.LateStderr != "":
+		call.KeepShowingStderr(markers.ID(m.LateStderr), m.LateStderrTTY, os.NewFile(3, "stderr fifo"))
+		return 0, nil
+	case m.JobSupervise != "":
+		return jobs.RunSupervisor(m.JobSupervise), nil
+	case m.JobSparePID > 0:
+		return jobs.RunSpare(m.JobSpare, m.JobSparePID), nil
+	}
+	b := bridge.Bridge{Name: m.JobSpareMake, RuntimeDir: e.Bridge.RuntimeDir, Exe: e.Bridge.Exe}
+	return 0, jobs.MakeSpare(b)
+}

@@ -1,16 +1,14 @@
 // Package modes declares, once, everything ptysend does: each mode is a
 // struct of its own flags (kong tags for the command line, json tags for
-// its MCP tool's parameters) with a Run. The command line (Main, with
-// kong) and the MCP server's tool table (internal/mcpserver) are both
-// built from the one list, All. A mode's Run reaches the package that
-// does the work (internal/call, repl, jobs, look, human); this package
-// owns the wiring, the options modes share, and which mode takes which.
+// its MCP tool's parameters) with a Run, which reaches the package that
+// does the work (internal/call, repl, jobs, look, human). The command
+// line (Main) and the MCP server's tools (internal/mcpserver) are both
+// built from the one list, All, and the options modes share.
 package modes
 
 import (
 	"context"
 	"io"
-	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
@@ -18,11 +16,10 @@ import (
 
 // Options are the flags that modes share; a mode says which it takes.
 type Options struct {
-	Session string       `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to use (default ptybridge-<user>)." json:"-"`
-	Timeout cli.Duration `default:"10s" placeholder:"DURATION" help:"Interrupt the command after this long without output; output on stderr counts too (default ${default}; seconds, or 90s, 2m; 0 = never). Give a quiet build or test more, e.g. --timeout 60." json:"timeout,omitempty" jsonschema:"stop after this long without output (stdout or stderr): seconds (10) or a duration (\"90s\", \"2m\"); 0 = never; default 10s"`
-	MaxTime cli.Duration `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (default ${default}; 0 = never)." json:"max_time,omitempty" jsonschema:"stop after this long in all, including waiting for another call's turn: seconds or a duration; 0 = never; default 120s"`
-	Raw     bool         `help:"Print the command's terminal output byte for byte (colours, \\r\\n line endings, progress-bar redraws) instead of clean text." json:"raw,omitempty" jsonschema:"the terminal's exact bytes (colours, carriage returns) instead of the clean text a pipe would carry"`
-	// WaitFree goes with the modes that type (see Takes).
+	Session  string        `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to use (default ptybridge-<user>)." json:"-"`
+	Timeout  cli.Duration  `default:"10s" placeholder:"DURATION" help:"Interrupt the command after this long without output; output on stderr counts too (default ${default}; seconds, or 90s, 2m; 0 = never). Give a quiet build or test more, e.g. --timeout 60." json:"timeout,omitempty" jsonschema:"stop after this long without output (stdout or stderr): seconds (10) or a duration (\"90s\", \"2m\"); 0 = never; default 10s"`
+	MaxTime  cli.Duration  `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (default ${default}; 0 = never)." json:"max_time,omitempty" jsonschema:"stop after this long in all, including waiting for another call's turn: seconds or a duration; 0 = never; default 120s"`
+	Raw      bool          `help:"Print the command's terminal output byte for byte (colours, \\r\\n line endings, progress-bar redraws) instead of clean text." json:"raw,omitempty" jsonschema:"the terminal's exact bytes (colours, carriage returns) instead of the clean text a pipe would carry"`
 	WaitFree *cli.Duration `placeholder:"DURATION" help:"With -- WORDS, --repl-start or --repl-eval: when the terminal is busy (a program, a half-typed line, copy mode, a busy REPL), wait up to this long for it to be free instead of refusing (exit 75)." json:"wait_free,omitempty" jsonschema:"when the user is busy in the terminal, wait up to this long for it to be free instead of refusing: seconds or a duration"`
 	JSON     bool          `name:"json" help:"With --screen, --status, --history, --sessions or the job modes: print JSON." json:"-"`
 }
@@ -46,36 +43,28 @@ type Env struct {
 	Stdout, Stderr io.Writer
 }
 
-func (e *Env) limits() (time.Duration, time.Duration) {
-	return time.Duration(e.Timeout), time.Duration(e.MaxTime)
-}
-
-// Mode is one thing ptysend does.
+// Mode is one thing ptysend does. A mode may also have the methods
+// Check (see Check) and takeWords (it takes the words after "--",
+// otherwise a command's); its own options are tagged misplaced.
 type Mode interface {
-	// Chosen reports whether the command line asks for this mode.
-	Chosen() bool
-	// Check refuses arguments that do not fit the mode, before anything
-	// runs; it also settles the mode's own fields from its flags.
-	Check() error
-	// Typed is the call as the agent typed it, for the calls that queue
-	// behind it ("make test", "--repl-eval 1 + 1").
-	Typed() string
-	// Takes says which shared options it takes.
-	Takes() Takes
-	// Tool is its MCP tool; nil for a mode of the command line only.
-	Tool() *Tool
+	About() About
 	Run(ctx context.Context, e *Env) (int, error)
 }
 
-// Tool is how a mode is offered as an MCP tool: the mode's struct is its
-// input (its json fields, and the options it takes), Run its work.
-type Tool struct {
-	Name, Title, Description string
-	// Hints for the client: it only reads; it may destroy; again does the
-	// same; it reaches beyond the terminal (the network).
-	ReadOnly, Destructive, Idempotent, OpenWorld bool
-	// JSON: the mode prints JSON for the tool (as with --json).
-	JSON bool
+// About is what the command line and the MCP server know of a mode.
+type About struct {
+	Chosen bool   // the command line asks for it
+	Takes  Takes  // the shared options it takes
+	Tool   string // its MCP tool (internal/mcpserver's tools.md); none for the command line's modes
+}
+
+// Check refuses arguments that do not fit the mode, before anything
+// runs; it also settles the mode's own fields from its flags.
+func Check(m Mode) error {
+	if c, ok := m.(interface{ Check() error }); ok {
+		return c.Check()
+	}
+	return nil
 }
 
 // All lists every mode, each a new value; the command, which needs no
@@ -85,17 +74,7 @@ func All() []Mode {
 		&replStart{}, &replEval{}, &replClose{},
 		&screen{}, &notify{}, &statusMode{}, &historyMode{}, &outputMode{}, &sessions{},
 		&jobStart{}, &jobList{}, &jobOutput{}, &jobWait{}, &jobStop{}, &jobSend{}, &jobKeys{}, &jobScreen{},
-		&mcpServer{}, &skill{},
-		&confirmAsk{}, &relayMode{}, &lateStderr{}, &jobSupervise{}, &jobSpare{}, &jobSpareMake{},
+		&mcpServer{}, &skill{}, &internal{},
 		&command{},
 	}
 }
-
-// base gives a mode no shared option, no tool and no typed line by
-// default.
-type base struct{}
-
-func (base) Check() error  { return nil }
-func (base) Typed() string { return "" }
-func (base) Takes() Takes  { return 0 }
-func (base) Tool() *Tool   { return nil }

@@ -1,0 +1,269 @@
+package modes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ptybridge/ptybridge/internal/call"
+	"github.com/ptybridge/ptybridge/internal/cli"
+	"github.com/ptybridge/ptybridge/internal/human"
+	"github.com/ptybridge/ptybridge/internal/look"
+	"github.com/ptybridge/ptybridge/internal/repl"
+)
+
+// The modes that type into the shared shell: a command, and a REPL's
+// start, evaluations and close.
+
+// command runs shell code in the shared terminal: ptysend -- WORDS.
+type command struct {
+	Words   []string `arg:"" optional:"" passthrough:"" help:"Shell code to run in the shared terminal." json:"-"`
+	Command string   `kong:"-" json:"command" jsonschema:"shell code for the shell of the shared terminal, run as if the user typed it (quote what the shell must not expand)"`
+	Stdin   *string  `kong:"-" json:"stdin,omitempty" jsonschema:"text for the command's standard input; without it the command reads the shared terminal, where the user can answer it"`
+}
+
+func (m *command) About() About {
+	return About{Chosen: len(m.Words) > 0 || m.Command != "", Takes: TakesLimits | TakesRaw | TakesWaitFree, Tool: "run"}
+}
+
+// code is the tool's command or the command line's words (one is empty).
+func (m *command) code() string { return m.Command + joined(words(m.Words)) }
+
+func (m *command) Check() error {
+	if len(m.Words) > 0 && m.Words[0] != "--" && strings.HasPrefix(m.Words[0], "-") {
+		// The words pass through unparsed from the first one on: an
+		// unknown flag lands here.
+		return errors.New("unknown flag " + m.Words[0] + " (to run a command that starts with '-', put it after --)")
+	}
+	if strings.TrimSpace(m.code()) == "" {
+		return errors.New("no command given")
+	}
+	return nil
+}
+
+func (m *command) Run(ctx context.Context, e *Env) (int, error) {
+	req := e.callRequest(strings.TrimSpace(m.code()))
+	req.Command = m.code()
+	if m.Stdin != nil {
+		req.Stdin = strings.NewReader(*m.Stdin)
+	}
+	return call.Run(ctx, e.Bridge, req)
+}
+
+// callRequest is the request of a mode that types, from the options.
+func (e *Env) callRequest(typed string) call.Request {
+	req := call.Request{Typed: typed, Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr, Raw: e.Raw}
+	req.Timeout, req.MaxTime = e.Timeout.Duration(), e.MaxTime.Duration()
+	if e.WaitFree != nil {
+		req.WaitFree = e.WaitFree.Duration()
+	}
+	return req
+}
+
+// replStart starts a REPL: ptysend --repl-start CMD [--prompt REGEX].
+type replStart struct {
+	Cmd          string `name:"repl-start" placeholder:"CMD" help:"Start the REPL CMD in the shared terminal; returns when its prompt shows." json:"command" jsonschema:"the REPL to start, as shell code, e.g. python3"`
+	Prompt       string `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset's prompt; its continuation prompt stays unless --continuation is given)." json:"prompt,omitempty" jsonschema:"its prompt as a regular expression matched against the cursor line, e.g. \"^>>> \" (needed for programs without a preset)" misplaced:"--prompt and --continuation go with --repl-start"`
+	Continuation string `placeholder:"REGEX" help:"With --prompt: the REPL's continuation prompt (python's '... '), if it has one." json:"continuation,omitempty" jsonschema:"its continuation (more input) prompt as a regular expression, with prompt" misplaced:"--prompt and --continuation go with --repl-start"`
+}
+
+func (m *replStart) About() About {
+	return About{Chosen: m.Cmd != "", Takes: TakesLimits | TakesWaitFree, Tool: "repl_start"}
+}
+
+func (m *replStart) Check() error {
+	switch {
+	case strings.TrimSpace(m.Cmd) == "":
+		return errors.New("--repl-start needs the REPL's command, e.g. python3")
+	case m.Continuation != "" && m.Prompt == "":
+		return errors.New("--continuation needs --prompt")
+	}
+	return nil
+}
+
+func (m *replStart) Run(ctx context.Context, e *Env) (int, error) {
+	return repl.Start(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-start " + m.Cmd), Prompt: m.Prompt, Continuation: m.Continuation}, m.Cmd)
+}
+
+// replEval evaluates in the running REPL: ptysend --repl-eval EXPR.
+type replEval struct {
+	Expr *string `name:"repl-eval" placeholder:"EXPR" help:"Evaluate EXPR in the running REPL and print its response (--repl-eval=EXPR when EXPR starts with '-')." json:"expr" jsonschema:"the input to type into the REPL: one or several lines"`
+}
+
+func (m *replEval) About() About {
+	return About{Chosen: m.Expr != nil, Takes: TakesLimits | TakesWaitFree, Tool: "repl_eval"}
+}
+
+func (m *replEval) Check() error {
+	if strings.TrimSpace(*m.Expr) == "" {
+		return errors.New("--repl-eval needs an expression")
+	}
+	return nil
+}
+
+func (m *replEval) Run(ctx context.Context, e *Env) (int, error) {
+	return repl.Eval(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-eval " + *m.Expr)}, *m.Expr)
+}
+
+// replClose leaves the running REPL: ptysend --repl-close.
+type replClose struct {
+	Close bool `name:"repl-close" help:"Leave the running REPL; harmless when none runs." json:"-"`
+}
+
+func (m *replClose) About() About {
+	return About{Chosen: m.Close, Takes: TakesLimits, Tool: "repl_close"}
+}
+
+func (m *replClose) Run(ctx context.Context, e *Env) (int, error) {
+	return repl.Close(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-close")})
+}
+
+// The modes that type nothing: they look at the terminal, or talk to the
+// human (internal/look, internal/human), and answer while it is busy.
+// Their flags' help is short: kong runs every flag's help through a
+// regexp at each parse, and long ones cost ptysend's peak memory (the
+// description, given only for --help, says more).
+
+// screen prints the shared terminal's screen: ptysend --screen [--json].
+type screen struct {
+	Screen bool `name:"screen" help:"Print the shared terminal's screen as the user sees it now (an editor, a pager, a half-typed line...), and where the cursor is (on stderr; with --json, one JSON object). Types nothing." json:"-"`
+}
+
+func (m *screen) About() About { return About{Chosen: m.Screen, Takes: TakesJSON, Tool: "screen"} }
+
+func (m *screen) Run(ctx context.Context, e *Env) (int, error) {
+	s, err := human.ReadScreen(e.Bridge)
+	return printScreen(e, s, err)
+}
+
+// printScreen prints a screen read (the shared pane's or a job's), as
+// text with the cursor on stderr, or as JSON.
+func printScreen(e *Env, s interface {
+	Text() string
+	CursorLine() string
+}, err error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	if e.JSON {
+		return 0, json.NewEncoder(e.Stdout).Encode(s)
+	}
+	fmt.Fprint(e.Stdout, s.Text())
+	fmt.Fprintf(e.Stderr, "ptysend: %s\n", s.CursorLine())
+	return 0, nil
+}
+
+// notify shows a message to the human: ptysend --notify MESSAGE.
+type notify struct {
+	Message *string `name:"notify" placeholder:"MESSAGE" help:"Show MESSAGE to the user in their terminal(s), as \"[agent] MESSAGE\" on tmux's message line for 10 s, with the terminal bell. Types nothing; returns at once." json:"message" jsonschema:"what to tell the user, one short line"`
+}
+
+func (m *notify) About() About { return About{Chosen: m.Message != nil, Tool: "notify"} }
+
+func (m *notify) Check() error {
+	if strings.TrimSpace(*m.Message) == "" {
+		return errors.New("--notify needs a message")
+	}
+	return nil
+}
+
+func (m *notify) Run(ctx context.Context, e *Env) (int, error) {
+	n, err := human.Notify(e.Bridge, *m.Message)
+	if err != nil {
+		return 0, err
+	}
+	terminals := "1 terminal"
+	if n != 1 {
+		terminals = fmt.Sprintf("%d terminals", n)
+	}
+	fmt.Fprintf(e.Stderr, "ptysend: shown to the user in %s of theirs for %v\n", terminals, human.NoticeTime)
+	return 0, nil
+}
+
+// statusMode says whether the terminal is free: ptysend --status.
+type statusMode struct {
+	Status bool `name:"status" help:"Say whether the terminal is free (exit 0) or what holds it (75)." json:"-"`
+}
+
+func (m *statusMode) About() About { return About{Chosen: m.Status, Takes: TakesJSON, Tool: "status"} }
+
+func (m *statusMode) Run(ctx context.Context, e *Env) (int, error) {
+	s, err := look.ReadStatus(e.Bridge)
+	if perr := s.Print(e.Stdout, e.JSON); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return 0, err
+	}
+	return s.ExitCode(), nil
+}
+
+// historyMode lists the commands run at the shell's prompt: ptysend
+// --history[=N].
+type historyMode struct {
+	History cli.OptionalValue `name:"history" help:"List the last commands run at the prompt (--history=N: the last N; 10)." json:"-"`
+	Count   int               `kong:"-" json:"count,omitempty" jsonschema:"how many of the last commands to list; default 10"`
+}
+
+func (m *historyMode) About() About {
+	return About{Chosen: m.History.Set, Takes: TakesJSON, Tool: "history"}
+}
+
+func (m *historyMode) Check() error {
+	if m.Count == 0 {
+		m.Count = look.DefaultHistory
+	}
+	return positive(m.History, &m.Count, "--history=N needs a number of commands, 1 or more")
+}
+
+func (m *historyMode) Run(ctx context.Context, e *Env) (int, error) {
+	return 0, look.History(e.Bridge, m.Count, e.Stdout, e.JSON)
+}
+
+// outputMode prints what a command of the history printed: ptysend
+// --output[=ID].
+type outputMode struct {
+	Output cli.OptionalValue `name:"output" help:"Print what a command printed (--output=ID; alone: the user's last)." json:"-"`
+	ID     int               `kong:"-" json:"id,omitempty" jsonschema:"the command's id, as history lists it; without it: the user's most recent command"`
+}
+
+func (m *outputMode) About() About {
+	return About{Chosen: m.Output.Set, Takes: TakesRaw, Tool: "output"}
+}
+
+func (m *outputMode) Check() error {
+	return positive(m.Output, &m.ID, "--output=ID needs the id of a command, as --history shows it")
+}
+
+// positive reads the number of --flag=N into n, refusing one below 1.
+func positive(flag cli.OptionalValue, n *int, refusal string) error {
+	if flag.Value == "" {
+		return nil
+	}
+	v, err := strconv.Atoi(flag.Value)
+	if err != nil || v < 1 {
+		return errors.New(refusal)
+	}
+	*n = v
+	return nil
+}
+
+func (m *outputMode) Run(ctx context.Context, e *Env) (int, error) {
+	return 0, look.Output(e.Bridge, m.ID, e.Raw, e.Stdout)
+}
+
+// sessions lists the user's bridges: ptysend --sessions [--json].
+type sessions struct {
+	List bool `name:"sessions" help:"List the user's bridges: name, user@host and shell where commands run, free or busy, attached terminals (--json: an array of objects)." json:"-"`
+}
+
+func (m *sessions) About() About { return About{Chosen: m.List, Takes: TakesJSON} }
+
+func (m *sessions) Run(ctx context.Context, e *Env) (int, error) {
+	exe, _ := os.Executable()
+	return 0, look.PrintSessions(e.Stdout, look.Sessions(exe), e.JSON)
+}
