@@ -13,15 +13,18 @@ import (
 // not hung, so the no-output timeout must not kill it.
 func WaitsForHuman(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
-	if err != nil || fg <= 0 {
+	return err == nil && fg > 0 && waitsForInput(fg, platform.TTYOf(panePID), false)
+}
+
+// waitsForInput reports whether pid sleeps until the terminal tty has
+// input; with lineEditor, in a line editor's mode too.
+func waitsForInput(pid int, tty string, lineEditor bool) bool {
+	f := platform.OpenTTY(tty)
+	if f == nil {
 		return false
 	}
-	tty := platform.OpenTTY(platform.TTYOf(panePID))
-	if tty == nil {
-		return false
-	}
-	defer tty.Close()
-	return platform.WaitsForInput(fg, tty)
+	defer f.Close()
+	return platform.WaitsForInput(pid, f) && (!lineEditor || platform.EditsLines(f))
 }
 
 // Asks is the text of the pane's cursor line: the question the human is

@@ -11,10 +11,10 @@ import (
 // A carrier is a program in the foreground of the pane that connects the
 // terminal to a shell ptysend cannot read in /proc: ssh to another host,
 // su or sudo to another user, docker exec or unshare into a container.
-// Whether it carries an interactive shell (which ptysend can drive
-// through the terminal stream) or runs a command (busy, like any program)
-// is read from its command line, and from its children where /proc shows
-// them (sudo -i's shell, or the editor the human runs in it).
+// Whether it carries an interactive shell (which ptysend drives through
+// the terminal stream) or runs a command (busy, like any program) is read
+// from its command line, and from its children where /proc shows them
+// (sudo -i's shell, or the editor the human runs in it).
 
 // CarrierUse is what a carrier's command line says it runs.
 type CarrierUse int
@@ -34,20 +34,30 @@ func ClassifyCarrier(argv []string) CarrierUse {
 	args := argv[1:]
 	switch name {
 	case "ssh", "slogin":
-		return sshUse(args)
+		flags, _, rest := parseArgs(args, "BbcDEeFIiJLlmOoPpQRSWw")
+		return shellOrCommand(len(rest) == 1 && !strings.ContainsAny(flags, "NWfOs"))
 	case "mosh-client":
 		return CarriesShell
 	case "mosh":
-		if slices.Contains(args, "--") {
+		return shellOrCommand(!slices.Contains(args, "--"))
+	case "su":
+		flags, long, _ := parseArgs(args, "sgGwc", "--shell", "--group", "--supp-group", "--whitelist-environment")
+		for _, o := range long {
+			if opt, _, _ := strings.Cut(o, "="); opt == "--command" || opt == "--session-command" {
+				return CarriesCommand
+			}
+		}
+		return shellOrCommand(!strings.Contains(flags, "c"))
+	case "sudo":
+		flags, long, rest := parseArgs(args, "ugpCDrtTURh", "--user", "--group", "--prompt", "--close-from",
+			"--chdir", "--role", "--type", "--command-timeout", "--other-user", "--chroot", "--host")
+		if strings.ContainsAny(flags, "elvkKV") {
 			return CarriesCommand
 		}
-		return CarriesShell
-	case "su":
-		return suUse(args)
-	case "sudo":
-		return sudoUse(args)
+		return commandUse(rest, strings.ContainsAny(flags, "is") || slices.Contains(long, "--login") || slices.Contains(long, "--shell"))
 	case "doas":
-		return doasUse(args)
+		flags, _, rest := parseArgs(args, "uC")
+		return commandUse(rest, strings.Contains(flags, "s"))
 	case "docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "toolbox", "distrobox",
 		"systemd-nspawn", "machinectl", "chroot", "unshare", "nsenter":
 		return tailUse(name, args)
@@ -55,31 +65,30 @@ func ClassifyCarrier(argv []string) CarrierUse {
 	return NotCarrier
 }
 
-// takesArg lists, per program, the short options that take an argument.
-const (
-	sshArgOpts  = "BbcDEeFIiJLlmOoPpQRSWw"
-	suArgOpts   = "sgGwc"
-	sudoArgOpts = "ugpCDrtTURh"
-	doasArgOpts = "uC"
-)
+func shellOrCommand(shell bool) CarrierUse {
+	if shell {
+		return CarriesShell
+	}
+	return CarriesCommand
+}
 
-// positionals splits args at the first word that is not an option (or
-// after "--"), given the short options that take an argument and the long
-// ones that do (as "--name").
-func positionals(args []string, shortArg string, longArg []string) (opts []string, rest []string) {
+// parseArgs splits args at the first word that is not an option (or after
+// "--"), given the short options that take an argument and the long ones
+// that do: flags are the short options set, long the long ones.
+func parseArgs(args []string, shortArg string, longArg ...string) (flags string, long, rest []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return opts, args[i+1:]
+			return flags, long, args[i+1:]
 		case strings.HasPrefix(a, "--"):
-			opts = append(opts, a)
+			long = append(long, a)
 			if !strings.Contains(a, "=") && slices.Contains(longArg, a) && i+1 < len(args) {
 				i++
 			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
-			opts = append(opts, a)
 			for j := 1; j < len(a); j++ {
+				flags += a[j : j+1]
 				if strings.IndexByte(shortArg, a[j]) >= 0 {
 					if j == len(a)-1 && i+1 < len(args) {
 						i++
@@ -88,90 +97,21 @@ func positionals(args []string, shortArg string, longArg []string) (opts []strin
 				}
 			}
 		default:
-			return opts, args[i:]
+			return flags, long, args[i:]
 		}
 	}
-	return opts, nil
+	return flags, long, nil
 }
 
-// hasShort reports whether one of the option words sets flag c.
-func hasShort(opts []string, c byte, shortArg string) bool {
-	for _, o := range opts {
-		if strings.HasPrefix(o, "--") || !strings.HasPrefix(o, "-") {
-			continue
-		}
-		for j := 1; j < len(o); j++ {
-			if o[j] == c {
-				return true
-			}
-			if strings.IndexByte(shortArg, o[j]) >= 0 {
-				break
-			}
-		}
+// commandUse is what a carrier running cmd carries: with no command, a
+// shell when its options ask for one; a shell with no script nor -c, or
+// another carrier of one.
+func commandUse(cmd []string, shellOption bool) CarrierUse {
+	if len(cmd) == 0 {
+		return shellOrCommand(shellOption)
 	}
-	return false
-}
-
-func sshUse(args []string) CarrierUse {
-	opts, rest := positionals(args, sshArgOpts, nil)
-	if len(rest) != 1 || hasShort(opts, 'N', sshArgOpts) || hasShort(opts, 'W', sshArgOpts) ||
-		hasShort(opts, 'f', sshArgOpts) || hasShort(opts, 'O', sshArgOpts) || hasShort(opts, 's', sshArgOpts) {
-		return CarriesCommand
-	}
-	return CarriesShell
-}
-
-func suUse(args []string) CarrierUse {
-	opts, _ := positionals(args, suArgOpts, []string{"--shell", "--group", "--supp-group", "--whitelist-environment"})
-	for _, o := range opts {
-		if o == "--command" || strings.HasPrefix(o, "--command=") || o == "--session-command" ||
-			strings.HasPrefix(o, "--session-command=") {
-			return CarriesCommand
-		}
-	}
-	if hasShort(opts, 'c', suArgOpts) {
-		return CarriesCommand
-	}
-	return CarriesShell
-}
-
-func sudoUse(args []string) CarrierUse {
-	opts, rest := positionals(args, sudoArgOpts, []string{"--user", "--group", "--prompt", "--close-from",
-		"--chdir", "--role", "--type", "--command-timeout", "--other-user", "--chroot", "--host"})
-	for _, c := range []byte("elvkKV") {
-		if hasShort(opts, c, sudoArgOpts) {
-			return CarriesCommand
-		}
-	}
-	if len(rest) == 0 {
-		if hasShort(opts, 'i', sudoArgOpts) || hasShort(opts, 's', sudoArgOpts) ||
-			slices.Contains(opts, "--login") || slices.Contains(opts, "--shell") {
-			return CarriesShell
-		}
-		return CarriesCommand
-	}
-	return commandUse(rest)
-}
-
-func doasUse(args []string) CarrierUse {
-	opts, rest := positionals(args, doasArgOpts, nil)
-	if len(rest) == 0 {
-		if hasShort(opts, 's', doasArgOpts) {
-			return CarriesShell
-		}
-		return CarriesCommand
-	}
-	return commandUse(rest)
-}
-
-// commandUse is what a carrier runs when its command is cmd: a shell
-// with no script nor -c, or another carrier of one, carries a shell.
-func commandUse(cmd []string) CarrierUse {
 	if _, ok := markers.ShellFor(cmd[0]); ok {
-		if interactive(cmd) {
-			return CarriesShell
-		}
-		return CarriesCommand
+		return shellOrCommand(interactive(cmd))
 	}
 	if u := ClassifyCarrier(cmd); u != NotCarrier {
 		return u
@@ -186,10 +126,7 @@ func commandUse(cmd []string) CarrierUse {
 func tailUse(name string, args []string) CarrierUse {
 	for i := len(args) - 1; i >= 0; i-- {
 		if _, ok := markers.ShellFor(args[i]); ok {
-			if interactive(args[i:]) {
-				return CarriesShell
-			}
-			return CarriesCommand
+			return shellOrCommand(interactive(args[i:]))
 		}
 		if !strings.HasPrefix(args[i], "-") {
 			break
@@ -197,13 +134,10 @@ func tailUse(name string, args []string) CarrierUse {
 	}
 	switch name {
 	case "unshare", "nsenter":
-		if _, rest := positionals(args, "tSGRw", nil); len(rest) == 0 {
-			return CarriesShell
-		}
+		_, _, rest := parseArgs(args, "tSGRw")
+		return shellOrCommand(len(rest) == 0)
 	case "machinectl":
-		if len(args) > 0 && args[0] == "shell" && len(args) <= 2 {
-			return CarriesShell
-		}
+		return shellOrCommand(len(args) > 0 && args[0] == "shell" && len(args) <= 2)
 	}
 	return CarriesCommand
 }

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
@@ -21,10 +20,8 @@ type Far struct {
 	// Carrier is the local end: ssh, sudo, docker... or the far shell
 	// itself when it runs on our terminal as another user.
 	Carrier Process
-	// Via names how it was reached, for messages.
-	Via string
-	// Record is what ptysend learnt of it; nil before the first probe.
-	Record *FarRecord
+	Via     string     // how it was reached, for messages
+	Record  *FarRecord // what ptysend learnt of it; nil before the first probe
 	// Hooked: its hooks speak, and say that it waits at its prompt.
 	// Without them, a probe asks the shell what it is first; Screen is
 	// what the screen showed (the probe's rows).
@@ -47,18 +44,21 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 			f.Hooked = true
 			return s.freeFar()
 		}
-		// It runs a command; perhaps another shell the human started in
-		// it (sudo -i on the far host), which is probed when the screen
-		// shows its prompt.
+		// It runs a command: perhaps another shell the human started in it
+		// (sudo -i on the far host), probed when the screen shows its prompt.
 		if scr, err := s.screen(); err == nil && CheckFarPrompt(scr, via) == nil {
 			f.Screen = &scr
 			return s.freeFar()
+		}
+		kind := string(rec.Kind)
+		if rec.User != "" {
+			kind += " as " + rec.User + "@" + rec.Host
 		}
 		s.Kind = Busy
 		s.Refusal = &failure.Error{
 			Code: failure.ExitBusy,
 			Msg: fmt.Sprintf("the shared terminal is busy: the shell at the far end (%s, through %s) is running a command, so nothing was typed",
-				rec.describe(), rec.CarrierName),
+				kind, rec.CarrierName),
 			Hint: "ask the user to let it finish or press Ctrl-C in the ptybridge terminal, then retry " +
 				"(a program of theirs showing a shell-like prompt reads as busy too)",
 		}
@@ -95,12 +95,11 @@ func (s *State) freeFar() (bool, error) {
 // carriedProgram follows a carrier's children, where /proc shows them
 // (sudo, su --pty, unshare; not ssh's far end), down to the shell it
 // carries, and names the program that shell runs in its foreground, or
-// the program the carrier runs that is no shell. "" when all is idle as
+// the program the carrier runs that is no shell; "" when all is idle as
 // far as /proc can tell.
 func carriedProgram(pid int) (string, []string) {
-	cur := pid
 	for range 8 {
-		kids := platform.Children(cur)
+		kids := platform.Children(pid)
 		if len(kids) != 1 {
 			return "", nil
 		}
@@ -115,7 +114,7 @@ func carriedProgram(pid int) (string, []string) {
 		if ClassifyCarrier(args) == NotCarrier {
 			return platform.Name(child), args
 		}
-		cur = child
+		pid = child
 	}
 	return "", nil
 }
@@ -126,9 +125,9 @@ func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// The far shell has no hooks yet: what the screen shows must say that it
-// waits at its prompt before anything is typed, and ptysend must never
-// type into a password prompt. These patterns read the cursor line.
+// Before anything is typed, the screen of a far shell without hooks must
+// say that it waits at its prompt, and ptysend must never type into a
+// password prompt. These patterns read the cursor line.
 var (
 	secretPrompt = lazyRegexp(`(?i)(password|passphrase|passcode|\bpin\b|verification code|` +
 		`\[y/n\]|\(y/n\)|yes/no|\(yes/no|continue\?|are you sure)`)
@@ -139,10 +138,6 @@ var (
 	// "dquote> ") and REPLs' (">>> ", "... ") are no place to type.
 	notShellPrompt = lazyRegexp(`^\s*(>|>>|>>>|\.\.\.|[a-z]+( [a-z]+)*>|In \[\d+\]:)\s*$`)
 )
-
-// AsksSecret reports whether a cursor line asks for a password, a PIN or
-// a yes/no answer.
-func AsksSecret(line string) bool { return secretPrompt().MatchString(line) }
 
 // CheckFarPrompt decides from the screen whether an unhooked far shell
 // waits at an empty prompt.
@@ -157,9 +152,12 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 			Hint: "ask the user to quit it in the ptybridge terminal, then retry",
 		}
 	}
+	// One cell per rune: wide characters are rare in prompts, and a wrong
+	// count only makes the check stricter.
 	line := s.CursorLine()
-	before := cellsBefore(line, s.CursorX)
-	after := strings.TrimSpace(cellsFrom(line, s.CursorX))
+	cells := []rune(line)
+	col := min(s.CursorX, len(cells))
+	before, after := string(cells[:col]), strings.TrimSpace(string(cells[col:]))
 	if secretPrompt().MatchString(before) {
 		return &failure.Error{
 			Code: failure.ExitBusy,
@@ -177,24 +175,6 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 		}
 	}
 	return nil
-}
-
-// cellsBefore is the part of line left of column col, counting one cell
-// per rune (wide characters are rare in prompts; a wrong count only makes
-// the prompt check stricter).
-func cellsBefore(line string, col int) string {
-	if col >= utf8.RuneCountInString(line) {
-		return line + strings.Repeat(" ", col-utf8.RuneCountInString(line))
-	}
-	return string([]rune(line)[:col])
-}
-
-func cellsFrom(line string, col int) string {
-	r := []rune(line)
-	if col >= len(r) {
-		return ""
-	}
-	return string(r[col:])
 }
 
 // NoAnswerError: the far end did not answer the probe.
@@ -234,21 +214,6 @@ type FarRecord struct {
 	// probe saw them: how many rows a typed loader line takes.
 	PromptCol int `json:"prompt_col"`
 	Width     int `json:"width"`
-}
-
-// Where is "user@host" when known.
-func (r *FarRecord) Where() string {
-	if r == nil || r.User == "" {
-		return ""
-	}
-	return r.User + "@" + r.Host
-}
-
-func (r *FarRecord) describe() string {
-	if w := r.Where(); w != "" {
-		return string(r.Kind) + " as " + w
-	}
-	return string(r.Kind)
 }
 
 // SaveFar writes the record.

@@ -1,6 +1,6 @@
 // Package pane decides what the shared pane is doing and whether the
-// agent may type into it. One function decides, for every mode: Look,
-// on a turn at the pane (run, REPL start, evaluation, close, --wait-free,
+// agent may type into it. One function decides, for every mode: Look, on
+// a turn at the pane (run, REPL start, evaluation, close, --wait-free,
 // --confirm), and Peek on a relay's status answer (--status, --sessions,
 // a job's start). They read the relay's view of the stream (the shell's
 // hook events, the stream's modes), the terminal's foreground process,
@@ -11,9 +11,11 @@
 package pane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -28,15 +30,10 @@ import (
 type Want int
 
 const (
-	// IntoShell: a line for the shell (a command, a REPL's start).
-	IntoShell Want = iota
-	// IntoREPL: input for the agent's REPL (an evaluation).
-	IntoREPL
-	// CloseREPL: the keys that close the agent's REPL, which interrupt
-	// it first when it is busy.
-	CloseREPL
-	// Nothing: the caller only looks (--status, --sessions, a job).
-	Nothing
+	IntoShell Want = iota // a line for the shell (a command, a REPL's start)
+	IntoREPL              // input for the agent's REPL (an evaluation)
+	CloseREPL             // the keys that close the agent's REPL, interrupting it first when busy
+	Nothing               // the caller only looks (--status, --sessions, a job)
 )
 
 // The states of the pane, most telling first, as --status names them.
@@ -55,18 +52,14 @@ type State struct {
 	View relay.View
 	// Kind is one of the states above; Refusal is why the agent must not
 	// type what it wants (nil: it may), with the hint.
-	Kind    string
-	Refusal error
-	// Foreground is the terminal's foreground process.
+	Kind       string
+	Refusal    error
 	Foreground Process
 	// Shell is the local shell that would read a typed line, or that
 	// runs the foreground program; nil when none of ours does.
 	Shell *Shell
-	// Far is the shell at the far end of a carrier (ssh, su...).
-	Far *Far
-	// REPL is the agent's REPL (--repl-start) when it leads the
-	// foreground.
-	REPL *REPLRecord
+	Far   *Far        // the shell at the far end of a carrier (ssh, su...)
+	REPL  *REPLRecord // the agent's REPL (--repl-start) when it leads the foreground
 	// Prompt is the agent's REPL's cursor line, when it waits at its
 	// prompt (IntoREPL).
 	Prompt              *PromptLine
@@ -91,8 +84,13 @@ type Shell struct {
 
 // settleLimit is how long a look waits for what may clear by itself in a
 // moment: the shell's prompt, drawn a moment after the last call's end;
-// a short-lived program of a prompt framework in the foreground.
-const settleLimit = 500 * time.Millisecond
+// a short-lived program of a prompt framework in the foreground. Its
+// looks come soon, then less often.
+const (
+	settleLimit  = 500 * time.Millisecond
+	firstBackoff = time.Millisecond
+	maxBackoff   = 64 * time.Millisecond
+)
 
 // Look reads the pane's state on a turn: as the stream shows it up to
 // now (what waited in the relay's pipe included), and as the processes
@@ -128,11 +126,11 @@ func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
 }
 
 // waitForChange waits until the stream brings something, the program in
-// the foreground goes, or a moment passes: a shell or a REPL that is
-// about to sleep at its prompt shows it only to another look (backoff,
-// doubled at each look, up to deadline).
+// the foreground goes, or a moment passes (backoff, doubled at each look,
+// up to deadline): a shell or a REPL about to sleep at its prompt shows it
+// only to another look.
 func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, backoff *time.Duration, deadline time.Time) error {
-	ctx, cancel := contextUntil(deadline)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	exited := platform.WatchExit(ctx, fg)
 	next := time.Now().Add(*backoff)
@@ -159,12 +157,6 @@ func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, backoff *tim
 		}
 	}
 }
-
-// The looks of a settling pane come soon, then less often.
-const (
-	firstBackoff = time.Millisecond
-	maxBackoff   = 64 * time.Millisecond
-)
 
 // read fills s from the processes and the records; settle says that the
 // refusal may clear in a moment.
@@ -213,7 +205,7 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	case CarriesCommand:
 		return s.busy(shortCommand(args), args), nil
 	}
-	if IsInterpreter(name, args) {
+	if isInterpreter(name, args) {
 		s.busy(name, args)
 		s.Kind = REPLState
 		return true, nil
@@ -229,7 +221,10 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	sh := s.Shell
 	snap := s.View.Shell
 	sh.Hooks = snap.PID == sh.PID
-	asleep := waitsForTerminal(sh)
+	// bash, zsh and fish always have a line editor at their prompt (a read
+	// in canonical mode is a builtin read); dash may have none.
+	editor := sh.Name == "bash" || sh.Name == "zsh" || sh.Name == "fish"
+	asleep := waitsForInput(sh.PID, platform.TTYOf(sh.PID), editor)
 	switch {
 	case !sh.Hooks || snap.State == markers.StateRunning && execdSince(b, sh.PID, asleep):
 		// A shell exec'd by the human keeps the pid and the last event of
@@ -251,23 +246,6 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 		return true, nil
 	}
 	return s.free(), nil
-}
-
-// waitsForTerminal reports whether the shell sleeps at its prompt until
-// the terminal has input: with the terminal in a line editor's mode for
-// bash, zsh and fish, which always have one (a read in canonical mode is
-// a builtin read), in any mode for a shell that may have none (dash).
-func waitsForTerminal(sh *Shell) bool {
-	tty := platform.OpenTTY(platform.TTYOf(sh.PID))
-	if tty == nil {
-		return false
-	}
-	defer tty.Close()
-	switch sh.Name {
-	case "bash", "zsh", "fish":
-		return platform.WaitsForInput(sh.PID, tty) && platform.EditsLines(tty)
-	}
-	return platform.WaitsForInput(sh.PID, tty)
 }
 
 // RecordHooked notes that the hooks are installed in the program that
@@ -292,38 +270,6 @@ func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 	return err != nil || img == "" || string(rec) != img
 }
 
-// free settles the state of a shell at an empty prompt: idle, unless
-// the human scrolls back.
-func (s *State) free() bool {
-	if s.CopyMode {
-		s.Kind, s.Refusal = CopyMode, CopyModeError
-		return false
-	}
-	s.Kind = Idle
-	return false
-}
-
-func (s *State) halfTyped() {
-	s.Kind, s.Refusal, s.HalfTyped = HalfTyped, HalfTypedError, true
-}
-
-func (s *State) shellBusy() bool {
-	s.Kind = Busy
-	s.Refusal = &failure.Error{
-		Code: failure.ExitBusy,
-		Msg:  fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", s.Shell.Name),
-		Hint: "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry",
-	}
-	return true
-}
-
-// busy: a program holds the terminal. A short-lived one (a prompt
-// framework's helper) may be gone in a moment.
-func (s *State) busy(program string, args []string) bool {
-	s.Kind, s.Refusal = Busy, busyError(program, args)
-	return true
-}
-
 // innerShell is the innermost shell of ours that runs the foreground
 // program (a bash started inside fish, the shell of an editor), nil when
 // none does.
@@ -340,29 +286,28 @@ func (s *State) innerShell() *Shell {
 	return nil
 }
 
-// HalfTypedError: the human's line must never be spliced into.
-var HalfTypedError = &failure.Error{
-	Code: failure.ExitBusy,
-	Msg: "the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); " +
-		"nothing was typed, so their input stays intact",
-	Hint: "ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry",
-}
-
-// CopyModeError: keys sent now would drift the human's scrolled view.
-var CopyModeError = &failure.Error{
-	Code: failure.ExitBusy,
-	Msg:  "the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
-	Hint: "ask the user to leave copy mode (press q in the ptybridge terminal), then retry",
-}
-
-// replInTheWay refuses a shell command, or a second REPL, while the
-// agent's REPL runs: it does not clear by itself (exit 125).
-func replInTheWay(r *REPLRecord) error {
-	return &failure.Error{
-		Msg: "the REPL " + r.Program + " started with --repl-start is already running in the shared terminal, so nothing was typed",
-		Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close first " +
-			"(ptysend drives one REPL at a time)",
+// interactive reports whether a shell's arguments leave it reading
+// commands from the terminal: no script, no -c.
+func interactive(args []string) bool {
+	for _, a := range args[min(1, len(args)):] {
+		if a == "-c" || !strings.HasPrefix(a, "-") {
+			return false
+		}
 	}
+	return true
+}
+
+// unsupportedShell names the shell we cannot drive that runs as pid, if
+// any. A shell written in a scripting language (xonsh) runs as its
+// interpreter, python3, but the kernel names the process after the script
+// (comm), so both names are checked.
+func unsupportedShell(pid int) (string, bool) {
+	for _, name := range []string{platform.Name(pid), platform.Comm(pid)} {
+		if markers.Unsupported(name) {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // screen captures the pane's screen (one tmux call).

@@ -74,6 +74,13 @@ func quitKey(program string, args []string) string {
 	return "press Ctrl-D there"
 }
 
+// isInterpreter reports whether program, run with args, is an interpreter
+// reading commands from the terminal (python3 without a script, node,
+// irb...): a REPL of the user's.
+func isInterpreter(program string, args []string) bool {
+	return quitKeys[programKey(program)] == "repl" && quitKey(program, args) != keyCtrlC
+}
+
 // programKey is a program's name without its variant and version
 // suffixes: vim.basic is vim, python3.11 python, sqlite3 sqlite.
 func programKey(program string) string {

@@ -1,38 +1,45 @@
 package pane
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
-	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// interactive reports whether a shell's arguments leave it reading
-// commands from the terminal: no script, no -c.
-func interactive(args []string) bool {
-	for _, a := range args[min(1, len(args)):] {
-		if a == "-c" || !strings.HasPrefix(a, "-") {
-			return false
-		}
+// The states a look settles in, and its refusals with their hints. The
+// setters report settle: whether the refusal may clear in a moment.
+
+// free settles the state of a shell at an empty prompt: idle, unless
+// the human scrolls back.
+func (s *State) free() bool {
+	s.Kind = Idle
+	if s.CopyMode {
+		s.Kind, s.Refusal = CopyMode, CopyModeError
+	}
+	return false
+}
+
+func (s *State) halfTyped() {
+	s.Kind, s.Refusal, s.HalfTyped = HalfTyped, HalfTypedError, true
+}
+
+func (s *State) shellBusy() bool {
+	s.Kind = Busy
+	s.Refusal = &failure.Error{
+		Code: failure.ExitBusy,
+		Msg:  fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", s.Shell.Name),
+		Hint: "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry",
 	}
 	return true
 }
 
-// unsupportedShell names the shell we cannot drive that runs as pid, if
-// any. A shell written in a scripting language (xonsh) runs as its
-// interpreter, python3, but the kernel names the process after the script
-// (comm), so both names are checked.
-func unsupportedShell(pid int) (string, bool) {
-	for _, name := range []string{platform.Name(pid), platform.Comm(pid)} {
-		if markers.Unsupported(name) {
-			return name, true
-		}
-	}
-	return "", false
+// busy: a program holds the terminal. A short-lived one (a prompt
+// framework's helper) may be gone in a moment.
+func (s *State) busy(program string, args []string) bool {
+	s.Kind, s.Refusal = Busy, busyError(program, args)
+	return true
 }
 
 func busyError(program string, args []string) error {
@@ -41,25 +48,6 @@ func busyError(program string, args []string) error {
 		Msg:  fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
 		Hint: busyHint(program, args),
 	}
-}
-
-func unsupportedShellError(shell string) error {
-	return &failure.Error{
-		Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot drive", shell),
-		Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal (e.g. type bash there), or to leave %s, then retry",
-			markers.Supported, shell),
-	}
-}
-
-// BusyHint is what to ask the user when program (run with args) holds
-// the shared terminal.
-func BusyHint(program string, args []string) string { return busyHint(program, args) }
-
-// IsInterpreter reports whether program, run with args, is an
-// interpreter reading commands from the terminal (python3 without a
-// script, node, irb...): a REPL of the user's.
-func IsInterpreter(program string, args []string) bool {
-	return quitKeys[programKey(program)] == "repl" && quitKey(program, args) != keyCtrlC
 }
 
 // shortCommand names a carrier running a command: "ssh web1 make".
@@ -71,7 +59,35 @@ func shortCommand(args []string) string {
 	return s
 }
 
-// contextUntil is a context that ends at deadline.
-func contextUntil(deadline time.Time) (context.Context, context.CancelFunc) {
-	return context.WithDeadline(context.Background(), deadline)
+// HalfTypedError: the human's line must never be spliced into.
+var HalfTypedError = &failure.Error{
+	Code: failure.ExitBusy,
+	Msg: "the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); " +
+		"nothing was typed, so their input stays intact",
+	Hint: "ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry",
+}
+
+// CopyModeError: keys sent now would drift the human's scrolled view.
+var CopyModeError = &failure.Error{
+	Code: failure.ExitBusy,
+	Msg:  "the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
+	Hint: "ask the user to leave copy mode (press q in the ptybridge terminal), then retry",
+}
+
+// replInTheWay refuses a shell command, or a second REPL, while the
+// agent's REPL runs: it does not clear by itself (exit 125).
+func replInTheWay(r *REPLRecord) error {
+	return &failure.Error{
+		Msg: "the REPL " + r.Program + " started with --repl-start is already running in the shared terminal, so nothing was typed",
+		Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close first " +
+			"(ptysend drives one REPL at a time)",
+	}
+}
+
+func unsupportedShellError(shell string) error {
+	return &failure.Error{
+		Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot drive", shell),
+		Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal (e.g. type bash there), or to leave %s, then retry",
+			markers.Supported, shell),
+	}
 }

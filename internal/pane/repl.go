@@ -22,18 +22,16 @@ type REPLRecord struct {
 	Program string `json:"program"`
 	// PID leads the REPL's process group, in the terminal's foreground
 	// while the REPL runs; ShellPID is the shell that runs it (-1 far).
-	PID      int `json:"pid"`
-	ShellPID int `json:"shell_pid"`
-	// TTY is the pane's terminal, whose mode tells when a line editor reads.
-	TTY          string `json:"tty"`
+	PID          int    `json:"pid"`
+	ShellPID     int    `json:"shell_pid"`
+	TTY          string `json:"tty"` // the pane's: its mode tells when a line editor reads
 	Prompt       string `json:"prompt"`
 	Continuation string `json:"continuation,omitempty"`
 	// ID is the wrapper's: its END marker, printed by the shell when the
 	// REPL exits, is how ptysend learns of a death without polling.
 	ID     markers.ID `json:"id"`
 	Script string     `json:"script,omitempty"`
-	// View is the cursor line as the last call left it.
-	View *LineView `json:"view,omitempty"`
+	View   *LineView  `json:"view,omitempty"` // the cursor line as the last call left it
 	// Far: the REPL runs in a far shell; PID is then the carrier's (ssh,
 	// su...), Carrier its platform.ExecImage.
 	Far     bool   `json:"far,omitempty"`
@@ -93,8 +91,7 @@ func (r *REPLRecord) ContinuationRE() *regexp.Regexp {
 
 // PromptLine is the cursor line of a REPL waiting at its prompt, and the
 // column of the cursor: the line an input is typed at, from where its
-// echo starts. Saved says that it came from the stream (the last call's
-// view), not from tmux.
+// echo starts. Saved: it came from the last call's view, not from tmux.
 type PromptLine struct {
 	Line  string
 	Col   int
@@ -140,10 +137,12 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 		line, col = line[start:], col-utf8.RuneCountInString(line[:start])
 		end, saved = end-start, false
 	}
+	// A far REPL cannot be seen: its prompt on the screen is all there is.
+	waits := start >= 0 && (r.Far || waitsForInput(s.Foreground.PID, r.TTY, false))
 	switch {
-	case (start < 0 || !s.replWaits(r)) && want == CloseREPL:
+	case !waits && want == CloseREPL:
 		return false, nil // closing a busy REPL interrupts it first
-	case start < 0 || !s.replWaits(r):
+	case !waits:
 		s.Refusal = &failure.Error{
 			Code: failure.ExitBusy,
 			Msg:  fmt.Sprintf("the REPL %s is busy (not waiting at its prompt), so nothing was typed; the cursor line is %q", r.Program, strings.TrimRight(line, " ")),
@@ -161,20 +160,6 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	}
 	s.Prompt = &PromptLine{Line: line, Col: col, Saved: saved}
 	return false, nil
-}
-
-// replWaits reports whether the REPL sleeps until the terminal has input.
-// A far REPL cannot be seen: its prompt on the screen is all there is.
-func (s *State) replWaits(r *REPLRecord) bool {
-	if r.Far {
-		return true
-	}
-	tty := platform.OpenTTY(r.TTY)
-	if tty == nil {
-		return false
-	}
-	defer tty.Close()
-	return platform.WaitsForInput(s.Foreground.PID, tty)
 }
 
 // noREPL says why there is no REPL to type into: none was started, it is
@@ -232,9 +217,9 @@ func PromptIn(re *regexp.Regexp, line string) (int, int) {
 }
 
 // ScriptsInUse reports, for a file name in the runtime directory dir,
-// whether it is the wrapper script of a REPL that a bridge's record (any
-// bridge sharing the directory) says is running: not a leftover. The
-// records are read on the first question.
+// whether it is the wrapper script of a REPL that a record (of any bridge
+// sharing the directory) says is running: not a leftover. The records are
+// read on the first question.
 func ScriptsInUse(dir string) func(name string) bool {
 	var scripts map[string]bool
 	return func(name string) bool {

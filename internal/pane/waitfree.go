@@ -14,9 +14,8 @@ import (
 // --wait-free: instead of refusing because of what the human is doing
 // (exit 75), a call waits for the terminal to be free and then runs. A
 // call makes its attempt as always, so a free terminal costs nothing
-// extra; only after a refusal does a FreeWaiter wait, without holding
-// the pane (other calls may take their turn), until the pane may have
-// changed, and the call tries again from the start:
+// extra; only after a refusal does a FreeWaiter wait, without holding the
+// pane, until the pane may have changed, and the call tries again:
 //
 //   - a program in the way (less, vim, a long command): until it exits,
 //     which the kernel says at once, or another one takes the foreground
@@ -25,9 +24,6 @@ import (
 //   - anything else (a half-typed line, shell code of the human's, a busy
 //     REPL): recheck. Such an attempt itself follows the shell's events in
 //     the stream for up to settleLimit before it refuses again.
-
-// recheck is how often a waiting call looks at what the kernel and the
-// copy-mode record cannot announce.
 const recheck = 100 * time.Millisecond
 
 // FreeWaiter decides, after a refusal, whether to wait and try again.
@@ -46,11 +42,11 @@ func NewFreeWaiter(b bridge.Bridge, limit time.Duration, stderr io.Writer) *Free
 }
 
 // Again is called with the outcome of an attempt that typed nothing: the
-// error, and the state the refusal came from (nil when it came from
-// none). It reports whether to try again: err is a refusal that can clear
-// by itself (failure.ExitBusy) and the time is not up. Then it has said
-// what it waits for (once for each reason) and waited until the pane may
-// have changed, or ctx ended.
+// error, and the state the refusal came from (nil when none). It reports
+// whether to try again: err is a refusal that can clear by itself
+// (failure.ExitBusy) and the time is not up. Then it has said what it
+// waits for (once for each reason) and waited until the pane may have
+// changed, or ctx ended.
 func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
 	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) || ctx.Err() != nil {
 		return false
@@ -83,7 +79,6 @@ func (w *FreeWaiter) Final(err error) error {
 	return &refusal
 }
 
-// wait waits until the pane may have changed, or the deadline.
 func (w *FreeWaiter) wait(ctx context.Context, st *State) {
 	ctx, cancel := context.WithDeadline(ctx, w.deadline)
 	defer cancel()
