@@ -32,12 +32,11 @@ func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
 	}
 	if asJSON {
 		var out bytes.Buffer
+		enc := json.NewEncoder(&out)
 		for _, e := range entries {
-			line, err := json.Marshal(e)
-			if err != nil {
+			if err := enc.Encode(e); err != nil {
 				return err
 			}
-			out.Write(append(line, '\n'))
 		}
 		_, err := stdout.Write(out.Bytes())
 		return err
@@ -103,18 +102,13 @@ func oneLine(s string) string {
 // last command), as clean text, or with raw the terminal's bytes (only
 // its "\r\n" line ends undone).
 func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
-	type output struct {
-		entry relay.Entry
-		body  []byte
-	}
-	out, err := bridge.Query(b, func(path string) (output, error) {
-		e, body, err := relay.QueryOutput(path, id)
-		return output{e, body}, err
+	body, err := bridge.Query(b, func(path string) ([]byte, error) {
+		_, body, err := relay.QueryOutput(path, id)
+		return body, err
 	})
 	if err != nil {
 		return err
 	}
-	body := out.body
 	if raw {
 		_, err = stdout.Write(body)
 	} else {
