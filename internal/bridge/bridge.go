@@ -8,8 +8,9 @@
 package bridge
 
 import (
-	"encoding/json"
 	"bufio"
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -90,20 +91,16 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 		";", "set-option", "-t", t, "-F", "@ptybridge_pane", "#{pane_id}",
 		";", "set-option", "-t", t, "@ptybridge_relay", b.SocketPath(),
 		";", "pipe-pane", "-I", "-O", "-t", t, b.relayCommand())...)
-	if err == nil {
+	switch {
+	case err == nil:
 		os.Remove(b.ExitFile())
 		os.Remove(confirmFile(b.SocketPath()))
-		if err := b.watchMode(); err != nil {
-			return err
-		}
+		err = b.watchMode()
+	case tmux.IsDuplicateSession(err): // it exists: make sure its relay is alive
+		_, err = b.startRelay(false)
 	}
-	if err != nil && !tmux.IsDuplicateSession(err) {
+	if err != nil {
 		return err
-	}
-	if err != nil { // it exists: make sure its relay is alive
-		if _, err := b.ensureRelay(); err != nil {
-			return err
-		}
 	}
 	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
@@ -115,29 +112,27 @@ func (b Bridge) attachArgs() []string {
 	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-t", b.target(), "destroy-unattached", "on"}
 }
 
-// ensureRelay returns the socket of a live relay for the bridge, starting
-// one when none answers. Fails with errNoSession when the session is gone.
-func (b Bridge) ensureRelay() (string, error) {
-	if relay.Alive(b.SocketPath()) {
-		return b.SocketPath(), nil
-	}
-	return b.startRelay(false)
+// Attach replaces this process with a tmux client attached to the bridge,
+// so the human's terminal talks to tmux directly, as in a plain tmux.
+func (b Bridge) Attach() error {
+	return tmux.Exec(b.attachArgs()...)
 }
 
-// replaceRelay starts a relay of our version in place of a live one of
-// another version (left by an older ptybridge).
-func (b Bridge) replaceRelay() (string, error) {
-	// The old relay exits when its pipe closes; its socket file goes now,
-	// so that the new relay can listen on the path at once.
-	os.Remove(b.SocketPath())
-	return b.startRelay(true)
-}
+var errNoSession = errors.New("no bridge session")
 
-// startRelay (re)starts the relay of the bridge's shared pane. Unless
-// replacing, a live relay of a bridge opened with another runtime
-// directory (another environment) is used as it is.
+// startRelay returns the socket of a live relay of the bridge's shared
+// pane, starting one when none answers; replacing, it starts one of our
+// version in place of a live one of another (left by an older ptybridge),
+// which exits when its pipe closes. Unless replacing, a live relay of a
+// bridge opened with another runtime directory (another environment) is
+// used as it is. Fails with errNoSession when the session is gone.
 func (b Bridge) startRelay(replacing bool) (string, error) {
 	mine := b.SocketPath()
+	if replacing {
+		os.Remove(mine) // so that the new relay can listen on the path at once
+	} else if relay.Alive(mine) {
+		return mine, nil
+	}
 	// display-message falls back to another session when the target does
 	// not exist (tmux 3.3a), so the answer must name ours.
 	out, err := tmux.Run("display-message", "-p", "-t", b.target(), "#{session_name}\t#{@ptybridge_pane}\t#{@ptybridge_relay}\t#{pane_id}\t#{"+confirmOption+"}")
@@ -231,14 +226,6 @@ func (b Bridge) InCopyMode(pane string) bool {
 	return err == nil && strings.TrimSpace(string(mode)) == "1"
 }
 
-var errNoSession = errors.New("no bridge session")
-
-// Attach replaces this process with a tmux client attached to the bridge,
-// so the human's terminal talks to tmux directly, as in a plain tmux.
-func (b Bridge) Attach() error {
-	return tmux.Exec(b.attachArgs()...)
-}
-
 // DefaultName is the per-user bridge session.
 func DefaultName() string { return "ptybridge-" + rundir.UserName() }
 
@@ -248,27 +235,16 @@ func LoginShell() string {
 	if s := os.Getenv("SHELL"); s != "" {
 		return s
 	}
-	if s := passwdShell(os.Getuid()); s != "" {
-		return s
+	f, err := os.Open("/etc/passwd")
+	if err != nil {
+		return "/bin/sh"
+	}
+	defer f.Close()
+	uid := strconv.Itoa(os.Getuid())
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		if fields := strings.Split(sc.Text(), ":"); len(fields) >= 7 && fields[2] == uid {
+			return cmp.Or(fields[6], "/bin/sh")
+		}
 	}
 	return "/bin/sh"
 }
-
-func passwdShell(uid int) string {
-	f, err := os.Open("/etc/passwd")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), ":")
-		if len(fields) >= 7 && fields[2] == strconv.Itoa(uid) {
-			return fields[6]
-		}
-	}
-	return ""
-}
-
-// Target is the exact-match tmux target of the bridge session.
-func (b Bridge) Target() string { return b.target() }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,13 +83,7 @@ var ErrCancelled = &failure.Error{
 // repairRelay starts a relay for the bridge when none answers, or one of
 // our version in place of another's (replacing), and returns its socket.
 func (b Bridge) repairRelay(replacing bool) (string, error) {
-	var path string
-	var err error
-	if replacing {
-		path, err = b.replaceRelay()
-	} else {
-		path, err = b.ensureRelay()
-	}
+	path, err := b.startRelay(replacing)
 	switch {
 	case errors.Is(err, tmux.ErrNoTmux):
 		return "", &failure.Error{Verbatim: NoBridgeMessage}
@@ -166,16 +161,13 @@ func (b Bridge) Closed(running bool) error {
 // bridges run (the agent asked for another name, by --session or
 // PTYBRIDGE_SESSION), it names the one looked for and the ones there are.
 func (b Bridge) Missing() error {
-	var running []string
-	for _, s := range List() {
-		running = append(running, s.Name)
-	}
+	running := List()
 	if len(running) == 0 {
 		return &failure.Error{Verbatim: NoBridgeMessage}
 	}
 	quoted := make([]string, len(running))
-	for i, name := range running {
-		quoted[i] = fmt.Sprintf("%q", name)
+	for i, s := range running {
+		quoted[i] = strconv.Quote(s.Name)
 	}
 	what := "the bridge session that runs is " + quoted[0]
 	if len(running) > 1 {
@@ -184,7 +176,7 @@ func (b Bridge) Missing() error {
 	return &failure.Error{
 		Msg: fmt.Sprintf("no bridge session named %q is running; %s", b.Name, what),
 		Hint: fmt.Sprintf("to send there, use --session %s; to have a bridge under the name %q, ask the user to open it with: ptybridge --session %s",
-			shellWord(running[0]), b.Name, shellWord(b.Name)),
+			shellWord(running[0].Name), b.Name, shellWord(b.Name)),
 	}
 }
 
