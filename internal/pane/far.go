@@ -13,18 +13,17 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Far is the shell at the far end of a carrier in the pane: another
-// host's, user's or namespace's, which ptysend drives through the
+// Far is the shell at the far end of a carrier in the pane (another
+// host's, user's or namespace's), which ptysend drives through the
 // terminal stream (internal/call's far transport).
 type Far struct {
-	// Carrier is the local end: ssh, sudo, docker... or the far shell
+	// Carrier is the local end (ssh, sudo, docker...), or the far shell
 	// itself when it runs on our terminal as another user.
 	Carrier Process
 	Via     string     // how it was reached, for messages
 	Record  *FarRecord // what ptysend learnt of it; nil before the first probe
-	// Hooked: its hooks speak, and say that it waits at its prompt.
-	// Without them, a probe asks the shell what it is first; Screen is
-	// what the screen showed (the probe's rows).
+	// Hooked: its hooks say that it waits at its prompt. Without them, a
+	// probe asks the shell what it is first; Screen is what it showed.
 	Hooked bool
 	Screen *tmux.Screen
 }
@@ -38,17 +37,16 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 	if rec := f.Record; rec != nil && rec.Hooked && snap.PID == rec.PID {
 		switch snap.State {
 		case markers.StateTyped:
-			s.halfTyped()
-			return true, nil
+			return s.halfTyped()
 		case markers.StatePrompt:
 			f.Hooked = true
-			return s.freeFar()
+			return s.free(s.View.PanePID)
 		}
 		// It runs a command: perhaps another shell the human started in it
 		// (sudo -i on the far host), probed when the screen shows its prompt.
 		if scr, err := s.screen(); err == nil && CheckFarPrompt(scr, via) == nil {
 			f.Screen = &scr
-			return s.freeFar()
+			return s.free(s.View.PanePID)
 		}
 		kind := string(rec.Kind)
 		if rec.User != "" {
@@ -67,7 +65,7 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 	if want == Nothing {
 		// Only a call can tell: it looks at the screen and asks the shell
 		// first, and refuses what it cannot drive.
-		return s.free(), nil
+		return s.idle()
 	}
 	scr, err := s.screen()
 	if err != nil {
@@ -81,22 +79,13 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 		}
 		return true, nil
 	}
-	return s.freeFar()
+	return s.free(s.View.PanePID)
 }
 
-func (s *State) freeFar() (bool, error) {
-	if platform.TypedAhead(s.View.PanePID) {
-		s.halfTyped()
-		return true, nil
-	}
-	return s.free(), nil
-}
-
-// carriedProgram follows a carrier's children, where /proc shows them
-// (sudo, su --pty, unshare; not ssh's far end), down to the shell it
-// carries, and names the program that shell runs in its foreground, or
-// the program the carrier runs that is no shell; "" when all is idle as
-// far as /proc can tell.
+// carriedProgram follows a carrier's children where /proc shows them
+// (sudo, su --pty, unshare; not ssh's far end) and names the program in
+// the foreground of the shell it carries, or the program it runs that is
+// no shell; "" when all is idle as far as /proc can tell.
 func carriedProgram(pid int) (string, []string) {
 	for range 8 {
 		kids := platform.Children(pid)
@@ -125,17 +114,17 @@ func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// Before anything is typed, the screen of a far shell without hooks must
-// say that it waits at its prompt, and ptysend must never type into a
-// password prompt. These patterns read the cursor line.
+// A far shell without hooks must show that it waits at its prompt, and
+// ptysend must never type into a password prompt: these read the cursor
+// line.
 var (
 	secretPrompt = lazyRegexp(`(?i)(password|passphrase|passcode|\bpin\b|verification code|` +
 		`\[y/n\]|\(y/n\)|yes/no|\(yes/no|continue\?|are you sure)`)
-	// promptEnd: a shell prompt ends with one of these, then (usually)
-	// the space before the cursor.
+	// promptEnd: a shell prompt ends with one of these, then (usually) a
+	// space.
 	promptEnd = lazyRegexp(`[$#%>❯»➜λ] ?$`)
-	// notShellPrompt: a shell's continuation prompts (sh's "> ", zsh's
-	// "dquote> ") and REPLs' (">>> ", "... ") are no place to type.
+	// notShellPrompt: continuation prompts (sh's "> ", zsh's "dquote> ")
+	// and REPLs' (">>> ", "... ") are no place to type.
 	notShellPrompt = lazyRegexp(`^\s*(>|>>|>>>|\.\.\.|[a-z]+( [a-z]+)*>|In \[\d+\]:)\s*$`)
 )
 
@@ -187,9 +176,9 @@ func NoAnswerError(carrier string, line string) error {
 	}
 }
 
-// foreignVia names how a shell of another user or namespace on our own
-// terminal was reached: its parent carrier (su, sudo, unshare), else the
-// shell itself.
+// foreignVia names how a shell of another user or namespace on our
+// terminal was reached: its parent carrier (su, sudo, unshare), else
+// itself.
 func foreignVia(pid int, name string) string {
 	if parent := platform.Parent(pid); parent > 0 && ClassifyCarrier(platform.Args(parent)) != NotCarrier {
 		return platform.Name(parent)
@@ -198,10 +187,9 @@ func foreignVia(pid int, name string) string {
 }
 
 // FarRecord is what ptysend learnt of the far shell behind the pane's
-// carrier: its kind from the probe, and once its first call ran, that it
-// has the hooks, its pid (in its own namespace) and who and where it is.
-// It lives in the runtime directory (<session>.far.json) and holds for
-// one carrier process only.
+// carrier: its kind from the probe; once its first call ran, its hooks,
+// its pid (in its own namespace), who and where it is. It is kept in
+// <session>.far.json, for one carrier process only.
 type FarRecord struct {
 	Carrier     string          `json:"carrier"` // platform.ExecImage of the carrier
 	CarrierName string          `json:"carrier_name"`
@@ -210,8 +198,8 @@ type FarRecord struct {
 	PID         int             `json:"pid"`
 	User        string          `json:"user,omitempty"`
 	Host        string          `json:"host,omitempty"`
-	// PromptCol and Width are the prompt's width and the pane's as the
-	// probe saw them: how many rows a typed loader line takes.
+	// The prompt's width and the pane's, as the probe saw them: how many
+	// rows a typed loader line takes.
 	PromptCol int `json:"prompt_col"`
 	Width     int `json:"width"`
 }

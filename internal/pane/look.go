@@ -1,13 +1,12 @@
 // Package pane decides what the shared pane is doing and whether the
-// agent may type into it. One function decides, for every mode: Look, on
-// a turn at the pane (run, REPL start, evaluation, close, --wait-free,
-// --confirm), and Peek on a relay's status answer (--status, --sessions,
-// a job's start). They read the relay's view of the stream (the shell's
-// hook events, the stream's modes), the terminal's foreground process,
-// its input queue and wait channels (internal/platform), and the bridge's
-// records (copy mode, the far shell, the agent's REPL); they type
-// nothing. A refusal is an error with exit 75 (it clears by itself) or
-// 125 (the agent must act), and a hint that says what to ask the user.
+// agent may type into it, for every mode: Look on a turn at the pane, Peek
+// on a relay's status answer (--status, --sessions, a job's start). Both
+// read the relay's view of the stream (the shell's hook events), the
+// terminal's foreground process, input queue and wait channels
+// (internal/platform), and the bridge's records (copy mode, the far
+// shell, the agent's REPL); they type nothing. A refusal is an error with
+// exit 75 (it clears by itself) or 125 (the agent must act), and a hint
+// that says what to ask the user.
 package pane
 
 import (
@@ -51,18 +50,16 @@ const (
 type State struct {
 	View relay.View
 	// Kind is one of the states above; Refusal is why the agent must not
-	// type what it wants (nil: it may), with the hint.
+	// type what it wants (nil: it may).
 	Kind       string
 	Refusal    error
 	Foreground Process
-	// Shell is the local shell that would read a typed line, or that
-	// runs the foreground program; nil when none of ours does.
-	Shell *Shell
-	Far   *Far        // the shell at the far end of a carrier (ssh, su...)
-	REPL  *REPLRecord // the agent's REPL (--repl-start) when it leads the foreground
-	// Prompt is the agent's REPL's cursor line, when it waits at its
-	// prompt (IntoREPL).
-	Prompt              *PromptLine
+	// Shell is the local shell that would read a typed line, or runs the
+	// foreground program; nil when none of ours does.
+	Shell               *Shell
+	Far                 *Far        // the shell at the far end of a carrier (ssh, su...)
+	REPL                *REPLRecord // the agent's REPL (--repl-start) when it leads the foreground
+	Prompt              *PromptLine // the agent's REPL's, when it waits at it (IntoREPL)
 	CopyMode, HalfTyped bool
 }
 
@@ -82,20 +79,19 @@ type Shell struct {
 	Hooks, NeedsHooks bool
 }
 
-// settleLimit is how long a look waits for what may clear by itself in a
-// moment: the shell's prompt, drawn a moment after the last call's end;
-// a short-lived program of a prompt framework in the foreground. Its
-// looks come soon, then less often.
+// settleLimit is how long a look waits for what may clear in a moment: the
+// prompt, drawn a moment after the last call's end; a prompt framework's
+// short-lived helper. Its looks come soon, then less often.
 const (
 	settleLimit  = 500 * time.Millisecond
 	firstBackoff = time.Millisecond
 	maxBackoff   = 64 * time.Millisecond
 )
 
-// Look reads the pane's state on a turn: as the stream shows it up to
-// now (what waited in the relay's pipe included), and as the processes
-// are. What may clear in a moment gets settleLimit; the stream read while
-// it waits is the turn's (TypeIf then types only if nothing more came).
+// Look reads the pane's state on a turn, as the stream shows it up to now
+// (what waited in the relay's pipe included) and as the processes are.
+// The stream read while it settles is the turn's (TypeIf then types only
+// if nothing more came).
 func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 	deadline := time.Now().Add(settleLimit)
 	tracker := t.Tracker
@@ -115,7 +111,7 @@ func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 }
 
 // Peek reads the pane's state from a relay's status answer, without a
-// turn and without waiting: for the modes that type nothing.
+// turn and without waiting.
 func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
 	s := &State{View: st.View}
 	_, err := s.read(b, Nothing)
@@ -125,10 +121,9 @@ func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
 	return s, err
 }
 
-// waitForChange waits until the stream brings something, the program in
-// the foreground goes, or a moment passes (backoff, doubled at each look,
-// up to deadline): a shell or a REPL about to sleep at its prompt shows it
-// only to another look.
+// waitForChange waits until the stream brings something, the foreground
+// program goes, or backoff passes (doubled at each look): a shell or a
+// REPL about to sleep at its prompt shows it only to another look.
 func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, backoff *time.Duration, deadline time.Time) error {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -171,9 +166,8 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	}
 	s.Foreground = Process{PID: fg, Name: platform.Name(fg), Args: platform.Args(fg)}
 	s.CopyMode = b.InCopyMode(s.View.PaneID)
-	s.REPL = LoadREPL(b)
-	if s.REPL != nil && !s.REPL.InForeground(panePID) {
-		s.REPL = nil
+	if r := LoadREPL(b); r != nil && r.InForeground(panePID) {
+		s.REPL = r
 	}
 	if want == IntoREPL || want == CloseREPL {
 		return s.readREPL(b, want)
@@ -199,24 +193,24 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	switch ClassifyCarrier(args) {
 	case CarriesShell:
 		if busy, busyArgs := carriedProgram(fg); busy != "" {
-			return s.busy(busy, busyArgs), nil
+			return s.busy(busy, busyArgs)
 		}
 		return s.readFar(b, name, want)
 	case CarriesCommand:
-		return s.busy(shortCommand(args), args), nil
+		return s.busy(shortCommand(args), args)
 	}
 	if isInterpreter(name, args) {
 		s.busy(name, args)
 		s.Kind = REPLState
 		return true, nil
 	}
-	return s.busy(name, args), nil
+	return s.busy(name, args)
 }
 
-// readLocal decides for a local shell in the foreground: it waits at an
-// empty prompt when its hooks say so and it sleeps waiting for the
-// terminal; a shell without hooks yet (they come with the line typed
-// now) has only the processes to vouch for it.
+// readLocal decides for a local shell in the foreground: free when its
+// hooks say it waits at an empty prompt and it sleeps waiting for the
+// terminal; without hooks yet (they come with the line typed now), the
+// processes alone vouch for it.
 func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	sh := s.Shell
 	snap := s.View.Shell
@@ -231,25 +225,19 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 		// the one it replaced: at its prompt, it has no hooks.
 		sh.NeedsHooks = true
 		if !asleep {
-			return s.shellBusy(), nil
+			return s.shellBusy()
 		}
 	case snap.State == markers.StateRunning:
-		return s.shellBusy(), nil
+		return s.shellBusy()
 	case snap.State == markers.StateTyped:
-		s.halfTyped()
-		return true, nil
+		return s.halfTyped()
 	case !asleep: // at its prompt, still drawing it or reading keys
-		return s.shellBusy(), nil
+		return s.shellBusy()
 	}
-	if platform.TypedAhead(sh.PID) {
-		s.halfTyped()
-		return true, nil
-	}
-	return s.free(), nil
+	return s.free(sh.PID)
 }
 
-// RecordHooked notes that the hooks are installed in the program that
-// pid runs now.
+// RecordHooked notes that the hooks are in the program pid runs now.
 func RecordHooked(b bridge.Bridge, pid int) {
 	if img := platform.ExecImage(pid); img != "" {
 		os.WriteFile(b.File(".hooked"), []byte(img), 0o600)
@@ -257,10 +245,9 @@ func RecordHooked(b bridge.Bridge, pid int) {
 }
 
 // execdSince reports whether the shell pid, whose last event said it runs
-// a command, is another program than the one the hooks were installed in
-// (the human exec'd a shell), waiting at its prompt. A program that still
-// is the hooked one runs a line editor of a command of the user's
-// (fish's read, bash's read -e).
+// a command, waits at its prompt as another program than the hooked one
+// (the human exec'd a shell). Still the hooked one, it runs a line editor
+// of a command of the user's (fish's read, bash's read -e).
 func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 	if !asleep || !platform.AtLineEditor(pid) {
 		return false
@@ -271,8 +258,7 @@ func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 }
 
 // innerShell is the innermost shell of ours that runs the foreground
-// program (a bash started inside fish, the shell of an editor), nil when
-// none does.
+// program (a bash started inside fish, an editor's shell), or nil.
 func (s *State) innerShell() *Shell {
 	for pid, steps := platform.Parent(s.Foreground.PID), 0; pid > 1 && steps < 64; pid, steps = platform.Parent(pid), steps+1 {
 		name, args := platform.Name(pid), platform.Args(pid)
@@ -298,9 +284,8 @@ func interactive(args []string) bool {
 }
 
 // unsupportedShell names the shell we cannot drive that runs as pid, if
-// any. A shell written in a scripting language (xonsh) runs as its
-// interpreter, python3, but the kernel names the process after the script
-// (comm), so both names are checked.
+// any. A shell in a scripting language (xonsh) runs as its interpreter,
+// python3, but comm names the script, so both names are checked.
 func unsupportedShell(pid int) (string, bool) {
 	for _, name := range []string{platform.Name(pid), platform.Comm(pid)} {
 		if markers.Unsupported(name) {
@@ -310,5 +295,4 @@ func unsupportedShell(pid int) (string, bool) {
 	return "", false
 }
 
-// screen captures the pane's screen (one tmux call).
 func (s *State) screen() (tmux.Screen, error) { return tmux.Capture(s.View.PaneID) }

@@ -5,16 +5,15 @@ import (
 	"strings"
 )
 
-// How the human leaves a program that holds the shared terminal, for the
-// hint of a busy pane: Ctrl-C does not stop a pager or an editor (less
-// ignores it), so the hint names the program's own key where it is well
-// known, and says only "quit it" where it is not.
+// The hint of a busy pane says how the human leaves the program: Ctrl-C
+// does not stop a pager or an editor (less ignores it), so it names the
+// program's own key where it is well known, else only "quit it".
 const (
 	keyCtrlC = "Ctrl-C"
 	keyQ     = "press q there"
 )
 
-// quitKeys maps a program (see programKey) to how the human leaves it.
+// quitKeys maps a program (programKey) to how the human leaves it.
 var quitKeys = map[string]string{
 	// Pagers, and programs that show their text in one.
 	"less": keyQ, "more": keyQ, "most": keyQ, "pg": keyQ, "man": keyQ,
@@ -36,13 +35,11 @@ var quitKeys = map[string]string{
 	"sleep": keyCtrlC, "tail": keyCtrlC, "ping": keyCtrlC, "watch": keyCtrlC, "yes": keyCtrlC,
 	"cat": keyCtrlC, "make": keyCtrlC, "find": keyCtrlC, "grep": keyCtrlC, "dd": keyCtrlC,
 	"curl": keyCtrlC, "wget": keyCtrlC, "rsync": keyCtrlC, "cp": keyCtrlC,
-	// A shell here runs a script: an interactive one would be the
-	// shell ptysend types into.
+	// A shell here runs a script: an interactive one is ptysend's.
 	"sh": keyCtrlC, "bash": keyCtrlC, "dash": keyCtrlC, "zsh": keyCtrlC, "fish": keyCtrlC, "ksh": keyCtrlC,
 }
 
-// busyHint says what to ask the user when program (run with args) holds
-// the shared terminal.
+// busyHint says what to ask the user when program holds the terminal.
 func busyHint(program string, args []string) string {
 	switch key := quitKey(program, args); key {
 	case "":

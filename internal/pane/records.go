@@ -5,9 +5,9 @@ import (
 	"os"
 )
 
-// The bridge's records that outlive a call (the far shell's, the agent's
-// REPL's) are small JSON files in the private runtime directory, written
-// whole through a rename, so that a reader never sees half of one.
+// The records that outlive a call (the far shell's, the agent's REPL's)
+// are JSON files in the runtime directory, written through a rename so
+// that a reader never sees half of one.
 
 func saveJSON(path string, v any) error {
 	data, err := json.Marshal(v)
@@ -21,9 +21,8 @@ func saveJSON(path string, v any) error {
 	return os.Rename(tmp, path)
 }
 
-// loadJSON reads the record at path into v; false when there is none, or
-// it is torn or foreign (then it is removed: it describes nothing
-// ptysend can use).
+// loadJSON reads the record at path into v; false when there is none or
+// it is torn (then it is removed: it describes nothing usable).
 func loadJSON(path string, v any) bool {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -6,40 +6,49 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// The states a look settles in, and its refusals with their hints. The
-// setters report settle: whether the refusal may clear in a moment.
+// The states a look settles in, and its refusals. The setters return
+// read's results: settle says that the refusal may clear in a moment.
 
-// free settles the state of a shell at an empty prompt: idle, unless
-// the human scrolls back.
-func (s *State) free() bool {
+// free settles the state of a shell at an empty prompt: idle, unless keys
+// wait in the input queue of pid's terminal or the human scrolls back.
+func (s *State) free(pid int) (settle bool, err error) {
+	if platform.TypedAhead(pid) {
+		return s.halfTyped()
+	}
+	return s.idle()
+}
+
+func (s *State) idle() (settle bool, err error) {
 	s.Kind = Idle
 	if s.CopyMode {
 		s.Kind, s.Refusal = CopyMode, CopyModeError
 	}
-	return false
+	return false, nil
 }
 
-func (s *State) halfTyped() {
+func (s *State) halfTyped() (settle bool, err error) {
 	s.Kind, s.Refusal, s.HalfTyped = HalfTyped, HalfTypedError, true
+	return true, nil
 }
 
-func (s *State) shellBusy() bool {
+func (s *State) shellBusy() (settle bool, err error) {
 	s.Kind = Busy
 	s.Refusal = &failure.Error{
 		Code: failure.ExitBusy,
 		Msg:  fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", s.Shell.Name),
 		Hint: "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry",
 	}
-	return true
+	return true, nil
 }
 
 // busy: a program holds the terminal. A short-lived one (a prompt
 // framework's helper) may be gone in a moment.
-func (s *State) busy(program string, args []string) bool {
+func (s *State) busy(program string, args []string) (settle bool, err error) {
 	s.Kind, s.Refusal = Busy, busyError(program, args)
-	return true
+	return true, nil
 }
 
 func busyError(program string, args []string) error {

@@ -38,10 +38,9 @@ type REPLRecord struct {
 	Carrier string `json:"carrier,omitempty"`
 }
 
-// LineView is a REPL's cursor line as a call left it, with the point of
+// LineView is a REPL's cursor line as a call left it, and the point of
 // the relay's stream it holds for: the next call trusts it only when its
-// own stream starts at that very point (not one byte was printed in
-// between), and asks tmux for the line otherwise.
+// stream starts at that very point, and asks tmux otherwise.
 type LineView struct {
 	Relay  string `json:"relay"`
 	Offset int64  `json:"offset"`
@@ -70,7 +69,7 @@ func ClearREPL(b bridge.Bridge, r *REPLRecord) {
 }
 
 // InForeground reports whether the REPL still leads the terminal's
-// foreground: it has not exited, been suspended or replaced.
+// foreground (not exited, suspended or replaced).
 func (r *REPLRecord) InForeground(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
 	if r.Far { // the carrier still leads: the REPL's END has not come
@@ -89,9 +88,9 @@ func (r *REPLRecord) ContinuationRE() *regexp.Regexp {
 	return regexp.MustCompile(r.Continuation)
 }
 
-// PromptLine is the cursor line of a REPL waiting at its prompt, and the
-// column of the cursor: the line an input is typed at, from where its
-// echo starts. Saved: it came from the last call's view, not from tmux.
+// PromptLine is the cursor line of a REPL waiting at its prompt and the
+// cursor's column, where an input's echo starts. Saved: it came from the
+// last call's view, not from tmux.
 type PromptLine struct {
 	Line  string
 	Col   int
@@ -216,10 +215,9 @@ func PromptIn(re *regexp.Regexp, line string) (int, int) {
 	return -1, -1
 }
 
-// ScriptsInUse reports, for a file name in the runtime directory dir,
-// whether it is the wrapper script of a REPL that a record (of any bridge
-// sharing the directory) says is running: not a leftover. The records are
-// read on the first question.
+// ScriptsInUse reports whether a file name in the runtime directory dir
+// is the wrapper script of a REPL that a record (of any bridge there) says
+// is running: not a leftover. The records are read on the first question.
 func ScriptsInUse(dir string) func(name string) bool {
 	var scripts map[string]bool
 	return func(name string) bool {

@@ -59,9 +59,8 @@ func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
 	return time.Now().Before(w.deadline) && ctx.Err() == nil
 }
 
-// Final is the error to report once Again said no. A refusal says that
-// it still stood after waiting, or, when the call did not wait, that it
-// could have.
+// Final is the error to report once Again said no: a refusal says that
+// it still stood after waiting, or that the call could have waited.
 func (w *FreeWaiter) Final(err error) error {
 	if err == nil {
 		return nil
