@@ -1,3 +1,9 @@
+// Package human is the agent's side of the conversation with the human at
+// the shared terminal, none of it typed into the pane: what they see there
+// (the screen, with the cursor), a message in their terminals (tmux's
+// message line and the bell), and asking their approval before a command
+// is typed (ptybridge --confirm). It runs tmux through internal/tmux only;
+// whether the pane is free is internal/pane's business.
 package human
 
 import (
@@ -15,40 +21,33 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// With ptybridge --confirm, nothing of the agent's is typed before the
-// human says yes. The question shows in a tmux popup over their terminal
-// (nothing is typed into the pane for it), run by a hidden mode of
-// ptysend itself (AskFlag), which shows it and reads one key: y runs it,
-// n or Escape refuses. tmux's display-popup returns when the popup
-// closes, however it closes (the answer, the terminal going away,
+// With ptybridge --confirm, the question shows in a tmux popup over the
+// human's terminal, run by a hidden mode of ptysend (AskFlag, with the
+// file holding the question) that reads one key. display-popup returns
+// however the popup closes (the answer, the terminal going away,
 // display-popup -C when ptysend gives up), so ptysend never waits for an
 // answer that cannot come.
-
-// AskFlag is the hidden flag of ptysend that runs in the popup, with the
-// file holding the question.
 const AskFlag = "--confirm-ask"
 
 // Question is what the human is asked to approve.
 type Question struct {
-	// Action says what would be done, completing "The agent wants to ...":
-	// "run this in the shared terminal".
+	// Action completes "The agent wants to ...": "run this in the shared
+	// terminal".
 	Action string
-	// Text is the command or expression, as it would be typed.
-	Text string
+	Text   string // the command or expression, as it would be typed
 }
 
-// answer file contents.
+// The answer file's contents.
 const (
 	yes = "yes"
 	no  = "no"
 )
 
-// Ask shows q to the human in the terminal they used last and waits for
-// their answer, up to limit (zero: no limit). It returns nil when they
-// said yes; an *Error with failure.ExitRefused when they said no or
-// closed the question, failure.ExitTimeout when nobody answered in time,
-// and failure.Stopped's status when ctx ended meanwhile. The popup runs this
-// program (b.Exe) with AskFlag.
+// Ask shows q to the human in the terminal they used last (a popup running
+// b.Exe with AskFlag) and waits for their answer, up to limit (zero: no
+// limit). It returns nil when they said yes; else an error with
+// failure.ExitRefused (no, or closed), failure.ExitTimeout (no answer in
+// time), or failure.Stopped's status (ctx ended).
 func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) error {
 	cs, err := clients(b)
 	if err != nil {
@@ -86,9 +85,7 @@ func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) 
 
 	var deadline <-chan time.Time
 	if limit > 0 {
-		timer := time.NewTimer(limit)
-		defer timer.Stop()
-		deadline = timer.C
+		deadline = time.After(limit)
 	}
 	select {
 	case err := <-closed:
@@ -116,8 +113,8 @@ func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) 
 	}
 }
 
-// closePopup closes the question on the human's terminal and waits a
-// moment for display-popup to return, then stops waiting for it.
+// closePopup closes the question and waits a moment for display-popup to
+// return.
 func closePopup(c client, closed <-chan error, cancel func()) {
 	tmux.Run("display-popup", "-C", "-c", c.name)
 	select {
@@ -129,19 +126,15 @@ func closePopup(c client, closed <-chan error, cancel func()) {
 
 func answerFile(question string) string { return question + ".answer" }
 
-// verdict reads the human's answer once the popup has closed.
 func verdict(file string, q Question) error {
 	got, _ := os.ReadFile(answerFile(file))
+	why := "the user closed the question without answering, so it was not run"
 	switch strings.TrimSpace(string(got)) {
 	case yes:
 		return nil
 	case no:
-		return refused(q, "the user refused to run it")
+		why = "the user refused to run it"
 	}
-	return refused(q, "the user closed the question without answering, so it was not run")
-}
-
-func refused(q Question, why string) error {
 	return &failure.Error{
 		Code: failure.ExitRefused,
 		Msg:  fmt.Sprintf("%s: %s; nothing was typed", why, oneLine(q.Text, 200)),
@@ -149,7 +142,8 @@ func refused(q Question, why string) error {
 	}
 }
 
-// oneLine shortens text to one line of at most n characters for a message.
+// oneLine is text's first line, at most n characters, quoted; " …" says
+// that there was more.
 func oneLine(text string, n int) string {
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	s := lines[0]

@@ -15,11 +15,10 @@ import (
 )
 
 // NoticeTime is how long a notice stays on the human's message line. A
-// key they press clears it sooner: tmux's -N, which would keep it, also
-// swallows their keys.
+// key clears it sooner: tmux's -N, which would keep it, swallows keys.
 const NoticeTime = 10 * time.Second
 
-// Speaker starts every notice, so that the human knows who speaks.
+// Speaker starts every notice: the human knows who speaks.
 const Speaker = "[agent] "
 
 // client is one terminal attached to the bridge session.
@@ -29,11 +28,10 @@ type client struct {
 	activity      int64 // the time of its last key, in seconds
 }
 
-const clientFormat = "#{client_name}\t#{client_tty}\t#{client_control_mode}\t#{client_width}\t#{client_height}\t#{client_activity}"
-
 // clients are the human's terminals attached to the bridge session.
 func clients(b bridge.Bridge) ([]client, error) {
-	out, err := tmux.Run("list-clients", "-t", tmux.SessionTarget(b.Name), "-F", clientFormat)
+	out, err := tmux.Run("list-clients", "-t", tmux.SessionTarget(b.Name), "-F",
+		"#{client_name}\t#{client_tty}\t#{client_control_mode}\t#{client_width}\t#{client_height}\t#{client_activity}")
 	if err != nil {
 		return nil, noBridgeOr(err)
 	}
@@ -68,10 +66,9 @@ var errNoTerminal = &failure.Error{
 	Hint: "ask the user to open the shared terminal: run ptybridge in a terminal window",
 }
 
-// Notify shows message to the human on the message line of every terminal
-// attached to the bridge, for NoticeTime, and rings their terminal's
-// bell. It types nothing into the pane. It returns how many terminals
-// show it.
+// Notify shows message on the message line of every terminal attached to
+// the bridge, for NoticeTime, and rings their bell. It returns how many
+// terminals show it.
 func Notify(b bridge.Bridge, message string) (int, error) {
 	cs, err := clients(b)
 	if err != nil {
@@ -97,12 +94,12 @@ func Notify(b bridge.Bridge, message string) (int, error) {
 	return len(cs), nil
 }
 
-// noticeText is message as one line for tmux's message line: prefixed
-// with Speaker, control characters made spaces, and escaped for tmux,
-// which expands formats ("#{...}") in a message and takes a final ";"
-// for a command separator.
+// noticeText is message as one line for tmux's message line: after
+// Speaker, control characters made spaces, and escaped for tmux, which
+// expands formats ("#{...}") and takes a final ";" for a separator.
 func noticeText(message string) string {
-	text := Speaker + strings.Join(strings.FieldsFunc(message, isBlankOrControl), " ")
+	blank := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
+	text := Speaker + strings.Join(strings.FieldsFunc(message, blank), " ")
 	text = strings.ReplaceAll(text, "#", "##")
 	if strings.HasSuffix(text, ";") {
 		text = strings.TrimSuffix(text, ";") + `\;`
@@ -110,10 +107,8 @@ func noticeText(message string) string {
 	return text
 }
 
-func isBlankOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
-
-// ringBell rings the bell of the human's terminal: a BEL written to the
-// terminal itself, which draws nothing and is no input to the pane.
+// ringBell writes a BEL to the human's terminal itself: it draws nothing
+// and is no input to the pane.
 func ringBell(tty string) {
 	if !strings.HasPrefix(tty, "/dev/") {
 		return

@@ -11,15 +11,14 @@ import (
 )
 
 // The popup's side of --confirm: ptysend run by tmux in the popup with
-// AskFlag. Its terminal is the popup's own; keys the human presses there
-// go to it and never to the pane.
+// AskFlag. Its terminal is the popup's own: keys pressed there never go
+// to the pane.
 
 const popupFooter = "y = run it      n or Esc = refuse"
 
-// Answer shows the question in file on the terminal tty (the popup's)
-// and writes the human's answer beside the file: yes for y, no for n,
-// Escape, Ctrl-C, Ctrl-D or q. Other keys are ignored. When the terminal
-// goes away first, it writes nothing.
+// Answer shows the question in file on the popup's terminal tty and
+// writes the human's answer beside the file; nothing when the terminal
+// goes away first.
 func Answer(file string, tty *os.File) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -36,8 +35,8 @@ func Answer(file string, tty *os.File) error {
 		return err
 	}
 	defer term.Restore(int(tty.Fd()), old)
-	// Raw mode: each line starts at the left edge only with its \r; the
-	// cursor is hidden, there is nothing to type.
+	// Raw mode: a line starts at the left edge only after its \r. The
+	// cursor is hidden: there is nothing to type.
 	fmt.Fprint(tty, "\x1b[?25l"+strings.Join(layout(q, w, h), "\r\n"))
 	a, err := readAnswer(tty)
 	if err != nil {
@@ -50,15 +49,12 @@ func Answer(file string, tty *os.File) error {
 	return os.Rename(tmp, answerFile(file))
 }
 
-// readAnswer reads keys until one answers.
 func readAnswer(r io.Reader) (string, error) {
 	buf := make([]byte, 64)
 	for {
 		n, err := r.Read(buf)
-		if n > 0 {
-			if a := keyAnswer(buf[:n]); a != "" {
-				return a, nil
-			}
+		if a := keyAnswer(buf[:n]); a != "" {
+			return a, nil
 		}
 		if err != nil {
 			return "", err
@@ -66,9 +62,10 @@ func readAnswer(r io.Reader) (string, error) {
 	}
 }
 
-// keyAnswer is the answer a key gives, "" for none. tmux hands a lone
-// Escape on after its escape-time, alone in its read; arrow and function
-// keys arrive as sequences that start with Escape, and are not answers.
+// keyAnswer is the answer a key gives: yes for y; no for n, q, Escape,
+// Ctrl-C or Ctrl-D; "" for others. tmux hands a lone Escape on after its
+// escape-time, alone in its read; arrow and function keys arrive as
+// sequences that start with Escape, and are not answers.
 func keyAnswer(key []byte) string {
 	if len(key) == 0 || (key[0] == 0x1b && len(key) > 1) {
 		return ""
@@ -83,8 +80,8 @@ func keyAnswer(key []byte) string {
 }
 
 // layout is the popup's text for a terminal of w x h: what the agent
-// wants, the text indented (wrapped, and cut with a note when it is too
-// long to show whole), and the keys.
+// wants, the text indented (wrapped, cut with a note when too long), and
+// the keys.
 func layout(q Question, w, h int) []string {
 	w = max(w, 20)
 	lines := wrap("The agent wants to "+q.Action+":", w)
@@ -107,17 +104,16 @@ func layout(q Question, w, h int) []string {
 // wrap cuts s into pieces of at most w characters.
 func wrap(s string, w int) []string {
 	var out []string
-	for utf8.RuneCountInString(s) > w {
-		r := []rune(s)
+	r := []rune(s)
+	for ; len(r) > w; r = r[w:] {
 		out = append(out, string(r[:w]))
-		s = string(r[w:])
 	}
-	return append(out, s)
+	return append(out, string(r))
 }
 
 // popupSize fits the popup to the question, within the client's terminal
-// of cw x ch: at least wide enough for the keys, at most the terminal.
-// The border takes two columns and two rows.
+// of cw x ch, at least wide enough for the keys. The border takes two
+// columns and two rows.
 func popupSize(q Question, cw, ch int) (w, h int) {
 	widest := utf8.RuneCountInString("The agent wants to " + q.Action + ":")
 	lines := strings.Split(strings.TrimRight(q.Text, "\n"), "\n")

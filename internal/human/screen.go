@@ -11,26 +11,23 @@ import (
 )
 
 // Screen is the shared pane as the human sees it: its visible rows as
-// text (the alternate screen of a full-screen program when it is on), the
-// cursor, and the size. Rows and columns are counted from 1, as a
-// terminal's own cursor addressing does.
+// text (a full-screen program's alternate screen when it is on), the
+// cursor and the size, counted from 1 as a terminal's cursor addressing.
 type Screen struct {
 	Rows      []string `json:"rows"`
 	CursorRow int      `json:"cursor_row"`
 	CursorCol int      `json:"cursor_col"`
 	Width     int      `json:"width"`
 	Height    int      `json:"height"`
-	// AlternateScreen: a full-screen program (an editor, a pager, a TUI)
-	// drew what the rows show.
+	// AlternateScreen: a full-screen program (editor, pager, TUI) drew it.
 	AlternateScreen bool `json:"alternate_screen"`
-	// CopyMode: the human is scrolling back (tmux copy mode); the rows
-	// are the screen below their scrolled view.
+	// CopyMode: the human is scrolling back; the rows are the screen
+	// below their scrolled view.
 	CopyMode bool `json:"copy_mode"`
 }
 
 // ReadScreen reads the shared pane's screen with one tmux call (two when
-// the human has made another pane of the session the active one). It
-// never types and works whatever the pane is doing.
+// another pane of the session is the active one), whatever it is doing.
 func ReadScreen(b bridge.Bridge) (Screen, error) {
 	c, err := tmux.Capture(tmux.SessionTarget(b.Name))
 	if err == nil && c.Session != b.Name {
@@ -54,16 +51,15 @@ func ReadPane(pane string) (Screen, error) {
 	return screenOf(c), nil
 }
 
-// screenOf is a capture as the human sees it, counted from 1. The cursor
-// is reported at the column the terminal shows it in: past the last
-// column (after a write there), it stays at the last.
+// screenOf is a capture as the human sees it. A cursor past the last
+// column (after a write there) shows at the last.
 func screenOf(c tmux.Screen) Screen {
 	return Screen{Rows: c.Rows, CursorRow: c.CursorY + 1, CursorCol: min(c.CursorX+1, max(c.Width, 1)), Width: c.Width, Height: c.Height,
 		AlternateScreen: c.Alternate, CopyMode: c.InMode}
 }
 
-// Text is the screen for reading: its rows, one a line, without the
-// blank rows below both the last text and the cursor.
+// Text is the screen's rows, one a line, without the blank rows below
+// both the last text and the cursor.
 func (s Screen) Text() string {
 	last := s.CursorRow
 	for i, r := range s.Rows {
@@ -90,8 +86,8 @@ func (s Screen) CursorLine() string {
 	return line
 }
 
-// noBridgeOr turns tmux saying that the session or its server does not
-// exist into the no-bridge message.
+// noBridgeOr makes tmux's "no such session or server" the no-bridge
+// message.
 func noBridgeOr(err error) error {
 	if tmux.IsMissingSession(err) || errors.Is(err, tmux.ErrNoTmux) {
 		return &failure.Error{Verbatim: bridge.NoBridgeMessage}
