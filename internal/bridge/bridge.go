@@ -1,9 +1,8 @@
 // Package bridge owns the bridge session: creating it in tmux with its
-// shared pane and relay (ptybridge), attaching the human's terminal,
-// repairing or replacing a relay that died or is of another version,
-// starting a new shell in the pane, the copy-mode records, the paths of
-// its private files, and reaching the relay: a turn at the pane (the
-// queue of ptysend calls, turn.go) or a query. It does not look at what
+// shared pane and relay, attaching the human's terminal, repairing or
+// replacing a relay that died or is of another version, a new shell in the
+// pane, the copy-mode records, its private files, and reaching the relay
+// for a turn at the pane (turn.go) or a query. It does not look at what
 // the pane runs (internal/pane) nor run commands in it.
 package bridge
 
@@ -25,8 +24,8 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// HistoryLimit is the scrollback of the shared pane, for the human: the
-// agent's output never depends on it (it comes through the relay).
+// HistoryLimit is the shared pane's scrollback, for the human: the agent's
+// output comes through the relay.
 const HistoryLimit = 100000
 
 // Bridge is one named shared session on the user's default tmux server.
@@ -52,12 +51,11 @@ func ValidateName(name string) error {
 func (b Bridge) target() string     { return tmux.SessionTarget(b.Name) }
 func (b Bridge) SocketPath() string { return rundir.SocketPath(b.RuntimeDir, b.Name) }
 
-// relayCommand is what pipe-pane runs for the shared pane.
 func (b Bridge) relayCommand() string { return b.RelayCommand(b.SocketPath(), nil) }
 
-// RelayCommand is what pipe-pane runs, with -O (the pane's output to its
-// stdin) and -I (its stdout to the pane's input, for typing): the relay
-// on socket, for the shared pane or a job window's (job).
+// RelayCommand is what pipe-pane -I -O runs (the pane's output to its
+// stdin, its stdout to the pane's input): the relay on socket, for the
+// shared pane or a job window's (job).
 func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
 	// tmux expands formats in the command, so a literal '#' is doubled.
 	q := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
@@ -69,17 +67,15 @@ func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
 	return cmd
 }
 
-// Open creates the session when it does not exist yet, with its first pane
-// sized width x height, running shell in dir (or command instead, when
-// given: ptybridge -- ssh web1), and makes sure its relay runs. It does
-// not attach.
+// Open creates the session unless it exists, its first pane sized width
+// x height running shell in dir (or command: ptybridge -- ssh web1), and
+// makes sure its relay runs. It does not attach.
 func (b Bridge) Open(width, height int, shell, dir string, command ...string) error {
 	t := b.target()
-	// The history-limit of a pane is fixed when the pane is made, so the
-	// session starts on a placeholder and its first real pane is made after
-	// the option is set, on the session only (the human's other sessions
-	// keep theirs). default-shell makes that pane run the shell itself, not
-	// through sh -c, so the pane's process is the human's shell.
+	// A pane's history-limit is fixed when it is made, so the session
+	// starts on a placeholder and its real pane comes after the option is
+	// set, on the session only. default-shell makes that pane run the
+	// shell itself, not through sh -c: the pane's process is the shell.
 	args := []string{"new-session", "-d", "-s", b.Name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", dir, "cat",
 		";", "set-option", "-t", t, "history-limit", fmt.Sprint(HistoryLimit),
 		";", "set-option", "-t", t, "default-shell", shell,
@@ -105,27 +101,25 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
-// attachArgs is the tmux command line that attaches the human's terminal.
-// destroy-unattached is set only once a client is attached: set on a
-// session without clients, it destroys the session at once.
+// attachArgs attaches the human's terminal. destroy-unattached is set
+// once a client is attached: on a session without any, it destroys it.
 func (b Bridge) attachArgs() []string {
 	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-t", b.target(), "destroy-unattached", "on"}
 }
 
-// Attach replaces this process with a tmux client attached to the bridge,
-// so the human's terminal talks to tmux directly, as in a plain tmux.
+// Attach replaces this process with a tmux client attached to the bridge.
 func (b Bridge) Attach() error {
 	return tmux.Exec(b.attachArgs()...)
 }
 
 var errNoSession = errors.New("no bridge session")
 
-// startRelay returns the socket of a live relay of the bridge's shared
-// pane, starting one when none answers; replacing, it starts one of our
-// version in place of a live one of another (left by an older ptybridge),
-// which exits when its pipe closes. Unless replacing, a live relay of a
-// bridge opened with another runtime directory (another environment) is
-// used as it is. Fails with errNoSession when the session is gone.
+// startRelay returns the socket of a live relay of the shared pane,
+// starting one when none answers; replacing, one of our version in place
+// of another's (an older ptybridge's), which exits when its pipe closes.
+// Unless replacing, a live relay of a bridge opened with another runtime
+// directory is used as it is. Fails with errNoSession when the session is
+// gone.
 func (b Bridge) startRelay(replacing bool) (string, error) {
 	mine := b.SocketPath()
 	if replacing {
@@ -175,9 +169,9 @@ func (b Bridge) startRelay(replacing bool) (string, error) {
 	return mine, relay.WaitFor(mine, 5*time.Second)
 }
 
-// RespawnShell starts a new shell in the shared pane after the agent's
-// command ended the old one (remain-on-exit kept the pane), in dir, with a
-// new relay: the old one watched the dead shell.
+// RespawnShell starts a new shell in dir in the shared pane, kept by
+// remain-on-exit after the agent's command ended the old one, with a new
+// relay.
 func (b Bridge) RespawnShell(pane, dir string) error {
 	os.Remove(b.ModeFile(pane))
 	os.Remove(b.SocketPath())
@@ -194,22 +188,20 @@ func (b Bridge) RespawnShell(pane, dir string) error {
 	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
-// File is the path of one of the bridge's private files, named after its
-// relay socket with another extension (".mode", ".repl.json").
+// File is the path of one of the bridge's private files: its relay
+// socket's with another extension (".mode", ".repl.json").
 func (b Bridge) File(ext string) string {
 	return strings.TrimSuffix(b.SocketPath(), ".sock") + ext
 }
 
-// ModeFile is where tmux records whether a pane of the session is in a
-// mode (copy mode: the human is scrolling), so that ptysend knows it
-// without running tmux on the path of every call: one file per pane
-// (<session>.mode.%3), the shared pane's and each job window's.
+// ModeFile is where tmux records whether a pane (the shared one, a job
+// window's) is in copy mode, so that a call knows it without running
+// tmux: <session>.mode.%3.
 func (b Bridge) ModeFile(pane string) string { return b.File(".mode." + pane) }
 
-// watchMode sets the pane-mode-changed hook that keeps the mode files
-// current. A path the nested quoting cannot carry records nothing: copy
-// mode then goes unnoticed, and keys still never become copy-mode
-// commands.
+// watchMode sets the hook that keeps the mode files current. A path the
+// nested quoting cannot carry records nothing: copy mode then goes
+// unnoticed, and keys still never become copy-mode commands.
 func (b Bridge) watchMode() error {
 	path := b.File(".mode.")
 	if strings.ContainsAny(path, "'\"$`\\#") {
@@ -226,7 +218,6 @@ func (b Bridge) InCopyMode(pane string) bool {
 	return err == nil && strings.TrimSpace(string(mode)) == "1"
 }
 
-// DefaultName is the per-user bridge session.
 func DefaultName() string { return "ptybridge-" + rundir.UserName() }
 
 // LoginShell is $SHELL, else the user's shell from the user database,

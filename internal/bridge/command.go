@@ -14,18 +14,15 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// A bridge opened with a command (ptybridge --session web1 -- ssh web1)
-// runs it in the shared pane instead of the user's shell. When it ends,
-// the pane is closed as when the human's shell ends, which ends the
-// session; its exit status is recorded in the runtime directory
-// (<session>.exit), where each of the human's ptybridge terminals reads
-// it to say how the command ended.
+// A bridge opened with a command (ptybridge -- ssh web1) runs it in the
+// shared pane instead of the user's shell. When it ends, the pane closes,
+// which ends the session; its exit status is recorded in <session>.exit,
+// where each of the human's ptybridge terminals reads how it ended.
 
-// commandArgs is the shell command of new-window for command: a sh with
-// job control (-m), which runs the command as the terminal's foreground
-// process group, as a shell would (ptysend sees ssh, not sh, in the
-// foreground), and records its exit status in exitFile; none for the
-// default shell.
+// commandArgs is new-window's shell command for command: a sh with job
+// control (-m) runs it as the terminal's foreground process group (ptysend
+// sees ssh, not sh, in the foreground) and records its exit status in
+// exitFile; none for the default shell.
 func commandArgs(command []string, exitFile string) []string {
 	if len(command) == 0 {
 		return nil
@@ -40,23 +37,20 @@ func commandArgs(command []string, exitFile string) []string {
 // commandRunner is the script of that sh: $0 is the exit file.
 const commandRunner = `"$@"; s=$?; printf '%s\n' "$s" >"$0"; exit "$s"`
 
-// IsCommandRunner reports whether argv is the sh that runs a bridge's
-// command (commandArgs).
+// IsCommandRunner reports whether argv is commandArgs' sh.
 func IsCommandRunner(argv []string) bool {
 	return len(argv) >= 4 && argv[0] == "sh" && argv[1] == "-mc" && argv[2] == commandRunner
 }
 
-// Exists reports whether the bridge session runs.
 func (b Bridge) Exists() bool {
 	out, err := tmux.Run("display-message", "-p", "-t", b.target(), "#{session_name}")
 	return err == nil && strings.TrimSpace(out) == b.Name
 }
 
-// ExitFile is where the command's exit status is recorded.
 func (b Bridge) ExitFile() string { return b.File(".exit") }
 
-// ClosePane closes the pane (and with it the session, when it was its
-// last) once its process has ended.
+// ClosePane closes the pane (and the session, when it was its last) once
+// its process has ended.
 func (b Bridge) ClosePane(pane string, panePID int) {
 	watch, stopWatching := context.WithCancel(context.Background())
 	defer stopWatching()
@@ -84,9 +78,9 @@ func (b Bridge) CommandEnded(command []string, sinceNano int64) string {
 		strings.Join(command, " "), strings.TrimSpace(string(status)), b.Name)
 }
 
-// AttachAndWait attaches the human's terminal as a child process and
-// returns when it detaches or the session ends, so that the caller can
-// say how the bridge's command ended.
+// AttachAndWait attaches the human's terminal as a child process until it
+// detaches or the session ends, so that the caller can say how the
+// bridge's command ended.
 func (b Bridge) AttachAndWait() error {
 	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)
 	defer signal.Reset(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)

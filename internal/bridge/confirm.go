@@ -9,21 +9,17 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// ptybridge --confirm has the human approve each command of the agent's
-// before it is typed. The setting is the bridge session's option
-// confirmOption, set by ptybridge and never by ptysend, so the agent
-// cannot turn it off through ptysend; it lasts as long as the session.
-// A file beside the session's relay socket mirrors it, so that a call
+// ptybridge --confirm has the human approve each command of the agent's.
+// The setting is the session's option confirmOption, set by ptybridge and
+// never by ptysend, so the agent cannot turn it off; it lasts as long as
+// the session. A file beside the relay socket mirrors it, so that a call
 // learns it with a stat instead of a tmux process (~4 ms of a ~5 ms
-// call). Whoever starts a relay for the session copies the setting
-// beside the new socket (startRelay); a new session starts without it.
+// call); whoever starts a relay copies it beside the new socket.
 const confirmOption = "@ptybridge_confirm"
 
-// confirmFile is the mirror of the setting beside the relay socket.
 func confirmFile(socket string) string { return strings.TrimSuffix(socket, ".sock") + ".confirm" }
 
-// RequireConfirm turns --confirm on for the session, for as long as it
-// lives.
+// RequireConfirm turns --confirm on for as long as the session lives.
 func (b Bridge) RequireConfirm() error {
 	out, err := tmux.Run("set-option", "-t", b.target(), confirmOption, "on",
 		";", "display-message", "-p", "-t", b.target(), "#{@ptybridge_relay}")
@@ -42,9 +38,8 @@ func mirrorConfirm(socket string) error {
 }
 
 // ConfirmRequired reports whether the human approves each command of the
-// session whose relay listens on socket. When the mirror cannot be read
-// for another reason than its absence, it says yes: asking too often is
-// better than typing unapproved.
+// session whose relay listens on socket: yes unless the mirror is absent,
+// since asking too often is better than typing unapproved.
 func ConfirmRequired(socket string) bool {
 	_, err := os.Stat(confirmFile(socket))
 	return !errors.Is(err, fs.ErrNotExist)

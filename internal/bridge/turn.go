@@ -31,10 +31,9 @@ const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
 
 // Turn reaches the bridge's relay (repairing a dead one, replacing one of
 // another version) and waits for this call's turn at the pane, within
-// maxTime from start. call is the call as the agent typed it ("make
-// test", "--repl-eval 1 + 1"): the calls queued behind it are told. A
-// call that has to wait says so on stderr, naming what holds the pane.
-// ctx ends the wait: nothing was typed.
+// maxTime from start, saying on stderr what holds the pane meanwhile. call
+// is the call as the agent typed it ("make test"), for the calls queued
+// behind it. ctx ends the wait: nothing was typed.
 func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, start time.Time, stderr io.Writer) (*relay.Turn, error) {
 	if err := rundir.Ensure(b.RuntimeDir); err != nil {
 		return nil, failure.From(err)
@@ -74,14 +73,13 @@ func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, st
 	}
 }
 
-// ErrCancelled is a call cancelled before it typed anything.
+// ErrCancelled: the call was cancelled before it typed anything.
 var ErrCancelled = &failure.Error{
 	Msg:  "the call was cancelled before its turn at the shared terminal; nothing was typed",
 	Hint: "run it again if you still need it",
 }
 
-// repairRelay starts a relay for the bridge when none answers, or one of
-// our version in place of another's (replacing), and returns its socket.
+// repairRelay is startRelay with its failures explained.
 func (b Bridge) repairRelay(replacing bool) (string, error) {
 	path, err := b.startRelay(replacing)
 	switch {
@@ -96,9 +94,9 @@ func (b Bridge) repairRelay(replacing bool) (string, error) {
 }
 
 // Status asks the bridge's relay where the pane stands, without a turn:
-// it answers while a call holds the pane, with no tmux process on its
-// way. Only a relay that does not answer (none runs, it died, another
-// version's) is repaired or replaced, as for a call.
+// it answers while a call holds the pane, with no tmux process. Only a
+// relay that does not answer (none, dead, another version's) is repaired
+// or replaced, as for a call.
 func (b Bridge) Status() (*relay.Status, error) {
 	if err := rundir.Ensure(b.RuntimeDir); err != nil {
 		return nil, failure.From(err)
@@ -114,8 +112,8 @@ func (b Bridge) Status() (*relay.Status, error) {
 	return s, queryFailure(err)
 }
 
-// Query is a query of the relay (relay.QueryHistory, QueryOutput) that
-// repairs a relay that does not answer, as Status does.
+// Query asks the relay (relay.QueryHistory, QueryOutput), repairing it
+// as Status does.
 func Query[T any](b Bridge, ask func(path string) (T, error)) (T, error) {
 	if _, err := b.Status(); err != nil { // reaches, or repairs, the relay
 		var none T
@@ -156,10 +154,9 @@ func (b Bridge) Closed(running bool) error {
 	}
 }
 
-// Missing explains a bridge session that does not exist. With no bridge
-// at all, that is the message for the agent (NoBridgeMessage); when other
-// bridges run (the agent asked for another name, by --session or
-// PTYBRIDGE_SESSION), it names the one looked for and the ones there are.
+// Missing explains a bridge session that does not exist: NoBridgeMessage
+// when none runs; else (the agent asked for another name, by --session or
+// PTYBRIDGE_SESSION) the one looked for and the ones there are.
 func (b Bridge) Missing() error {
 	running := List()
 	if len(running) == 0 {
@@ -180,8 +177,7 @@ func (b Bridge) Missing() error {
 	}
 }
 
-// Session is one bridge session on the user's default tmux server, as
-// tmux lists it.
+// Session is one bridge session on the user's default tmux server.
 type Session struct {
 	Name     string
 	Pane     string // the shared pane
@@ -189,16 +185,15 @@ type Session struct {
 	Command  string // what ptybridge was opened with (-- COMMAND)
 }
 
-// List lists the bridge sessions: those that Open marked with
-// @ptybridge_pane. One tmux call.
+// List lists the sessions that Open marked with @ptybridge_pane, with
+// one tmux call.
 func List() []Session {
 	out, err := tmux.Run("list-sessions", "-F", "#{@ptybridge_pane}\t#{session_name}\t#{session_attached}\t#{@ptybridge_command}")
 	if err != nil {
 		return nil
 	}
 	var list []Session
-	// Fields are split, not trimmed: a plain bridge's command, the last
-	// field, is empty.
+	// Not trimmed: a plain bridge's command, the last field, is empty.
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		f := strings.Split(line, "\t")
 		if len(f) != 4 || f[0] == "" {
@@ -211,7 +206,7 @@ func List() []Session {
 	return list
 }
 
-// shellWord is s as one shell word, quoted only when it needs to be.
+// shellWord is s as one shell word, quoted only when needed.
 func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=@%,/") == "" {
 		return s
@@ -219,9 +214,9 @@ func shellWord(s string) string {
 	return markers.QuotePOSIX(s)
 }
 
-// waitNotices says on stderr that a call waits behind another, and what
-// holds the shared terminal since when, as the relay tells it: once, and
-// again when the holder changes while we still wait.
+// waitNotices says on stderr that a call waits, and what holds the
+// terminal since when, as the relay tells: once, and again when the
+// holder changes.
 type waitNotices struct {
 	last relay.Queued
 	told bool
@@ -240,7 +235,6 @@ func (w *waitNotices) tell(stderr io.Writer, q relay.Queued) {
 		w.holder(), q.Since.Format("15:04:05"), time.Since(q.Since).Round(time.Second), after)
 }
 
-// holder names the call that holds the terminal, as far as we were told.
 func (w *waitNotices) holder() string {
 	if w.last.Call == "" {
 		return "another ptysend call"
@@ -248,9 +242,8 @@ func (w *waitNotices) holder() string {
 	return fmt.Sprintf("another ptysend call, %q,", w.last.Call)
 }
 
-// shortCall is a call as the agent typed it, shortened for the notices
-// of the calls queued behind it: its first line, at most 80 characters,
-// control characters shown as '?'.
+// shortCall is a call shortened for the notices of the calls queued
+// behind it: its first line, at most 80 characters, controls as '?'.
 func shortCall(call string) string {
 	const max = 80
 	line, _, multi := strings.Cut(strings.TrimSpace(call), "\n")
