@@ -52,14 +52,10 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 		if rec.User != "" {
 			kind += " as " + rec.User + "@" + rec.Host
 		}
-		s.Kind = Busy
-		s.Refusal = &failure.Error{
-			Code: failure.ExitBusy,
-			Msg: fmt.Sprintf("the shared terminal is busy: the shell at the far end (%s, through %s) is running a command, so nothing was typed",
-				kind, rec.CarrierName),
-			Hint: "ask the user to let it finish or press Ctrl-C in the ptybridge terminal, then retry " +
-				"(a program of theirs showing a shell-like prompt reads as busy too)",
-		}
+		s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the shared terminal is busy: the shell at the far end (%s, through %s) is running a command, so nothing was typed",
+			kind, rec.CarrierName),
+			"ask the user to let it finish or press Ctrl-C in the ptybridge terminal, then retry "+
+				"(a program of theirs showing a shell-like prompt reads as busy too)")
 		return true, nil
 	}
 	if want == Nothing {
@@ -135,11 +131,8 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 		return CopyModeError
 	}
 	if s.Alternate {
-		return &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the shared terminal shows a full-screen program (through %s), so nothing was typed", carrier),
-			Hint: "ask the user to quit it in the ptybridge terminal, then retry",
-		}
+		return refusal(fmt.Sprintf("the shared terminal shows a full-screen program (through %s), so nothing was typed", carrier),
+			"ask the user to quit it in the ptybridge terminal, then retry")
 	}
 	// One cell per rune: wide characters are rare in prompts, and a wrong
 	// count only makes the check stricter.
@@ -148,20 +141,14 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 	col := min(s.CursorX, len(cells))
 	before, after := string(cells[:col]), strings.TrimSpace(string(cells[col:]))
 	if secretPrompt().MatchString(before) {
-		return &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the shared terminal asks for something (%q), so nothing was typed", strings.TrimSpace(before)),
-			Hint: "ask the user to answer it in the ptybridge terminal (a password is theirs to type), then retry",
-		}
+		return refusal(fmt.Sprintf("the shared terminal asks for something (%q), so nothing was typed", strings.TrimSpace(before)),
+			"ask the user to answer it in the ptybridge terminal (a password is theirs to type), then retry")
 	}
 	trimmed := strings.TrimRight(before, " ")
 	if trimmed == "" || after != "" || !promptEnd().MatchString(trimmed) || notShellPrompt().MatchString(trimmed) {
-		return &failure.Error{
-			Code: failure.ExitBusy,
-			Msg: fmt.Sprintf("the terminal runs %s, and its cursor line %q does not look like a shell prompt "+
-				"(the far shell is busy, or the user has typed part of a line), so nothing was typed", carrier, strings.TrimSpace(line)),
-			Hint: "ask the user to let it finish or clear their line (Ctrl-U) in the ptybridge terminal, then retry",
-		}
+		return refusal(fmt.Sprintf("the terminal runs %s, and its cursor line %q does not look like a shell prompt "+
+			"(the far shell is busy, or the user has typed part of a line), so nothing was typed", carrier, strings.TrimSpace(line)),
+			"ask the user to let it finish or clear their line (Ctrl-U) in the ptybridge terminal, then retry")
 	}
 	return nil
 }
@@ -215,4 +202,48 @@ func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 		return nil
 	}
 	return &r
+}
+
+// WaitsForHuman reports whether the foreground program of the pane sleeps
+// until the terminal has input (a password prompt, a [y/N] question, a
+// full-screen program waiting for a key): it is waiting for the human,
+// not hung, so the no-output timeout must not kill it.
+func WaitsForHuman(panePID int) bool {
+	fg, err := platform.ForegroundPID(panePID)
+	return err == nil && fg > 0 && waitsForInput(fg, platform.TTYOf(panePID), false)
+}
+
+// waitsForInput reports whether pid sleeps until the terminal tty has
+// input; with lineEditor, in a line editor's mode too.
+func waitsForInput(pid int, tty string, lineEditor bool) bool {
+	f := platform.OpenTTY(tty)
+	if f == nil {
+		return false
+	}
+	defer f.Close()
+	return platform.WaitsForInput(pid, f) && (!lineEditor || platform.EditsLines(f))
+}
+
+// Asks is the text of the pane's cursor line: the question the human is
+// to answer.
+func Asks(paneID string) string {
+	s, err := tmux.Capture(paneID)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(s.CursorLine())
+}
+
+// farAsks: a cursor line that asks the human something.
+var farAsks = lazyRegexp(`[:?]\s*$`)
+
+// FarAsks is what a far command asks the human, from the cursor line (the
+// kernel does not see the far program): a password, a yes/no question, a
+// line ending in ':' or '?'; "" when it asks nothing.
+func FarAsks(paneID string) string {
+	line := Asks(paneID)
+	if line == "" || !(secretPrompt().MatchString(line) || farAsks().MatchString(line)) {
+		return ""
+	}
+	return line
 }

@@ -35,12 +35,8 @@ func (s *State) halfTyped() (settle bool, err error) {
 }
 
 func (s *State) shellBusy() (settle bool, err error) {
-	s.Kind = Busy
-	s.Refusal = &failure.Error{
-		Code: failure.ExitBusy,
-		Msg:  fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", s.Shell.Name),
-		Hint: "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry",
-	}
+	s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", s.Shell.Name),
+		"ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry")
 	return true, nil
 }
 
@@ -52,11 +48,8 @@ func (s *State) busy(program string, args []string) (settle bool, err error) {
 }
 
 func busyError(program string, args []string) error {
-	return &failure.Error{
-		Code: failure.ExitBusy,
-		Msg:  fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
-		Hint: busyHint(program, args),
-	}
+	return refusal(fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
+		busyHint(program, args))
 }
 
 // shortCommand names a carrier running a command: "ssh web1 make".
@@ -68,20 +61,20 @@ func shortCommand(args []string) string {
 	return s
 }
 
-// HalfTypedError: the human's line must never be spliced into.
-var HalfTypedError = &failure.Error{
-	Code: failure.ExitBusy,
-	Msg: "the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); " +
-		"nothing was typed, so their input stays intact",
-	Hint: "ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry",
+// refusal is a refusal that clears by itself (exit 75): what happened,
+// and the hint.
+func refusal(msg, hint string) error {
+	return &failure.Error{Code: failure.ExitBusy, Msg: msg, Hint: hint}
 }
 
+// HalfTypedError: the human's line must never be spliced into.
+var HalfTypedError = refusal("the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); "+
+	"nothing was typed, so their input stays intact",
+	"ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry")
+
 // CopyModeError: keys sent now would drift the human's scrolled view.
-var CopyModeError = &failure.Error{
-	Code: failure.ExitBusy,
-	Msg:  "the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
-	Hint: "ask the user to leave copy mode (press q in the ptybridge terminal), then retry",
-}
+var CopyModeError = refusal("the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
+	"ask the user to leave copy mode (press q in the ptybridge terminal), then retry")
 
 // replInTheWay refuses a shell command, or a second REPL, while the
 // agent's REPL runs: it does not clear by itself (exit 125).
@@ -99,4 +92,84 @@ func unsupportedShellError(shell string) error {
 		Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal (e.g. type bash there), or to leave %s, then retry",
 			markers.Supported, shell),
 	}
+}
+
+// The hint of a busy pane says how the human leaves the program: Ctrl-C
+// does not stop a pager or an editor (less ignores it), so it names the
+// program's own key where it is well known, else only "quit it".
+const (
+	keyCtrlC = "Ctrl-C"
+	keyQ     = "press q there"
+)
+
+// quitKeys maps a program (programKey) to how the human leaves it.
+var quitKeys = map[string]string{
+	// Pagers, and programs that show their text in one.
+	"less": keyQ, "more": keyQ, "most": keyQ, "pg": keyQ, "man": keyQ,
+	"git": "press q there if it shows a pager, else Ctrl-C",
+	// Editors.
+	"vim": ":q", "vi": ":q", "nvim": ":q", "view": ":q", "vimdiff": ":q", "ex": ":q",
+	"nano": "press Ctrl-X there", "pico": "press Ctrl-X there",
+	"emacs": "press Ctrl-X Ctrl-C there",
+	// Full-screen monitors.
+	"top": keyQ, "htop": keyQ, "btop": keyQ, "atop": keyQ, "iotop": keyQ, "nmon": keyQ,
+	// Interpreters and clients that read commands from the terminal:
+	// end of input leaves them (see repls).
+	"python": "repl", "node": "repl", "irb": "repl", "ghci": "repl", "lua": "repl",
+	"psql": "press Ctrl-D (or type \\q) there", "mysql": "press Ctrl-D (or type exit) there",
+	"sqlite": "press Ctrl-D (or type .quit) there",
+	// A remote or nested login session.
+	"ssh": "type exit (or press Ctrl-D) there", "su": "type exit (or press Ctrl-D) there",
+	// Commands that run until they are stopped, or just take long.
+	"sleep": keyCtrlC, "tail": keyCtrlC, "ping": keyCtrlC, "watch": keyCtrlC, "yes": keyCtrlC,
+	"cat": keyCtrlC, "make": keyCtrlC, "find": keyCtrlC, "grep": keyCtrlC, "dd": keyCtrlC,
+	"curl": keyCtrlC, "wget": keyCtrlC, "rsync": keyCtrlC, "cp": keyCtrlC,
+	// A shell here runs a script: an interactive one is ptysend's.
+	"sh": keyCtrlC, "bash": keyCtrlC, "dash": keyCtrlC, "zsh": keyCtrlC, "fish": keyCtrlC, "ksh": keyCtrlC,
+}
+
+// busyHint says what to ask the user when program holds the terminal.
+func busyHint(program string, args []string) string {
+	switch key := quitKey(program, args); key {
+	case "":
+		return fmt.Sprintf("ask the user to let %s finish, or to quit it, in the ptybridge terminal, then retry", program)
+	case keyCtrlC:
+		return fmt.Sprintf("ask the user to let %s finish, or to stop it with Ctrl-C in the ptybridge terminal, then retry", program)
+	case ":q":
+		return fmt.Sprintf("ask the user to quit %s in the ptybridge terminal (type :q and Enter there; :wq saves first), then retry", program)
+	default:
+		return fmt.Sprintf("ask the user to quit %s in the ptybridge terminal (%s), then retry", program, key)
+	}
+}
+
+// quitKey is how to leave program, "" when it is not known.
+func quitKey(program string, args []string) string {
+	key := quitKeys[programKey(program)]
+	if key != "repl" {
+		return key
+	}
+	// python3 and its like run a script as often as a REPL.
+	for _, a := range args[min(1, len(args)):] {
+		if a == "-i" {
+			break
+		}
+		if a == "-" || !strings.HasPrefix(a, "-") || a == "-c" || a == "-m" || a == "-e" {
+			return keyCtrlC
+		}
+	}
+	return "press Ctrl-D there"
+}
+
+// isInterpreter reports whether program, run with args, is an interpreter
+// reading commands from the terminal (python3 without a script, node,
+// irb...): a REPL of the user's.
+func isInterpreter(program string, args []string) bool {
+	return quitKeys[programKey(program)] == "repl" && quitKey(program, args) != keyCtrlC
+}
+
+// programKey is a program's name without its variant and version
+// suffixes: vim.basic is vim, python3.11 python, sqlite3 sqlite.
+func programKey(program string) string {
+	name, _, _ := strings.Cut(program, ".")
+	return strings.TrimRight(name, "0123456789")
 }

@@ -1,6 +1,7 @@
 package pane
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -142,19 +143,13 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	case !waits && want == CloseREPL:
 		return false, nil // closing a busy REPL interrupts it first
 	case !waits:
-		s.Refusal = &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the REPL %s is busy (not waiting at its prompt), so nothing was typed; the cursor line is %q", r.Program, strings.TrimRight(line, " ")),
-			Hint: "wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close",
-		}
+		s.Refusal = refusal(fmt.Sprintf("the REPL %s is busy (not waiting at its prompt), so nothing was typed; the cursor line is %q", r.Program, strings.TrimRight(line, " ")),
+			"wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close")
 		return true, nil
 	case strings.TrimSpace(line[end:]) != "":
 		s.HalfTyped = true
-		s.Refusal = &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.Program, strings.TrimRight(line, " ")),
-			Hint: "ask the user to finish or clear their line in the ptybridge terminal, then retry",
-		}
+		s.Refusal = refusal(fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.Program, strings.TrimRight(line, " ")),
+			"ask the user to finish or clear their line in the ptybridge terminal, then retry")
 		return true, nil
 	}
 	s.Prompt = &PromptLine{Line: line, Col: col, Saved: saved}
@@ -169,12 +164,8 @@ func (s *State) noREPL(b bridge.Bridge) error {
 	case r == nil:
 		return ErrNoREPL
 	case !r.Far && platform.Stopped(r.PID):
-		s.Kind = Busy
-		s.Refusal = &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", r.Program, r.PID),
-			Hint: "ask the user to resume it with fg in the ptybridge terminal, then retry",
-		}
+		s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", r.Program, r.PID),
+			"ask the user to resume it with fg in the ptybridge terminal, then retry")
 		return nil
 	}
 	ClearREPL(b, r)
@@ -233,4 +224,34 @@ func ScriptsInUse(dir string) func(name string) bool {
 		}
 		return scripts[name]
 	}
+}
+
+// The records that outlive a call (the far shell's, the agent's REPL's)
+// are JSON files in the runtime directory, written through a rename so
+// that a reader never sees half of one.
+
+func saveJSON(path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// loadJSON reads the record at path into v; false when there is none or
+// it is torn (then it is removed: it describes nothing usable).
+func loadJSON(path string, v any) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	if json.Unmarshal(data, v) != nil {
+		os.Remove(path)
+		return false
+	}
+	return true
 }
