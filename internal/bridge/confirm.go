@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"os"
@@ -26,11 +27,7 @@ func (b Bridge) RequireConfirm() error {
 	if err != nil {
 		return err
 	}
-	socket := strings.TrimSpace(out)
-	if socket == "" {
-		socket = b.SocketPath()
-	}
-	return mirrorConfirm(socket)
+	return mirrorConfirm(cmp.Or(strings.TrimSpace(out), b.SocketPath()))
 }
 
 func mirrorConfirm(socket string) error {

@@ -45,10 +45,7 @@ func ReadScreen(b bridge.Bridge) (Screen, error) {
 // ReadPane reads the screen of a pane (a job's window).
 func ReadPane(pane string) (Screen, error) {
 	c, err := tmux.Capture(pane)
-	if err != nil {
-		return Screen{}, err
-	}
-	return screenOf(c), nil
+	return screenOf(c), err
 }
 
 // screenOf is a capture as the human sees it. A cursor past the last

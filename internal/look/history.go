@@ -3,6 +3,7 @@ package look
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,7 +25,7 @@ const DefaultHistory = 10
 
 // History prints the last n commands, oldest first: one line each (id,
 // who, status, start, duration, directory, command line), or one JSON
-// object per line.
+// object a line.
 func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
 	entries, err := bridge.Query(b, func(path string) ([]relay.Entry, error) { return relay.QueryHistory(path, n) })
 	if err != nil {
@@ -46,7 +47,7 @@ func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, e := range entries {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Who, statusText(e), clock(e.Start, now),
-			duration(time.Duration(e.DurationMS)*time.Millisecond), orUnknown(e.Dir), oneLine(e.Command))
+			duration(time.Duration(e.DurationMS)*time.Millisecond), cmp.Or(e.Dir, unknownDir), oneLine(e.Command))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -54,8 +55,8 @@ func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
 	return out.Flush()
 }
 
-// statusText is an entry's status: the number, "running", or "?" for a
-// command whose end came without one.
+// statusText is an entry's status: the number, "running", or "?" when
+// its end came without one.
 func statusText(e relay.Entry) string {
 	switch {
 	case e.Running:
@@ -98,9 +99,8 @@ func oneLine(s string) string {
 	return b.String()
 }
 
-// Output prints what command id printed in the terminal (0: the user's
-// last command), as clean text, or with raw the terminal's bytes (only
-// its "\r\n" line ends undone).
+// Output prints what command id printed (0: the user's last), as clean
+// text, or raw: the terminal's bytes with only its "\r\n" undone.
 func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
 	body, err := bridge.Query(b, func(path string) ([]byte, error) {
 		_, body, err := relay.QueryOutput(path, id)
@@ -120,16 +120,16 @@ func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
 	return nil
 }
 
-// promptEOLMark is zsh's PROMPT_SP, which it prints after every command
-// before its precmd hooks, where the FINISHED event comes from: a
-// highlighted % (# for root), spaces to the margin, and a carriage return.
-// Compiled when first needed, not at every start of ptysend.
+// promptEOLMark is zsh's PROMPT_SP, printed after every command before
+// the precmd hooks that send FINISHED: a highlighted % (# for root),
+// spaces to the margin, and a carriage return. Compiled when first needed,
+// not at every start of ptysend.
 var promptEOLMark = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:\x1b\[[0-9;]*m)*[%#](?:\x1b\[[0-9;]*m)* +\r \r`)
 })
 
-// cleanOutput is a command's output as clean text: without zsh's
-// end-of-line mark, and without a last line that shows nothing.
+// cleanOutput is a command's output as clean text, without zsh's
+// end-of-line mark nor a last line that shows nothing.
 func cleanOutput(raw []byte) string {
 	raw = promptEOLMark().ReplaceAll(raw, nil)
 	text := cleantext.String(string(raw))

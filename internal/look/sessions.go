@@ -1,6 +1,7 @@
 package look
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,9 +33,9 @@ type Session struct {
 	Attached int    `json:"attached"`
 }
 
-// Sessions describes the user's bridges: one tmux call lists them, and
-// each one's relay and one look at its pane say where and how it is.
-// It repairs no relay and types nothing.
+// Sessions describes the user's bridges: one tmux call lists them, each
+// one's relay and a look at its pane say where and how it is. It repairs
+// no relay.
 func Sessions(exe string) []Session {
 	var list []Session
 	for _, s := range bridge.List() {
@@ -81,7 +82,7 @@ func describe(s bridge.Session, b bridge.Bridge) Session {
 	return out
 }
 
-// PrintSessions writes the bridges, one line each, or as JSON objects.
+// PrintSessions writes the bridges, one line each, or as JSON.
 func PrintSessions(w io.Writer, list []Session, asJSON bool) error {
 	if asJSON {
 		if list == nil {
@@ -100,10 +101,7 @@ func PrintSessions(w io.Writer, list []Session, asJSON bool) error {
 		if s.User != "" {
 			where = s.User + "@" + s.Host
 		}
-		shell := s.Shell
-		if shell == "" {
-			shell = "shell not known yet"
-		}
+		shell := cmp.Or(s.Shell, "shell not known yet")
 		if s.Far {
 			shell += " via " + s.Via
 		} else {

@@ -1,15 +1,14 @@
 // Package look is ptysend's read-only modes: --status (is the shared
-// terminal free, and if not, what holds it), --history (the commands run
-// at the shell's prompt, by the user or the agent) and --output (what one
-// of them printed). They ask the relay (bridge.Query), which answers from
-// its memory while a call holds the pane, read the processes (through
-// internal/platform) and the bridge's own files, and leave the decision
-// to one look at the pane (internal/pane); they never type, and run no
-// tmux process unless the relay must be repaired.
+// terminal free, and if not, what holds it), --sessions, --history (the
+// commands run at the shell's prompt) and --output (what one printed).
+// They ask the relay, which answers even while a call holds the pane, and
+// one look at the pane (internal/pane); they never type, and run no tmux
+// process unless the relay must be repaired.
 package look
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,7 +25,8 @@ import (
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
-// stateNoBridge is the state when no bridge runs; the others are pane's.
+// stateNoBridge is the state when no bridge runs; the others are pane's,
+// most telling first.
 const stateNoBridge = "no_bridge"
 
 // Status is what ptysend --status says, and --status --json prints.
@@ -92,7 +92,7 @@ type Far struct {
 }
 
 // ReadStatus finds out the terminal's state: the relay's answer and one
-// look at the pane (pane.Peek). It types nothing.
+// look at the pane (pane.Peek).
 func ReadStatus(b bridge.Bridge) (*Status, error) {
 	a, err := b.Status()
 	if err != nil {
@@ -131,10 +131,7 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 	case st.Far != nil:
 		s.composeFar(st, a)
 	case st.REPL != nil:
-		program := platform.Name(st.REPL.PID)
-		if program == "" {
-			program = st.REPL.Program
-		}
+		program := cmp.Or(platform.Name(st.REPL.PID), st.REPL.Program)
 		s.REPL = &REPL{Program: program, StartedBy: relay.ByAgent, Command: st.REPL.Command, PID: st.REPL.PID, Since: startOf(st.REPL.PID)}
 		s.State, s.Program = pane.REPLState, nil
 		s.Hint = "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close"
@@ -210,8 +207,7 @@ func startOf(pid int) time.Time {
 	return t
 }
 
-// ExitCode is --status's exit status: 0 when a command would run now,
-// 75 when the terminal is busy (try again later).
+// ExitCode is --status's exit status: 0 when free, 75 when busy.
 func (s *Status) ExitCode() int {
 	if s.Free {
 		return 0
@@ -244,15 +240,12 @@ func (s *Status) print(w io.Writer, now time.Time) {
 	const noHooks = "; its hooks are not installed yet (the first ptysend command installs them)"
 	fmt.Fprintf(w, "bridge: up (session %s)\n", s.Session)
 	if sh := s.Shell; sh != nil {
-		fmt.Fprintf(w, "shell: %s (pid %d), user %s, in %s%s\n", sh.Kind, sh.PID, sh.User, orUnknown(sh.Cwd), unless(sh.Hooks, noHooks))
+		fmt.Fprintf(w, "shell: %s (pid %d), user %s, in %s%s\n", sh.Kind, sh.PID, sh.User, cmp.Or(sh.Cwd, unknownDir), unless(sh.Hooks, noHooks))
 	}
 	if f := s.Far; f != nil {
-		where, kind := "not known yet (the first ptysend command there asks)", f.Kind
+		where, kind := "not known yet (the first ptysend command there asks)", cmp.Or(f.Kind, "a shell not probed yet")
 		if f.User != "" {
 			where = f.User + "@" + f.Host
-		}
-		if kind == "" {
-			kind = "a shell not probed yet"
 		}
 		fmt.Fprintf(w, "far: commands run at the far end of %s: %s, %s%s\n", f.Via, where, kind, unless(f.Hooks, noHooks))
 	}
@@ -309,8 +302,7 @@ func (s *Status) describe(now time.Time) string {
 	return s.State
 }
 
-// since is a time of today as 15:04:05 (older ones with their date), and
-// how long ago it was.
+// since is a time as clock shows it, and how long ago it was.
 func since(t, now time.Time) string {
 	if t.IsZero() {
 		return "an unknown time"
@@ -318,6 +310,7 @@ func since(t, now time.Time) string {
 	return fmt.Sprintf("%s (%s ago)", clock(t, now), duration(now.Sub(t)))
 }
 
+// clock shows a time of today as 15:04:05, older ones with their date.
 func clock(t, now time.Time) string {
 	t = t.Local()
 	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
@@ -341,9 +334,4 @@ func unless(b bool, s string) string {
 	return s
 }
 
-func orUnknown(s string) string {
-	if s == "" {
-		return "an unknown directory"
-	}
-	return s
-}
+const unknownDir = "an unknown directory"

@@ -8,15 +8,11 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
-// A carrier is a program in the foreground of the pane that connects the
-// terminal to a shell ptysend cannot read in /proc: ssh to another host,
-// su or sudo to another user, docker exec or unshare into a container.
-// Whether it carries an interactive shell (which ptysend drives through
-// the terminal stream) or runs a command (busy, like any program) is read
-// from its command line, and from its children where /proc shows them
-// (sudo -i's shell, or the editor the human runs in it).
-
-// CarrierUse is what a carrier's command line says it runs.
+// A carrier connects the terminal to a shell ptysend cannot read in
+// /proc: ssh, su or sudo, docker exec or unshare. Whether it carries an
+// interactive shell (driven through the terminal stream) or runs a
+// command (busy) is read from its command line, and from its children
+// where /proc shows them (sudo -i's shell, the editor run in it).
 type CarrierUse int
 
 const (
@@ -25,7 +21,6 @@ const (
 	CarriesCommand                   // a command: the pane is busy
 )
 
-// ClassifyCarrier reads a foreground program's argv.
 func ClassifyCarrier(argv []string) CarrierUse {
 	if len(argv) == 0 {
 		return NotCarrier
@@ -72,9 +67,9 @@ func shellOrCommand(shell bool) CarrierUse {
 	return CarriesCommand
 }
 
-// parseArgs splits args at the first word that is not an option (or after
-// "--"), given the short options that take an argument and the long ones
-// that do: flags are the short options set, long the long ones.
+// parseArgs splits args at the first word that is not an option (or
+// after "--"), given the options that take an argument: flags are the
+// short options set, long the long ones.
 func parseArgs(args []string, shortArg string, longArg ...string) (flags string, long, rest []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -104,8 +99,7 @@ func parseArgs(args []string, shortArg string, longArg ...string) (flags string,
 }
 
 // commandUse is what a carrier running cmd carries: with no command, a
-// shell when its options ask for one; a shell with no script nor -c, or
-// another carrier of one.
+// shell when its options ask for one.
 func commandUse(cmd []string, shellOption bool) CarrierUse {
 	if len(cmd) == 0 {
 		return shellOrCommand(shellOption)

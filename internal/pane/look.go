@@ -1,12 +1,10 @@
 // Package pane decides what the shared pane is doing and whether the
-// agent may type into it, for every mode: Look on a turn at the pane, Peek
-// on a relay's status answer (--status, --sessions, a job's start). Both
-// read the relay's view of the stream (the shell's hook events), the
-// terminal's foreground process, input queue and wait channels
-// (internal/platform), and the bridge's records (copy mode, the far
-// shell, the agent's REPL); they type nothing. A refusal is an error with
-// exit 75 (it clears by itself) or 125 (the agent must act), and a hint
-// that says what to ask the user.
+// agent may type into it: Look on a turn at the pane, Peek on a relay's
+// status answer. Both read the relay's view of the stream, the terminal's
+// foreground process, input queue and wait channels, and the bridge's
+// records (copy mode, the far shell, the agent's REPL); they type nothing.
+// A refusal is an error with exit 75 (it clears by itself) or 125 (the
+// agent must act), and a hint that says what to ask the user.
 package pane
 
 import (
@@ -63,14 +61,12 @@ type State struct {
 	CopyMode, HalfTyped bool
 }
 
-// Process is a process in the pane.
 type Process struct {
 	PID  int
 	Name string
 	Args []string
 }
 
-// Shell is a local shell of the pane.
 type Shell struct {
 	Process
 	Syntax markers.Shell
@@ -153,8 +149,7 @@ func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, backoff *tim
 	}
 }
 
-// read fills s from the processes and the records; settle says that the
-// refusal may clear in a moment.
+// read fills s; settle says that the refusal may clear in a moment.
 func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	panePID := s.View.PanePID
 	fg, err := platform.ForegroundPID(panePID)
@@ -272,8 +267,8 @@ func (s *State) innerShell() *Shell {
 	return nil
 }
 
-// interactive reports whether a shell's arguments leave it reading
-// commands from the terminal: no script, no -c.
+// interactive: a shell's arguments leave it reading the terminal (no
+// script, no -c).
 func interactive(args []string) bool {
 	for _, a := range args[min(1, len(args)):] {
 		if a == "-c" || !strings.HasPrefix(a, "-") {

@@ -52,7 +52,7 @@ func busyError(program string, args []string) error {
 		busyHint(program, args))
 }
 
-// shortCommand names a carrier running a command: "ssh web1 make".
+// shortCommand: "ssh web1 make".
 func shortCommand(args []string) string {
 	s := strings.Join(args, " ")
 	if len(s) > 60 {
@@ -61,8 +61,7 @@ func shortCommand(args []string) string {
 	return s
 }
 
-// refusal is a refusal that clears by itself (exit 75): what happened,
-// and the hint.
+// refusal is a refusal that clears by itself (exit 75).
 func refusal(msg, hint string) error {
 	return &failure.Error{Code: failure.ExitBusy, Msg: msg, Hint: hint}
 }
@@ -102,9 +101,8 @@ const (
 	keyQ     = "press q there"
 )
 
-// quitKeys maps a program (programKey) to how the human leaves it.
 var quitKeys = map[string]string{
-	// Pagers, and programs that show their text in one.
+	// Pagers, and programs that use one.
 	"less": keyQ, "more": keyQ, "most": keyQ, "pg": keyQ, "man": keyQ,
 	"git": "press q there if it shows a pager, else Ctrl-C",
 	// Editors.
@@ -113,14 +111,12 @@ var quitKeys = map[string]string{
 	"emacs": "press Ctrl-X Ctrl-C there",
 	// Full-screen monitors.
 	"top": keyQ, "htop": keyQ, "btop": keyQ, "atop": keyQ, "iotop": keyQ, "nmon": keyQ,
-	// Interpreters and clients that read commands from the terminal:
-	// end of input leaves them (see repls).
+	// Interpreters and clients: end of input leaves them.
 	"python": "repl", "node": "repl", "irb": "repl", "ghci": "repl", "lua": "repl",
 	"psql": "press Ctrl-D (or type \\q) there", "mysql": "press Ctrl-D (or type exit) there",
 	"sqlite": "press Ctrl-D (or type .quit) there",
-	// A remote or nested login session.
+	// Login sessions, and commands that run until stopped or take long.
 	"ssh": "type exit (or press Ctrl-D) there", "su": "type exit (or press Ctrl-D) there",
-	// Commands that run until they are stopped, or just take long.
 	"sleep": keyCtrlC, "tail": keyCtrlC, "ping": keyCtrlC, "watch": keyCtrlC, "yes": keyCtrlC,
 	"cat": keyCtrlC, "make": keyCtrlC, "find": keyCtrlC, "grep": keyCtrlC, "dd": keyCtrlC,
 	"curl": keyCtrlC, "wget": keyCtrlC, "rsync": keyCtrlC, "cp": keyCtrlC,
@@ -128,7 +124,6 @@ var quitKeys = map[string]string{
 	"sh": keyCtrlC, "bash": keyCtrlC, "dash": keyCtrlC, "zsh": keyCtrlC, "fish": keyCtrlC, "ksh": keyCtrlC,
 }
 
-// busyHint says what to ask the user when program holds the terminal.
 func busyHint(program string, args []string) string {
 	switch key := quitKey(program, args); key {
 	case "":
@@ -142,7 +137,7 @@ func busyHint(program string, args []string) string {
 	}
 }
 
-// quitKey is how to leave program, "" when it is not known.
+// quitKey is how to leave program, "" when not known.
 func quitKey(program string, args []string) string {
 	key := quitKeys[programKey(program)]
 	if key != "repl" {

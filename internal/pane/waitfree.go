@@ -26,7 +26,6 @@ import (
 //     the stream for up to settleLimit before it refuses again.
 const recheck = 100 * time.Millisecond
 
-// FreeWaiter decides, after a refusal, whether to wait and try again.
 type FreeWaiter struct {
 	bridge   bridge.Bridge
 	limit    time.Duration
@@ -35,18 +34,17 @@ type FreeWaiter struct {
 	said     map[string]bool
 }
 
-// NewFreeWaiter waits up to limit from now (--wait-free); zero never
-// waits. What it waits for is said on stderr.
+// NewFreeWaiter waits up to limit from now (--wait-free; zero: never),
+// saying on stderr what for.
 func NewFreeWaiter(b bridge.Bridge, limit time.Duration, stderr io.Writer) *FreeWaiter {
 	return &FreeWaiter{bridge: b, limit: limit, deadline: time.Now().Add(limit), stderr: stderr, said: map[string]bool{}}
 }
 
-// Again is called with the outcome of an attempt that typed nothing: the
-// error, and the state the refusal came from (nil when none). It reports
-// whether to try again: err is a refusal that can clear by itself
-// (failure.ExitBusy) and the time is not up. Then it has said what it
-// waits for (once for each reason) and waited until the pane may have
-// changed, or ctx ended.
+// Again is called after an attempt that typed nothing, with its error
+// and the state the refusal came from (or nil). When err is a refusal
+// that can clear by itself and the time is not up, it says what it waits
+// for (once for each reason), waits until the pane may have changed, and
+// reports whether to try again.
 func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
 	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) || ctx.Err() != nil {
 		return false
@@ -62,14 +60,10 @@ func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
 // Final is the error to report once Again said no: a refusal says that
 // it still stood after waiting, or that the call could have waited.
 func (w *FreeWaiter) Final(err error) error {
-	if err == nil {
-		return nil
-	}
-	e := failure.From(err)
-	if e.Code != failure.ExitBusy {
+	if err == nil || failure.From(err).Code != failure.ExitBusy {
 		return err
 	}
-	refusal := *e
+	refusal := *failure.From(err)
 	if w.limit > 0 {
 		refusal.Msg += fmt.Sprintf(" (still so after waiting %v with --wait-free)", w.limit)
 	} else if refusal.Hint != "" {
