@@ -115,12 +115,12 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 		s.Hint = failure.From(st.Refusal).Hint
 	}
 	fg := st.Foreground
-	if sh := st.Shell; sh != nil {
+	if sh := st.Shell; sh != nil && st.Far == nil {
 		s.Shell = shellOf(sh, a)
 		if a.Running != nil && (a.Running.ShellPID == sh.PID || a.Running.ShellPID == 0) {
 			s.Running = a.Running
 		}
-		if fg.PID != sh.PID && st.Far == nil {
+		if fg.PID != sh.PID {
 			s.Program = programOf(fg)
 			if s.Running != nil && s.Running.Start.Before(s.Program.Since) {
 				s.Program.Since = s.Running.Start
@@ -129,7 +129,21 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 	}
 	switch {
 	case st.Far != nil:
-		s.composeFar(st, a)
+		// /proc describes the local end only: the far shell's state is its
+		// hooks' (the relay's snapshot), its command the history's.
+		s.Far = &Far{Via: st.Far.Via}
+		if rec := st.Far.Record; rec != nil {
+			s.Far.Kind, s.Far.User, s.Far.Host = string(rec.Kind), rec.User, rec.Host
+			s.Far.Hooks = rec.Hooked && a.Shell.PID == rec.PID
+			if s.Far.Hooks && a.Running != nil && a.Running.ShellPID == rec.PID {
+				s.Running = a.Running
+			}
+		}
+		if !s.Far.Hooks && st.Kind != pane.CopyMode {
+			// Without hooks only a call can tell: it looks at the screen
+			// and asks the shell first, and refuses what it cannot drive.
+			s.State, s.Hint, s.HalfTyped = pane.Idle, "", false
+		}
 	case st.REPL != nil:
 		program := cmp.Or(platform.Name(st.REPL.PID), st.REPL.Program)
 		s.REPL = &REPL{Program: program, StartedBy: relay.ByAgent, Command: st.REPL.Command, PID: st.REPL.PID, Since: startOf(st.REPL.PID)}
@@ -156,26 +170,6 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 	s.Free = s.State == pane.Idle
 	if s.Free {
 		s.Hint = ""
-	}
-}
-
-// composeFar fills s for a far shell in the pane: /proc describes the
-// local end only, so the far shell's state is its hooks' (the relay's
-// snapshot), its command the history's.
-func (s *Status) composeFar(st *pane.State, a *relay.Status) {
-	s.Far = &Far{Via: st.Far.Via}
-	s.Shell, s.Running, s.Program = nil, nil, nil
-	if rec := st.Far.Record; rec != nil {
-		s.Far.Kind, s.Far.User, s.Far.Host = string(rec.Kind), rec.User, rec.Host
-		s.Far.Hooks = rec.Hooked && a.Shell.PID == rec.PID
-		if s.Far.Hooks && a.Running != nil && a.Running.ShellPID == rec.PID {
-			s.Running = a.Running
-		}
-	}
-	if !s.Far.Hooks && st.Kind != pane.CopyMode {
-		// Without hooks only a call can tell: it looks at the screen and
-		// asks the shell first, and refuses what it cannot drive.
-		s.State, s.Hint, s.HalfTyped = pane.Idle, "", false
 	}
 }
 
@@ -220,11 +214,9 @@ func (s *Status) ExitCode() int {
 func (s *Status) Print(out io.Writer, asJSON bool) error {
 	var w bytes.Buffer
 	if asJSON {
-		data, err := json.Marshal(s)
-		if err != nil {
+		if err := json.NewEncoder(&w).Encode(s); err != nil {
 			return err
 		}
-		w.Write(append(data, '\n'))
 	} else {
 		s.print(&w, time.Now())
 	}
@@ -240,20 +232,20 @@ func (s *Status) print(w io.Writer, now time.Time) {
 	const noHooks = "; its hooks are not installed yet (the first ptysend command installs them)"
 	fmt.Fprintf(w, "bridge: up (session %s)\n", s.Session)
 	if sh := s.Shell; sh != nil {
-		fmt.Fprintf(w, "shell: %s (pid %d), user %s, in %s%s\n", sh.Kind, sh.PID, sh.User, cmp.Or(sh.Cwd, unknownDir), unless(sh.Hooks, noHooks))
+		fmt.Fprintf(w, "shell: %s (pid %d), user %s, in %s%s\n", sh.Kind, sh.PID, sh.User, cmp.Or(sh.Cwd, unknownDir), choose(sh.Hooks, "", noHooks))
 	}
 	if f := s.Far; f != nil {
 		where, kind := "not known yet (the first ptysend command there asks)", cmp.Or(f.Kind, "a shell not probed yet")
 		if f.User != "" {
 			where = f.User + "@" + f.Host
 		}
-		fmt.Fprintf(w, "far: commands run at the far end of %s: %s, %s%s\n", f.Via, where, kind, unless(f.Hooks, noHooks))
+		fmt.Fprintf(w, "far: commands run at the far end of %s: %s, %s%s\n", f.Via, where, kind, choose(f.Hooks, "", noHooks))
 	}
 	fmt.Fprintf(w, "state: %s\n", s.describe(now))
 	if s.Running != nil {
 		fmt.Fprintf(w, "running: #%d %s: %s, since %s\n", s.Running.ID, s.Running.Who, oneLine(s.Running.Command), since(s.Running.Start, now))
 	}
-	fmt.Fprintf(w, "copy mode: %s\nhalf-typed line: %s\n", yesNo(s.CopyMode), yesNo(s.HalfTyped))
+	fmt.Fprintf(w, "copy mode: %s\nhalf-typed line: %s\n", choose(s.CopyMode, "yes", "no"), choose(s.HalfTyped, "yes", "no"))
 	if c := s.AgentCall; c == nil {
 		fmt.Fprintf(w, "agent call: none\n")
 	} else if c.Call == "" {
@@ -261,16 +253,8 @@ func (s *Status) print(w io.Writer, now time.Time) {
 	} else {
 		fmt.Fprintf(w, "agent call: %q, since %s, %d queued behind it\n", c.Call, since(c.Since, now), c.Queued)
 	}
-	if s.Confirm {
-		fmt.Fprintf(w, "confirm: on (the user approves each command before it runs: ptybridge --confirm)\n")
-	} else {
-		fmt.Fprintf(w, "confirm: off\n")
-	}
-	free := "yes"
-	if !s.Free {
-		free = "no; " + s.Hint
-	}
-	fmt.Fprintf(w, "free: %s\n", free)
+	fmt.Fprintf(w, "confirm: %s\n", choose(s.Confirm, "on (the user approves each command before it runs: ptybridge --confirm)", "off"))
+	fmt.Fprintf(w, "free: %s\n", choose(s.Free, "yes", "no; "+s.Hint))
 }
 
 // describe says the state in words.
@@ -319,19 +303,11 @@ func clock(t, now time.Time) string {
 	return t.Format("2006-01-02 15:04:05")
 }
 
-func yesNo(b bool) string {
+func choose(b bool, yes, no string) string {
 	if b {
-		return "yes"
+		return yes
 	}
-	return "no"
-}
-
-// unless is s, or "" when b.
-func unless(b bool, s string) string {
-	if b {
-		return ""
-	}
-	return s
+	return no
 }
 
 const unknownDir = "an unknown directory"
