@@ -1,7 +1,6 @@
 package look
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -31,28 +30,25 @@ func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	var out bytes.Buffer
 	if asJSON {
-		var out bytes.Buffer
 		enc := json.NewEncoder(&out)
 		for _, e := range entries {
 			if err := enc.Encode(e); err != nil {
 				return err
 			}
 		}
-		_, err := stdout.Write(out.Bytes())
-		return err
+	} else {
+		now := time.Now()
+		tw := tabwriter.NewWriter(&out, 0, 0, 2, ' ', 0)
+		for _, e := range entries {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Who, statusText(e), clock(e.Start, now),
+				duration(time.Duration(e.DurationMS)*time.Millisecond), cmp.Or(e.Dir, unknownDir), oneLine(e.Command))
+		}
+		tw.Flush()
 	}
-	now := time.Now()
-	out := bufio.NewWriterSize(stdout, 16*1024)
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	for _, e := range entries {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Who, statusText(e), clock(e.Start, now),
-			duration(time.Duration(e.DurationMS)*time.Millisecond), cmp.Or(e.Dir, unknownDir), oneLine(e.Command))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	return out.Flush()
+	_, err = stdout.Write(out.Bytes())
+	return err
 }
 
 // statusText is an entry's status: the number, "running", or "?" when

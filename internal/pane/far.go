@@ -2,7 +2,9 @@ package pane
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -13,9 +15,136 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Far is the shell at the far end of a carrier in the pane (another
-// host's, user's or namespace's), which ptysend drives through the
-// terminal stream (internal/call's far transport).
+// A carrier connects the terminal to a shell ptysend cannot read in
+// /proc: ssh, su or sudo, docker exec or unshare. Whether it carries an
+// interactive shell (driven through the terminal stream) or runs a
+// command (busy) is read from its command line, and from its children
+// where /proc shows them (sudo -i's shell, the editor run in it).
+type CarrierUse int
+
+const (
+	NotCarrier     CarrierUse = iota // not a program that carries shells
+	CarriesShell                     // an interactive shell at the far end
+	CarriesCommand                   // a command: the pane is busy
+)
+
+func ClassifyCarrier(argv []string) CarrierUse {
+	if len(argv) == 0 {
+		return NotCarrier
+	}
+	name := strings.TrimPrefix(filepath.Base(argv[0]), "-")
+	args := argv[1:]
+	switch name {
+	case "ssh", "slogin":
+		flags, _, rest := parseArgs(args, "BbcDEeFIiJLlmOoPpQRSWw")
+		return shellOrCommand(len(rest) == 1 && !strings.ContainsAny(flags, "NWfOs"))
+	case "mosh-client":
+		return CarriesShell
+	case "mosh":
+		return shellOrCommand(!slices.Contains(args, "--"))
+	case "su":
+		flags, long, _ := parseArgs(args, "sgGwc", "--shell", "--group", "--supp-group", "--whitelist-environment")
+		for _, o := range long {
+			if opt, _, _ := strings.Cut(o, "="); opt == "--command" || opt == "--session-command" {
+				return CarriesCommand
+			}
+		}
+		return shellOrCommand(!strings.Contains(flags, "c"))
+	case "sudo":
+		flags, long, rest := parseArgs(args, "ugpCDrtTURh", "--user", "--group", "--prompt", "--close-from",
+			"--chdir", "--role", "--type", "--command-timeout", "--other-user", "--chroot", "--host")
+		if strings.ContainsAny(flags, "elvkKV") {
+			return CarriesCommand
+		}
+		return commandUse(rest, strings.ContainsAny(flags, "is") || slices.Contains(long, "--login") || slices.Contains(long, "--shell"))
+	case "doas":
+		flags, _, rest := parseArgs(args, "uC")
+		return commandUse(rest, strings.Contains(flags, "s"))
+	case "docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "toolbox", "distrobox",
+		"systemd-nspawn", "machinectl", "chroot", "unshare", "nsenter":
+		return tailUse(name, args)
+	}
+	return NotCarrier
+}
+
+func shellOrCommand(shell bool) CarrierUse {
+	if shell {
+		return CarriesShell
+	}
+	return CarriesCommand
+}
+
+// parseArgs splits args at the first word that is not an option (or
+// after "--"), given the options that take an argument: flags are the
+// short options set, long the long ones.
+func parseArgs(args []string, shortArg string, longArg ...string) (flags string, long, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return flags, long, args[i+1:]
+		case strings.HasPrefix(a, "--"):
+			long = append(long, a)
+			if !strings.Contains(a, "=") && slices.Contains(longArg, a) && i+1 < len(args) {
+				i++
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				flags += a[j : j+1]
+				if strings.IndexByte(shortArg, a[j]) >= 0 {
+					if j == len(a)-1 && i+1 < len(args) {
+						i++
+					}
+					break
+				}
+			}
+		default:
+			return flags, long, args[i:]
+		}
+	}
+	return flags, long, nil
+}
+
+// commandUse is what a carrier running cmd carries: with no command, a
+// shell when its options ask for one.
+func commandUse(cmd []string, shellOption bool) CarrierUse {
+	if len(cmd) == 0 {
+		return shellOrCommand(shellOption)
+	}
+	if _, ok := markers.ShellFor(cmd[0]); ok {
+		return shellOrCommand(interactive(cmd))
+	}
+	if u := ClassifyCarrier(cmd); u != NotCarrier {
+		return u
+	}
+	return CarriesCommand
+}
+
+// tailUse reads container and namespace tools, whose own options vary
+// too much to parse: the command they run is the last supported shell
+// named on the line, followed by options only (no -c). unshare, nsenter
+// and machinectl shell run the user's shell when given no command.
+func tailUse(name string, args []string) CarrierUse {
+	for i := len(args) - 1; i >= 0; i-- {
+		if _, ok := markers.ShellFor(args[i]); ok {
+			return shellOrCommand(interactive(args[i:]))
+		}
+		if !strings.HasPrefix(args[i], "-") {
+			break
+		}
+	}
+	switch name {
+	case "unshare", "nsenter":
+		_, _, rest := parseArgs(args, "tSGRw")
+		return shellOrCommand(len(rest) == 0)
+	case "machinectl":
+		return shellOrCommand(len(args) > 0 && args[0] == "shell" && len(args) <= 2)
+	}
+	return CarriesCommand
+}
+
+// Far is the shell at the far end of a carrier in the pane, which
+// internal/call drives through the terminal stream.
 type Far struct {
 	// Carrier is the local end (ssh, sudo, docker...), or the far shell
 	// itself when it runs on our terminal as another user.
@@ -23,7 +152,7 @@ type Far struct {
 	Via     string     // how it was reached, for messages
 	Record  *FarRecord // what ptysend learnt of it; nil before the first probe
 	// Hooked: its hooks say that it waits at its prompt. Without them, a
-	// probe asks the shell what it is first; Screen is what it showed.
+	// probe asks the shell first; Screen is what it showed.
 	Hooked bool
 	Screen *tmux.Screen
 }
@@ -105,27 +234,22 @@ func carriedProgram(pid int) (string, []string) {
 }
 
 // lazyRegexp compiles expr at its first use: compiled at start, the
-// patterns cost every ptysend 0.1 ms, most of which need none of them.
+// patterns cost every ptysend 0.1 ms.
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// A far shell without hooks must show that it waits at its prompt, and
-// ptysend must never type into a password prompt: these read the cursor
-// line.
+// These read the cursor line of a far shell without hooks: it must show
+// its prompt, and ptysend must never type into a password prompt.
 var (
 	secretPrompt = lazyRegexp(`(?i)(password|passphrase|passcode|\bpin\b|verification code|` +
 		`\[y/n\]|\(y/n\)|yes/no|\(yes/no|continue\?|are you sure)`)
-	// promptEnd: a shell prompt ends with one of these, then (usually) a
-	// space.
 	promptEnd = lazyRegexp(`[$#%>❯»➜λ] ?$`)
 	// notShellPrompt: continuation prompts (sh's "> ", zsh's "dquote> ")
 	// and REPLs' (">>> ", "... ") are no place to type.
 	notShellPrompt = lazyRegexp(`^\s*(>|>>|>>>|\.\.\.|[a-z]+( [a-z]+)*>|In \[\d+\]:)\s*$`)
 )
 
-// CheckFarPrompt decides from the screen whether an unhooked far shell
-// waits at an empty prompt.
 func CheckFarPrompt(s tmux.Screen, carrier string) error {
 	if s.InMode {
 		return CopyModeError
@@ -153,7 +277,6 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 	return nil
 }
 
-// NoAnswerError: the far end did not answer the probe.
 func NoAnswerError(carrier string, line string) error {
 	return &failure.Error{
 		Msg: fmt.Sprintf("the program at the other end of %s did not answer as a shell ptysend can drive "+
@@ -173,10 +296,9 @@ func foreignVia(pid int, name string) string {
 	return name + " of another user or namespace"
 }
 
-// FarRecord is what ptysend learnt of the far shell behind the pane's
-// carrier: its kind from the probe; once its first call ran, its hooks,
-// its pid (in its own namespace), who and where it is. It is kept in
-// <session>.far.json, for one carrier process only.
+// FarRecord is what ptysend learnt of the far shell: its kind from the
+// probe; once its first call ran, its hooks, its pid (in its namespace),
+// who and where it is. It holds for one carrier process only.
 type FarRecord struct {
 	Carrier     string          `json:"carrier"` // platform.ExecImage of the carrier
 	CarrierName string          `json:"carrier_name"`
@@ -191,11 +313,9 @@ type FarRecord struct {
 	Width     int `json:"width"`
 }
 
-// SaveFar writes the record.
 func SaveFar(b bridge.Bridge, r *FarRecord) error { return saveJSON(b.File(".far.json"), r) }
 
-// FarRecordFor is the record of the far shell behind carrier pid, when
-// the record is about that very process; nil otherwise.
+// FarRecordFor is the far record when it is about carrier pid, or nil.
 func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 	var r FarRecord
 	if !loadJSON(b.File(".far.json"), &r) || r.Carrier == "" || r.Carrier != platform.ExecImage(carrier) {
@@ -204,10 +324,10 @@ func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 	return &r
 }
 
-// WaitsForHuman reports whether the foreground program of the pane sleeps
-// until the terminal has input (a password prompt, a [y/N] question, a
-// full-screen program waiting for a key): it is waiting for the human,
-// not hung, so the no-output timeout must not kill it.
+// WaitsForHuman reports whether the pane's foreground program sleeps
+// until the terminal has input (a password prompt, a question, a
+// full-screen program): waiting for the human, not hung, so the no-output
+// timeout must not kill it.
 func WaitsForHuman(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
 	return err == nil && fg > 0 && waitsForInput(fg, platform.TTYOf(panePID), false)
@@ -224,8 +344,7 @@ func waitsForInput(pid int, tty string, lineEditor bool) bool {
 	return platform.WaitsForInput(pid, f) && (!lineEditor || platform.EditsLines(f))
 }
 
-// Asks is the text of the pane's cursor line: the question the human is
-// to answer.
+// Asks is the pane's cursor line: the question the human is to answer.
 func Asks(paneID string) string {
 	s, err := tmux.Capture(paneID)
 	if err != nil {
@@ -234,12 +353,11 @@ func Asks(paneID string) string {
 	return strings.TrimSpace(s.CursorLine())
 }
 
-// farAsks: a cursor line that asks the human something.
 var farAsks = lazyRegexp(`[:?]\s*$`)
 
 // FarAsks is what a far command asks the human, from the cursor line (the
 // kernel does not see the far program): a password, a yes/no question, a
-// line ending in ':' or '?'; "" when it asks nothing.
+// line ending in ':' or '?'; or "".
 func FarAsks(paneID string) string {
 	line := Asks(paneID)
 	if line == "" || !(secretPrompt().MatchString(line) || farAsks().MatchString(line)) {

@@ -23,7 +23,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Want is what the agent would type into.
 type Want int
 
 const (
@@ -44,11 +43,10 @@ const (
 	HalfTyped   = "half_typed_line"
 )
 
-// State is what the pane is doing, as one look saw it.
 type State struct {
 	View relay.View
-	// Kind is one of the states above; Refusal is why the agent must not
-	// type what it wants (nil: it may).
+	// Kind is one of the states above; Refusal, when set, why the agent
+	// must not type what it wants.
 	Kind       string
 	Refusal    error
 	Foreground Process
@@ -84,10 +82,8 @@ const (
 	maxBackoff   = 64 * time.Millisecond
 )
 
-// Look reads the pane's state on a turn, as the stream shows it up to now
-// (what waited in the relay's pipe included) and as the processes are.
-// The stream read while it settles is the turn's (TypeIf then types only
-// if nothing more came).
+// Look reads the pane's state on a turn. The stream read while it settles
+// is the turn's (TypeIf then types only if nothing more came).
 func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 	deadline := time.Now().Add(settleLimit)
 	tracker := t.Tracker
@@ -106,8 +102,6 @@ func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 	}
 }
 
-// Peek reads the pane's state from a relay's status answer, without a
-// turn and without waiting.
 func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
 	s := &State{View: st.View}
 	_, err := s.read(b, Nothing)
@@ -202,10 +196,9 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	return s.busy(name, args)
 }
 
-// readLocal decides for a local shell in the foreground: free when its
-// hooks say it waits at an empty prompt and it sleeps waiting for the
-// terminal; without hooks yet (they come with the line typed now), the
-// processes alone vouch for it.
+// readLocal: a local shell is free when its hooks say it waits at an
+// empty prompt and it sleeps waiting for the terminal; without hooks yet
+// (they come with the line typed now), the processes alone vouch for it.
 func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	sh := s.Shell
 	snap := s.View.Shell
@@ -253,7 +246,7 @@ func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 }
 
 // innerShell is the innermost shell of ours that runs the foreground
-// program (a bash started inside fish, an editor's shell), or nil.
+// program (a bash inside fish, an editor's shell), or nil.
 func (s *State) innerShell() *Shell {
 	for pid, steps := platform.Parent(s.Foreground.PID), 0; pid > 1 && steps < 64; pid, steps = platform.Parent(pid), steps+1 {
 		name, args := platform.Name(pid), platform.Args(pid)

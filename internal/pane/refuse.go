@@ -1,9 +1,13 @@
 package pane
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
+	"time"
 
+	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
@@ -40,8 +44,8 @@ func (s *State) shellBusy() (settle bool, err error) {
 	return true, nil
 }
 
-// busy: a program holds the terminal. A short-lived one (a prompt
-// framework's helper) may be gone in a moment.
+// busy: a short-lived program (a prompt framework's helper) may be gone
+// in a moment.
 func (s *State) busy(program string, args []string) (settle bool, err error) {
 	s.Kind, s.Refusal = Busy, busyError(program, args)
 	return true, nil
@@ -75,8 +79,8 @@ var HalfTypedError = refusal("the user has typed at the shared terminal's prompt
 var CopyModeError = refusal("the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
 	"ask the user to leave copy mode (press q in the ptybridge terminal), then retry")
 
-// replInTheWay refuses a shell command, or a second REPL, while the
-// agent's REPL runs: it does not clear by itself (exit 125).
+// replInTheWay refuses a shell command or a second REPL while the agent's
+// REPL runs: it does not clear by itself (exit 125).
 func replInTheWay(r *REPLRecord) error {
 	return &failure.Error{
 		Msg: "the REPL " + r.Program + " started with --repl-start is already running in the shared terminal, so nothing was typed",
@@ -155,9 +159,8 @@ func quitKey(program string, args []string) string {
 	return "press Ctrl-D there"
 }
 
-// isInterpreter reports whether program, run with args, is an interpreter
-// reading commands from the terminal (python3 without a script, node,
-// irb...): a REPL of the user's.
+// isInterpreter: program reads commands from the terminal (python3
+// without a script, node, irb...), a REPL of the user's.
 func isInterpreter(program string, args []string) bool {
 	return quitKeys[programKey(program)] == "repl" && quitKey(program, args) != keyCtrlC
 }
@@ -167,4 +170,95 @@ func isInterpreter(program string, args []string) bool {
 func programKey(program string) string {
 	name, _, _ := strings.Cut(program, ".")
 	return strings.TrimRight(name, "0123456789")
+}
+
+// --wait-free: after a refusal that clears by itself (exit 75), a
+// FreeWaiter waits, without holding the pane, until it may have changed,
+// and the call tries again (a free terminal costs nothing extra):
+//
+//   - a program in the way (less, vim, a long command): until it exits,
+//     which the kernel says at once, or another one takes the foreground
+//     (looked at every recheck: Ctrl-Z stops a program without ending it);
+//   - copy mode: until the bridge's record of it says it ended;
+//   - anything else (a half-typed line, shell code of the human's, a busy
+//     REPL): recheck. Such an attempt itself follows the shell's events in
+//     the stream for up to settleLimit before it refuses again.
+const recheck = 100 * time.Millisecond
+
+type FreeWaiter struct {
+	bridge   bridge.Bridge
+	limit    time.Duration
+	deadline time.Time
+	stderr   io.Writer
+	said     map[string]bool
+}
+
+// NewFreeWaiter waits up to limit from now (--wait-free; zero: never),
+// saying on stderr what for.
+func NewFreeWaiter(b bridge.Bridge, limit time.Duration, stderr io.Writer) *FreeWaiter {
+	return &FreeWaiter{bridge: b, limit: limit, deadline: time.Now().Add(limit), stderr: stderr, said: map[string]bool{}}
+}
+
+// Again is called after an attempt that typed nothing, with its error
+// and the state the refusal came from (or nil). When err is a refusal
+// that can clear by itself and the time is not up, it says what it waits
+// for (once for each reason), waits until the pane may have changed, and
+// reports whether to try again.
+func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
+	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) || ctx.Err() != nil {
+		return false
+	}
+	if msg := failure.From(err).Msg; !w.said[msg] {
+		w.said[msg] = true
+		fmt.Fprintf(w.stderr, "ptysend: waiting up to %v (--wait-free) for the shared terminal to be free: %s\n", w.limit, msg)
+	}
+	w.wait(ctx, st)
+	return time.Now().Before(w.deadline) && ctx.Err() == nil
+}
+
+// Final is the error to report once Again said no: a refusal says that
+// it still stood after waiting, or that the call could have waited.
+func (w *FreeWaiter) Final(err error) error {
+	if err == nil || failure.From(err).Code != failure.ExitBusy {
+		return err
+	}
+	refusal := *failure.From(err)
+	if w.limit > 0 {
+		refusal.Msg += fmt.Sprintf(" (still so after waiting %v with --wait-free)", w.limit)
+	} else if refusal.Hint != "" {
+		refusal.Hint += "; or rerun with --wait-free DURATION (e.g. --wait-free 2m) to have ptysend wait for it"
+	}
+	return &refusal
+}
+
+func (w *FreeWaiter) wait(ctx context.Context, st *State) {
+	ctx, cancel := context.WithDeadline(ctx, w.deadline)
+	defer cancel()
+	tick := time.NewTicker(recheck)
+	defer tick.Stop()
+	var ended <-chan struct{}
+	if st != nil && st.Kind == Busy && st.Far == nil && (st.Shell == nil || st.Shell.PID != st.Foreground.PID) {
+		ended = platform.WatchExit(ctx, st.Foreground.PID)
+	}
+	for {
+		select {
+		case <-ended:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		switch {
+		case st != nil && st.CopyMode:
+			if !w.bridge.InCopyMode(st.View.PaneID) {
+				return
+			}
+		case ended != nil:
+			if fg, err := platform.ForegroundPID(st.View.PanePID); err != nil || fg != st.Foreground.PID {
+				return
+			}
+		default:
+			return
+		}
+	}
 }

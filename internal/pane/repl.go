@@ -15,8 +15,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// REPLRecord is the REPL that --repl-start runs in the shared pane, kept
-// between calls in the private runtime directory (<session>.repl.json).
+// REPLRecord is the REPL that --repl-start runs, kept between calls.
 type REPLRecord struct {
 	// Command is what --repl-start ran; Program names it for messages.
 	Command string `json:"command"`
@@ -41,7 +40,7 @@ type REPLRecord struct {
 
 // LineView is a REPL's cursor line as a call left it, and the point of
 // the relay's stream it holds for: the next call trusts it only when its
-// stream starts at that very point, and asks tmux otherwise.
+// stream starts there.
 type LineView struct {
 	Relay  string `json:"relay"`
 	Offset int64  `json:"offset"`
@@ -58,10 +57,8 @@ func LoadREPL(b bridge.Bridge) *REPLRecord {
 	return &r
 }
 
-// SaveREPL writes the REPL's record.
 func SaveREPL(b bridge.Bridge, r *REPLRecord) error { return saveJSON(b.File(".repl.json"), r) }
 
-// ClearREPL forgets the REPL and removes its wrapper script.
 func ClearREPL(b bridge.Bridge, r *REPLRecord) {
 	os.Remove(b.File(".repl.json"))
 	if r != nil && r.Script != "" {
@@ -69,8 +66,7 @@ func ClearREPL(b bridge.Bridge, r *REPLRecord) {
 	}
 }
 
-// InForeground reports whether the REPL still leads the terminal's
-// foreground (not exited, suspended or replaced).
+// InForeground: not exited, suspended or replaced.
 func (r *REPLRecord) InForeground(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
 	if r.Far { // the carrier still leads: the REPL's END has not come
@@ -79,7 +75,6 @@ func (r *REPLRecord) InForeground(panePID int) bool {
 	return err == nil && fg == r.PID
 }
 
-// PromptRE and ContinuationRE are the REPL's prompts, compiled.
 func (r *REPLRecord) PromptRE() *regexp.Regexp { return regexp.MustCompile(r.Prompt) }
 
 func (r *REPLRecord) ContinuationRE() *regexp.Regexp {
@@ -89,18 +84,16 @@ func (r *REPLRecord) ContinuationRE() *regexp.Regexp {
 	return regexp.MustCompile(r.Continuation)
 }
 
-// PromptLine is the cursor line of a REPL waiting at its prompt and the
-// cursor's column, where an input's echo starts. Saved: it came from the
-// last call's view, not from tmux.
+// PromptLine is the cursor line of a REPL at its prompt, and the column
+// where an input's echo starts. Saved: from the last call's view, not tmux.
 type PromptLine struct {
 	Line  string
 	Col   int
 	Saved bool
 }
 
-// readREPL decides for input to the agent's REPL: it must lead the
-// foreground, wait at its prompt with nothing typed at it, and sleep
-// until the terminal has input; no copy mode, no full-screen program.
+// readREPL decides for input to the agent's REPL: it must wait at its
+// prompt with nothing typed at it, asleep until the terminal has input.
 func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	r := s.REPL
 	if r == nil {
@@ -172,13 +165,11 @@ func (s *State) noREPL(b bridge.Bridge) error {
 	return &REPLGone{r}
 }
 
-// ErrNoREPL: no REPL was started with --repl-start.
 var ErrNoREPL = &failure.Error{
 	Msg:  "no REPL is running in the shared terminal",
 	Hint: "start one first, e.g. ptysend --repl-start python3 (or node, psql, irb, 'nix repl', ghci, lua, sqlite3; others with --prompt REGEX), then ptysend --repl-eval EXPR",
 }
 
-// REPLGone is a REPL that exited or was killed since the last call.
 type REPLGone struct{ R *REPLRecord }
 
 func (e *REPLGone) Error() string {
@@ -190,9 +181,9 @@ func (e *REPLGone) Hint() string {
 		markers.QuotePOSIX(e.R.Command))
 }
 
-// PromptIn finds the prompt on a cursor line: at its start (the human may
-// have typed after it), or ending the line (after output that had no
-// final newline). It returns the prompt's span, or -1, -1.
+// PromptIn finds the prompt's span on a cursor line, or -1, -1: at its
+// start (the human may have typed after it), or ending the line (after
+// output that had no final newline).
 func PromptIn(re *regexp.Regexp, line string) (int, int) {
 	if loc := re.FindStringIndex(line); loc != nil && loc[0] == 0 {
 		return 0, loc[1]
@@ -207,8 +198,8 @@ func PromptIn(re *regexp.Regexp, line string) (int, int) {
 }
 
 // ScriptsInUse reports whether a file name in the runtime directory dir
-// is the wrapper script of a REPL that a record (of any bridge there) says
-// is running: not a leftover. The records are read on the first question.
+// is the wrapper script of a running REPL of any bridge there: not a
+// leftover. The records are read on the first question.
 func ScriptsInUse(dir string) func(name string) bool {
 	var scripts map[string]bool
 	return func(name string) bool {
@@ -226,9 +217,8 @@ func ScriptsInUse(dir string) func(name string) bool {
 	}
 }
 
-// The records that outlive a call (the far shell's, the agent's REPL's)
-// are JSON files in the runtime directory, written through a rename so
-// that a reader never sees half of one.
+// The records are written through a rename: a reader never sees half of
+// one.
 
 func saveJSON(path string, v any) error {
 	data, err := json.Marshal(v)
@@ -243,7 +233,7 @@ func saveJSON(path string, v any) error {
 }
 
 // loadJSON reads the record at path into v; false when there is none or
-// it is torn (then it is removed: it describes nothing usable).
+// it is torn (then it is removed).
 func loadJSON(path string, v any) bool {
 	data, err := os.ReadFile(path)
 	if err != nil {
