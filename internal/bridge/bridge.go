@@ -1,9 +1,7 @@
 // Package bridge owns the bridge session: creating it in tmux with its
-// shared pane and relay, attaching the human's terminal, repairing or
-// replacing a relay that died or is of another version, a new shell in the
-// pane, the copy-mode records, its private files, and reaching the relay
-// for a turn at the pane (turn.go) or a query. It does not look at what
-// the pane runs (internal/pane) nor run commands in it.
+// shared pane and relay, attaching the human's terminal, repairing the
+// relay, its private files, and reaching the relay for a turn at the pane
+// or a query. It does not look at what the pane runs (internal/pane).
 package bridge
 
 import (
@@ -33,12 +31,10 @@ import (
 // output comes through the relay.
 const HistoryLimit = 100000
 
-// Bridge is one named shared session on the user's default tmux server.
 type Bridge struct {
 	Name       string
 	RuntimeDir string
-	// Exe is the program tmux runs as the relay: the running ptybridge or
-	// ptysend, which both understand the hidden --relay flags.
+	// Exe is the program tmux runs as the relay: ptybridge or ptysend.
 	Exe string
 }
 
@@ -58,9 +54,8 @@ func (b Bridge) SocketPath() string { return rundir.SocketPath(b.RuntimeDir, b.N
 
 func (b Bridge) relayCommand() string { return b.RelayCommand(b.SocketPath(), nil) }
 
-// RelayCommand is what pipe-pane -I -O runs (the pane's output to its
-// stdin, its stdout to the pane's input): the relay on socket, for the
-// shared pane or a job window's (job).
+// RelayCommand is what pipe-pane -I -O runs: the relay on socket, for the
+// shared pane or a job window's.
 func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
 	// tmux expands formats in the command, so a literal '#' is doubled.
 	q := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
@@ -72,9 +67,8 @@ func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
 	return cmd
 }
 
-// Open creates the session unless it exists, its first pane sized width
-// x height running shell in dir (or command: ptybridge -- ssh web1), and
-// makes sure its relay runs. It does not attach.
+// Open creates the session unless it exists, its pane running shell (or
+// command: ptybridge -- ssh web1) in dir, and makes sure its relay runs.
 func (b Bridge) Open(width, height int, shell, dir string, command ...string) error {
 	t := b.target()
 	// A pane's history-limit is fixed when it is made, so the session
@@ -112,7 +106,6 @@ func (b Bridge) attachArgs() []string {
 	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-t", b.target(), "destroy-unattached", "on"}
 }
 
-// Attach replaces this process with a tmux client attached to the bridge.
 func (b Bridge) Attach() error {
 	return tmux.Exec(b.attachArgs()...)
 }
@@ -174,9 +167,8 @@ func (b Bridge) startRelay(replacing bool) (string, error) {
 	return mine, relay.WaitFor(mine, 5*time.Second)
 }
 
-// RespawnShell starts a new shell in dir in the shared pane, kept by
-// remain-on-exit after the agent's command ended the old one, with a new
-// relay.
+// RespawnShell starts a new shell and relay in the shared pane, kept by
+// remain-on-exit after the agent's command ended the old shell.
 func (b Bridge) RespawnShell(pane, dir string) error {
 	os.Remove(b.ModeFile(pane))
 	os.Remove(b.SocketPath())
@@ -193,20 +185,18 @@ func (b Bridge) RespawnShell(pane, dir string) error {
 	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
-// File is the path of one of the bridge's private files: its relay
-// socket's with another extension (".mode", ".repl.json").
+// File is the path of a private file of the bridge (".repl.json").
 func (b Bridge) File(ext string) string {
 	return strings.TrimSuffix(b.SocketPath(), ".sock") + ext
 }
 
-// ModeFile is where tmux records whether a pane (the shared one, a job
-// window's) is in copy mode, so that a call knows it without running
-// tmux: <session>.mode.%3.
+// ModeFile is where tmux records whether a pane is in copy mode, so that
+// a call knows it without running tmux.
 func (b Bridge) ModeFile(pane string) string { return b.File(".mode." + pane) }
 
-// watchMode sets the hook that keeps the mode files current. A path the
-// nested quoting cannot carry records nothing: copy mode then goes
-// unnoticed, and keys still never become copy-mode commands.
+// watchMode keeps the mode files current. A path the nested quoting
+// cannot carry records nothing: copy mode then goes unnoticed, and keys
+// still never become copy-mode commands.
 func (b Bridge) watchMode() error {
 	path := b.File(".mode.")
 	if strings.ContainsAny(path, "'\"$`\\#") {
@@ -217,7 +207,6 @@ func (b Bridge) watchMode() error {
 	return err
 }
 
-// InCopyMode reports whether the human is scrolling in the pane.
 func (b Bridge) InCopyMode(pane string) bool {
 	mode, err := os.ReadFile(b.ModeFile(pane))
 	return err == nil && strings.TrimSpace(string(mode)) == "1"
@@ -225,8 +214,7 @@ func (b Bridge) InCopyMode(pane string) bool {
 
 func DefaultName() string { return "ptybridge-" + rundir.UserName() }
 
-// LoginShell is $SHELL, else the user's shell from the user database,
-// else /bin/sh.
+// LoginShell is $SHELL, else the user's from /etc/passwd, else /bin/sh.
 func LoginShell() string {
 	if s := os.Getenv("SHELL"); s != "" {
 		return s
@@ -245,15 +233,11 @@ func LoginShell() string {
 	return "/bin/sh"
 }
 
-// A bridge opened with a command (ptybridge -- ssh web1) runs it in the
-// shared pane instead of the user's shell. When it ends, the pane closes,
-// which ends the session; its exit status is recorded in <session>.exit,
-// where each of the human's ptybridge terminals reads how it ended.
-
-// commandArgs is new-window's shell command for command: a sh with job
-// control (-m) runs it as the terminal's foreground process group (ptysend
-// sees ssh, not sh, in the foreground) and records its exit status in
-// exitFile; none for the default shell.
+// A bridge opened with a command (ptybridge -- ssh web1) runs it instead
+// of the user's shell; when it ends, the session ends, and each of the
+// human's terminals reads its exit status in ExitFile. A sh with job
+// control (-m) runs it as the terminal's foreground process group, so
+// that ptysend sees ssh, not sh, in the foreground.
 func commandArgs(command []string, exitFile string) []string {
 	if len(command) == 0 {
 		return nil
@@ -265,10 +249,9 @@ func commandArgs(command []string, exitFile string) []string {
 	return []string{strings.Join(words, " ")}
 }
 
-// commandRunner is the script of that sh: $0 is the exit file.
+// commandRunner is that sh's script: $0 is the exit file.
 const commandRunner = `"$@"; s=$?; printf '%s\n' "$s" >"$0"; exit "$s"`
 
-// IsCommandRunner reports whether argv is commandArgs' sh.
 func IsCommandRunner(argv []string) bool {
 	return len(argv) >= 4 && argv[0] == "sh" && argv[1] == "-mc" && argv[2] == commandRunner
 }
@@ -280,8 +263,8 @@ func (b Bridge) Exists() bool {
 
 func (b Bridge) ExitFile() string { return b.File(".exit") }
 
-// ClosePane closes the pane (and the session, when it was its last) once
-// its process has ended.
+// ClosePane closes the pane (and the session with it) once its process
+// has ended.
 func (b Bridge) ClosePane(pane string, panePID int) {
 	watch, stopWatching := context.WithCancel(context.Background())
 	defer stopWatching()
@@ -295,7 +278,7 @@ func (b Bridge) ClosePane(pane string, panePID int) {
 }
 
 // CommandEnded is what the human's terminal says once the bridge's
-// command ended, or "" when the record is not newer than since.
+// command ended, or "" when it detached.
 func (b Bridge) CommandEnded(command []string, sinceNano int64) string {
 	fi, err := os.Stat(b.ExitFile())
 	if err != nil || fi.ModTime().UnixNano() < sinceNano {
@@ -309,26 +292,22 @@ func (b Bridge) CommandEnded(command []string, sinceNano int64) string {
 		strings.Join(command, " "), strings.TrimSpace(string(status)), b.Name)
 }
 
-// AttachAndWait attaches the human's terminal as a child process until it
-// detaches or the session ends, so that the caller can say how the
-// bridge's command ended.
+// AttachAndWait attaches the human's terminal as a child process, so
+// that the caller can say how the bridge's command ended.
 func (b Bridge) AttachAndWait() error {
 	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)
 	defer signal.Reset(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)
 	return tmux.Foreground(b.attachArgs()...)
 }
 
-// ptybridge --confirm has the human approve each command of the agent's.
-// The setting is the session's option confirmOption, set by ptybridge and
-// never by ptysend, so the agent cannot turn it off; it lasts as long as
-// the session. A file beside the relay socket mirrors it, so that a call
-// learns it with a stat instead of a tmux process (~4 ms of a ~5 ms
-// call); whoever starts a relay copies it beside the new socket.
+// ptybridge --confirm: a session option, set by ptybridge and never by
+// ptysend, so the agent cannot turn it off. A file beside the relay socket
+// mirrors it, so that a call learns it with a stat instead of a tmux
+// process (~4 ms of a ~5 ms call); whoever starts a relay copies it.
 const confirmOption = "@ptybridge_confirm"
 
 func confirmFile(socket string) string { return strings.TrimSuffix(socket, ".sock") + ".confirm" }
 
-// RequireConfirm turns --confirm on for as long as the session lives.
 func (b Bridge) RequireConfirm() error {
 	out, err := tmux.Run("set-option", "-t", b.target(), confirmOption, "on",
 		";", "display-message", "-p", "-t", b.target(), "#{@ptybridge_relay}")
@@ -342,9 +321,8 @@ func mirrorConfirm(socket string) error {
 	return os.WriteFile(confirmFile(socket), []byte("on\n"), 0o600)
 }
 
-// ConfirmRequired reports whether the human approves each command of the
-// session whose relay listens on socket: yes unless the mirror is absent,
-// since asking too often is better than typing unapproved.
+// ConfirmRequired: yes unless the mirror is absent, since asking too
+// often is better than typing unapproved.
 func ConfirmRequired(socket string) bool {
 	_, err := os.Stat(confirmFile(socket))
 	return !errors.Is(err, fs.ErrNotExist)

@@ -17,7 +17,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// NoBridgeMessage is what ptysend prints when no bridge is running.
 const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
 	"\n" +
 	"You have used `ptysend`, but it currently has nowhere to send to.\n" +
@@ -29,11 +28,10 @@ const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
 	"a password prompt). If you can avoid interactive tools, then prefer that.\n" +
 	"Otherwise, please ask the user now.\n"
 
-// Turn reaches the bridge's relay (repairing a dead one, replacing one of
-// another version) and waits for this call's turn at the pane, within
-// maxTime from start, saying on stderr what holds the pane meanwhile. call
-// is the call as the agent typed it ("make test"), for the calls queued
-// behind it. ctx ends the wait: nothing was typed.
+// Turn reaches the bridge's relay (repairing it) and waits for this call's
+// turn at the pane, within maxTime from start, saying on stderr what holds
+// the pane meanwhile. call is the call as the agent typed it, for the
+// calls queued behind it.
 func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, start time.Time, stderr io.Writer) (*relay.Turn, error) {
 	if err := rundir.Ensure(b.RuntimeDir); err != nil {
 		return nil, failure.From(err)
@@ -73,7 +71,6 @@ func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, st
 	}
 }
 
-// ErrCancelled: the call was cancelled before it typed anything.
 var ErrCancelled = &failure.Error{
 	Msg:  "the call was cancelled before its turn at the shared terminal; nothing was typed",
 	Hint: "run it again if you still need it",
@@ -93,10 +90,9 @@ func (b Bridge) repairRelay(replacing bool) (string, error) {
 	return path, nil
 }
 
-// Status asks the bridge's relay where the pane stands, without a turn:
-// it answers while a call holds the pane, with no tmux process. Only a
-// relay that does not answer (none, dead, another version's) is repaired
-// or replaced, as for a call.
+// Status asks the relay where the pane stands, without a turn: it answers
+// while a call holds the pane, with no tmux process. Only a relay that
+// does not answer is repaired.
 func (b Bridge) Status() (*relay.Status, error) {
 	if err := rundir.Ensure(b.RuntimeDir); err != nil {
 		return nil, failure.From(err)
@@ -112,8 +108,7 @@ func (b Bridge) Status() (*relay.Status, error) {
 	return s, queryFailure(err)
 }
 
-// Query asks the relay (relay.QueryHistory, QueryOutput), repairing it
-// as Status does.
+// Query asks the relay (relay.QueryHistory...), repairing it as Status.
 func Query[T any](b Bridge, ask func(path string) (T, error)) (T, error) {
 	if _, err := b.Status(); err != nil { // reaches, or repairs, the relay
 		var none T
@@ -136,7 +131,6 @@ func queryFailure(err error) error {
 	}
 }
 
-// Closed explains a relay that hung up.
 func (b Bridge) Closed(running bool) error {
 	what := "the bridge terminal was closed"
 	if running {
@@ -154,9 +148,8 @@ func (b Bridge) Closed(running bool) error {
 	}
 }
 
-// Missing explains a bridge session that does not exist: NoBridgeMessage
-// when none runs; else (the agent asked for another name, by --session or
-// PTYBRIDGE_SESSION) the one looked for and the ones there are.
+// Missing explains a bridge session that does not exist: when others run
+// (the agent asked for another name), it names them.
 func (b Bridge) Missing() error {
 	running := List()
 	if len(running) == 0 {
@@ -177,7 +170,6 @@ func (b Bridge) Missing() error {
 	}
 }
 
-// Session is one bridge session on the user's default tmux server.
 type Session struct {
 	Name     string
 	Pane     string // the shared pane
@@ -185,8 +177,7 @@ type Session struct {
 	Command  string // what ptybridge was opened with (-- COMMAND)
 }
 
-// List lists the sessions that Open marked with @ptybridge_pane, with
-// one tmux call.
+// List lists the sessions that Open marked with @ptybridge_pane.
 func List() []Session {
 	out, err := tmux.Run("list-sessions", "-F", "#{@ptybridge_pane}\t#{session_name}\t#{session_attached}\t#{@ptybridge_command}")
 	if err != nil {
@@ -206,7 +197,6 @@ func List() []Session {
 	return list
 }
 
-// shellWord is s as one shell word, quoted only when needed.
 func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=@%,/") == "" {
 		return s
@@ -214,9 +204,8 @@ func shellWord(s string) string {
 	return markers.QuotePOSIX(s)
 }
 
-// waitNotices says on stderr that a call waits, and what holds the
-// terminal since when, as the relay tells: once, and again when the
-// holder changes.
+// waitNotices says on stderr what holds the terminal since when: once,
+// and again when the holder changes.
 type waitNotices struct {
 	last relay.Queued
 	told bool
@@ -242,8 +231,7 @@ func (w *waitNotices) holder() string {
 	return fmt.Sprintf("another ptysend call, %q,", w.last.Call)
 }
 
-// shortCall is a call shortened for the notices of the calls queued
-// behind it: its first line, at most 80 characters, controls as '?'.
+// shortCall is a call as the calls queued behind it are told.
 func shortCall(call string) string {
 	const max = 80
 	line, _, multi := strings.Cut(strings.TrimSpace(call), "\n")
