@@ -1,9 +1,7 @@
 // Package human is the agent's side of the conversation with the human at
-// the shared terminal, none of it typed into the pane: what they see there
-// (the screen, with the cursor), a message in their terminals (tmux's
-// message line and the bell), and asking their approval before a command
-// is typed (ptybridge --confirm). It runs tmux through internal/tmux only;
-// whether the pane is free is internal/pane's business.
+// the shared terminal, none of it typed into the pane: the screen they
+// see, a message in their terminals, and asking their approval before a
+// command is typed (ptybridge --confirm).
 package human
 
 import (
@@ -24,15 +22,13 @@ import (
 	"golang.org/x/term"
 )
 
-// With ptybridge --confirm, the question shows in a tmux popup over the
-// human's terminal, run by a hidden mode of ptysend (AskFlag, with the
-// file holding the question) that reads one key. display-popup returns
-// however the popup closes (the answer, the terminal going away,
-// display-popup -C when ptysend gives up), so ptysend never waits for an
-// answer that cannot come.
+// With --confirm, a tmux popup over the human's terminal runs a hidden
+// mode of ptysend (AskFlag FILE) that reads one key. display-popup returns
+// however the popup closes (the answer, the terminal going away, -C when
+// ptysend gives up), so ptysend never waits for an answer that cannot
+// come.
 const AskFlag = "--confirm-ask"
 
-// Question is what the human is asked to approve.
 type Question struct {
 	// Action completes "The agent wants to ...": "run this in the shared
 	// terminal".
@@ -40,17 +36,13 @@ type Question struct {
 	Text   string // the command or expression, as it would be typed
 }
 
-// The answer file's contents.
 const (
 	yes = "yes"
 	no  = "no"
 )
 
-// Ask shows q to the human in the terminal they used last (a popup running
-// b.Exe with AskFlag) and waits for their answer, up to limit (zero: no
-// limit). It returns nil when they said yes; else an error with
-// failure.ExitRefused (no, or closed), failure.ExitTimeout (no answer in
-// time), or failure.Stopped's status (ctx ended).
+// Ask shows q in the terminal the human used last and waits for their
+// answer, up to limit (zero: no limit): nil when they said yes.
 func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) error {
 	cs, err := clients(b)
 	if err != nil {
@@ -116,8 +108,6 @@ func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) 
 	}
 }
 
-// closePopup closes the question and waits a moment for display-popup to
-// return.
 func closePopup(c client, closed <-chan error, cancel func()) {
 	tmux.Run("display-popup", "-C", "-c", c.name)
 	select {
@@ -145,8 +135,6 @@ func verdict(file string, q Question) error {
 	}
 }
 
-// oneLine is text's first line, at most n characters, quoted; " …" says
-// that there was more.
 func oneLine(text string, n int) string {
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	s := lines[0]
@@ -160,15 +148,13 @@ func oneLine(text string, n int) string {
 	return strconv.Quote(s)
 }
 
-// The popup's side of --confirm: ptysend run by tmux in the popup with
-// AskFlag. Its terminal is the popup's own: keys pressed there never go
-// to the pane.
+// The popup's side of --confirm: its terminal is the popup's own, so keys
+// pressed there never go to the pane.
 
 const popupFooter = "y = run it      n or Esc = refuse"
 
-// Answer shows the question in file on the popup's terminal tty and
-// writes the human's answer beside the file; nothing when the terminal
-// goes away first.
+// Answer shows the question in file on tty and writes the human's answer
+// beside the file; nothing when the terminal goes away first.
 func Answer(file string, tty *os.File) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -212,10 +198,8 @@ func readAnswer(r io.Reader) (string, error) {
 	}
 }
 
-// keyAnswer is the answer a key gives: yes for y; no for n, q, Escape,
-// Ctrl-C or Ctrl-D; "" for others. tmux hands a lone Escape on after its
-// escape-time, alone in its read; arrow and function keys arrive as
-// sequences that start with Escape, and are not answers.
+// keyAnswer: tmux hands a lone Escape on after its escape-time, alone in
+// its read; arrow and function keys are sequences that start with Escape.
 func keyAnswer(key []byte) string {
 	if len(key) == 0 || (key[0] == 0x1b && len(key) > 1) {
 		return ""
@@ -229,9 +213,6 @@ func keyAnswer(key []byte) string {
 	return ""
 }
 
-// layout is the popup's text for a terminal of w x h: what the agent
-// wants, the text indented (wrapped, cut with a note when too long), and
-// the keys.
 func layout(q Question, w, h int) []string {
 	w = max(w, 20)
 	lines := wrap("The agent wants to "+q.Action+":", w)
@@ -251,7 +232,6 @@ func layout(q Question, w, h int) []string {
 	return append(lines, "", popupFooter)
 }
 
-// wrap cuts s into pieces of at most w characters.
 func wrap(s string, w int) []string {
 	var out []string
 	r := []rune(s)
@@ -261,9 +241,8 @@ func wrap(s string, w int) []string {
 	return append(out, string(r))
 }
 
-// popupSize fits the popup to the question, within the client's terminal
-// of cw x ch, at least wide enough for the keys. The border takes two
-// columns and two rows.
+// popupSize fits the popup to the question within the client's terminal.
+// The border takes two columns and two rows.
 func popupSize(q Question, cw, ch int) (w, h int) {
 	widest := utf8.RuneCountInString("The agent wants to " + q.Action + ":")
 	lines := strings.Split(strings.TrimRight(q.Text, "\n"), "\n")

@@ -16,24 +16,21 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Screen is the shared pane as the human sees it: its visible rows as
-// text (a full-screen program's alternate screen when it is on), the
-// cursor and the size, counted from 1 as a terminal's cursor addressing.
+// Screen is the shared pane as the human sees it, counted from 1 as a
+// terminal's cursor addressing.
 type Screen struct {
-	Rows      []string `json:"rows"`
-	CursorRow int      `json:"cursor_row"`
-	CursorCol int      `json:"cursor_col"`
-	Width     int      `json:"width"`
-	Height    int      `json:"height"`
-	// AlternateScreen: a full-screen program (editor, pager, TUI) drew it.
-	AlternateScreen bool `json:"alternate_screen"`
-	// CopyMode: the human is scrolling back; the rows are the screen
-	// below their scrolled view.
+	Rows            []string `json:"rows"`
+	CursorRow       int      `json:"cursor_row"`
+	CursorCol       int      `json:"cursor_col"`
+	Width           int      `json:"width"`
+	Height          int      `json:"height"`
+	AlternateScreen bool     `json:"alternate_screen"`
+	// CopyMode: the rows are the screen below the human's scrolled view.
 	CopyMode bool `json:"copy_mode"`
 }
 
 // ReadScreen reads the shared pane's screen with one tmux call (two when
-// another pane of the session is the active one), whatever it is doing.
+// another pane of the session is the active one).
 func ReadScreen(b bridge.Bridge) (Screen, error) {
 	c, err := tmux.Capture(tmux.SessionTarget(b.Name))
 	if err == nil && c.Session != b.Name {
@@ -48,21 +45,19 @@ func ReadScreen(b bridge.Bridge) (Screen, error) {
 	return screenOf(c), nil
 }
 
-// ReadPane reads the screen of a pane (a job's window).
 func ReadPane(pane string) (Screen, error) {
 	c, err := tmux.Capture(pane)
 	return screenOf(c), err
 }
 
-// screenOf is a capture as the human sees it. A cursor past the last
-// column (after a write there) shows at the last.
+// screenOf: a cursor past the last column (after a write there) shows at
+// the last.
 func screenOf(c tmux.Screen) Screen {
 	return Screen{Rows: c.Rows, CursorRow: c.CursorY + 1, CursorCol: min(c.CursorX+1, max(c.Width, 1)), Width: c.Width, Height: c.Height,
 		AlternateScreen: c.Alternate, CopyMode: c.InMode}
 }
 
-// Text is the screen's rows, one a line, without the blank rows below
-// both the last text and the cursor.
+// Text is the rows without the blank ones below the text and the cursor.
 func (s Screen) Text() string {
 	last := s.CursorRow
 	for i, r := range s.Rows {
@@ -77,7 +72,6 @@ func (s Screen) Text() string {
 	return strings.Join(s.Rows[:last], "\n") + "\n"
 }
 
-// CursorLine says where the cursor is, and what kind of screen it is on.
 func (s Screen) CursorLine() string {
 	line := fmt.Sprintf("cursor at row %d, column %d (of %d x %d)", s.CursorRow, s.CursorCol, s.Width, s.Height)
 	if s.AlternateScreen {
@@ -89,8 +83,6 @@ func (s Screen) CursorLine() string {
 	return line
 }
 
-// noBridgeOr makes tmux's "no such session or server" the no-bridge
-// message.
 func noBridgeOr(err error) error {
 	if tmux.IsMissingSession(err) || errors.Is(err, tmux.ErrNoTmux) {
 		return &failure.Error{Verbatim: bridge.NoBridgeMessage}
@@ -102,17 +94,14 @@ func noBridgeOr(err error) error {
 // key clears it sooner: tmux's -N, which would keep it, swallows keys.
 const NoticeTime = 10 * time.Second
 
-// Speaker starts every notice: the human knows who speaks.
 const Speaker = "[agent] "
 
-// client is one terminal attached to the bridge session.
 type client struct {
 	name, tty     string
 	width, height int
 	activity      int64 // the time of its last key, in seconds
 }
 
-// clients are the human's terminals attached to the bridge session.
 func clients(b bridge.Bridge) ([]client, error) {
 	out, err := tmux.Run("list-clients", "-t", tmux.SessionTarget(b.Name), "-F",
 		"#{client_name}\t#{client_tty}\t#{client_control_mode}\t#{client_width}\t#{client_height}\t#{client_activity}")
@@ -122,8 +111,8 @@ func clients(b bridge.Bridge) ([]client, error) {
 	return parseClients(out), nil
 }
 
-// parseClients reads list-clients' answer. Control-mode clients (a
-// terminal's tmux integration, scripts) draw no status line nor popup.
+// parseClients: control-mode clients (a terminal's tmux integration,
+// scripts) draw no status line nor popup.
 func parseClients(out string) []client {
 	var cs []client
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
@@ -140,7 +129,6 @@ func parseClients(out string) []client {
 	return cs
 }
 
-// mostRecent is the terminal the human used last.
 func mostRecent(cs []client) client {
 	return slices.MaxFunc(cs, func(a, b client) int { return cmp.Compare(a.activity, b.activity) })
 }
@@ -150,9 +138,8 @@ var errNoTerminal = &failure.Error{
 	Hint: "ask the user to open the shared terminal: run ptybridge in a terminal window",
 }
 
-// Notify shows message on the message line of every terminal attached to
-// the bridge, for NoticeTime, and rings their bell. It returns how many
-// terminals show it.
+// Notify shows message on the message line of the human's terminals and
+// rings their bell; it returns how many show it.
 func Notify(b bridge.Bridge, message string) (int, error) {
 	cs, err := clients(b)
 	if err != nil {
@@ -178,9 +165,8 @@ func Notify(b bridge.Bridge, message string) (int, error) {
 	return len(cs), nil
 }
 
-// noticeText is message as one line for tmux's message line: after
-// Speaker, control characters made spaces, and escaped for tmux, which
-// expands formats ("#{...}") and takes a final ";" for a separator.
+// noticeText: tmux expands formats ("#{...}") in a message and takes a
+// final ";" for a separator.
 func noticeText(message string) string {
 	blank := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 	text := Speaker + strings.Join(strings.FieldsFunc(message, blank), " ")
@@ -191,8 +177,8 @@ func noticeText(message string) string {
 	return text
 }
 
-// ringBell writes a BEL to the human's terminal itself: it draws nothing
-// and is no input to the pane.
+// ringBell writes a BEL to the human's terminal itself: no input to the
+// pane.
 func ringBell(tty string) {
 	if !strings.HasPrefix(tty, "/dev/") {
 		return
