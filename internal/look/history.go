@@ -22,12 +22,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/rundir"
 )
 
-// DefaultHistory is how many commands --history shows without =N.
 const DefaultHistory = 10
 
-// History prints the last n commands, oldest first: one line each (id,
-// who, status, start, duration, directory, command line), or one JSON
-// object a line.
+// History prints the last n commands, oldest first, one a line.
 func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
 	entries, err := bridge.Query(b, func(path string) ([]relay.Entry, error) { return relay.QueryHistory(path, n) })
 	if err != nil {
@@ -54,8 +51,7 @@ func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
 	return err
 }
 
-// statusText is an entry's status: the number, "running", or "?" when
-// its end came without one.
+// statusText: "?" for a command whose end came without a status.
 func statusText(e relay.Entry) string {
 	switch {
 	case e.Running:
@@ -79,8 +75,6 @@ func duration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-// oneLine shows a command line on one line: newlines, TABs and other
-// control characters as escapes (\n, \t, \x1b).
 func oneLine(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -98,8 +92,8 @@ func oneLine(s string) string {
 	return b.String()
 }
 
-// Output prints what command id printed (0: the user's last), as clean
-// text, or raw: the terminal's bytes with only its "\r\n" undone.
+// Output prints what command id printed (0: the user's last): clean text,
+// or raw, the terminal's bytes with only its "\r\n" undone.
 func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
 	body, err := bridge.Query(b, func(path string) ([]byte, error) {
 		_, body, err := relay.QueryOutput(path, id)
@@ -121,14 +115,11 @@ func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
 
 // promptEOLMark is zsh's PROMPT_SP, printed after every command before
 // the precmd hooks that send FINISHED: a highlighted % (# for root),
-// spaces to the margin, and a carriage return. Compiled when first needed,
-// not at every start of ptysend.
+// spaces to the margin, and a carriage return.
 var promptEOLMark = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:\x1b\[[0-9;]*m)*[%#](?:\x1b\[[0-9;]*m)* +\r \r`)
 })
 
-// cleanOutput is a command's output as clean text, without zsh's
-// end-of-line mark nor a last line that shows nothing.
 func cleanOutput(raw []byte) string {
 	raw = promptEOLMark().ReplaceAll(raw, nil)
 	text := cleantext.String(string(raw))
@@ -138,12 +129,10 @@ func cleanOutput(raw []byte) string {
 	return text
 }
 
-// Session is one line of ptysend --sessions: a bridge of the user's,
-// where its shell runs and whether it is free.
+// Session is one line of ptysend --sessions.
 type Session struct {
 	Name string `json:"name"`
-	// User and Host are where the agent's commands run; Shell the shell
-	// there; Far whether it is behind a carrier (Via: ssh, su, sudo...).
+	// Where the agent's commands run: Far, behind a carrier (Via).
 	User  string `json:"user,omitempty"`
 	Host  string `json:"host,omitempty"`
 	Shell string `json:"shell,omitempty"`
@@ -151,15 +140,13 @@ type Session struct {
 	Via   string `json:"via,omitempty"`
 	// Command is what the bridge was opened with (ptybridge -- COMMAND).
 	Command string `json:"command,omitempty"`
-	// State is "free" or "busy"; Busy says with what.
+	// State is "free" or "busy", Busy with what.
 	State    string `json:"state"`
 	Busy     string `json:"busy,omitempty"`
 	Attached int    `json:"attached"`
 }
 
-// Sessions describes the user's bridges: one tmux call lists them, each
-// one's relay and a look at its pane say where and how it is. It repairs
-// no relay.
+// Sessions describes the user's bridges, repairing no relay.
 func Sessions(exe string) []Session {
 	var list []Session
 	for _, s := range bridge.List() {
@@ -206,7 +193,6 @@ func describe(s bridge.Session, b bridge.Bridge) Session {
 	return out
 }
 
-// PrintSessions writes the bridges, one line each, or as JSON.
 func PrintSessions(w io.Writer, list []Session, asJSON bool) error {
 	if asJSON {
 		if list == nil {

@@ -25,35 +25,28 @@ import (
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
-// stateNoBridge is the state when no bridge runs; the others are pane's,
-// most telling first.
+// stateNoBridge: the other states are pane's, most telling first.
 const stateNoBridge = "no_bridge"
 
-// Status is what ptysend --status says, and --status --json prints.
 type Status struct {
-	Bridge  string `json:"bridge"` // "up" or "down"
-	Session string `json:"session"`
-	State   string `json:"state"`
-	Free    bool   `json:"free"`           // a command (ptysend -- WORDS) would run now
-	Hint    string `json:"hint,omitempty"` // what to ask the user when it is not free
-	Shell   *Shell `json:"shell,omitempty"`
-	// Program is what runs in the foreground when it is not the shell.
-	Program *Program `json:"program,omitempty"`
-	REPL    *REPL    `json:"repl,omitempty"`
-	// Running is the command the shell runs, from the history.
+	Bridge    string       `json:"bridge"` // "up" or "down"
+	Session   string       `json:"session"`
+	State     string       `json:"state"`
+	Free      bool         `json:"free"`           // a command (ptysend -- WORDS) would run now
+	Hint      string       `json:"hint,omitempty"` // what to ask the user when it is not free
+	Shell     *Shell       `json:"shell,omitempty"`
+	Program   *Program     `json:"program,omitempty"`
+	REPL      *REPL        `json:"repl,omitempty"`
 	Running   *relay.Entry `json:"running_command,omitempty"`
 	CopyMode  bool         `json:"copy_mode"`
 	HalfTyped bool         `json:"half_typed_line"`
 	AgentCall *relay.Call  `json:"agent_call,omitempty"`
-	// Confirm: the user approves each command of the agent's
-	// (ptybridge --confirm).
-	Confirm bool `json:"confirm"`
-	// Far: the agent's commands run in a shell behind a carrier.
-	Far *Far `json:"far,omitempty"`
+	Confirm   bool         `json:"confirm"`       // ptybridge --confirm
+	Far       *Far         `json:"far,omitempty"` // a shell behind a carrier runs the agent's commands
 }
 
-// Shell is the shell of the pane: the one in the foreground, or the one
-// that runs the program in the foreground.
+// Shell is the shell in the foreground, or the one that runs the program
+// in the foreground.
 type Shell struct {
 	Kind  string `json:"kind"` // bash, zsh, fish, dash...
 	PID   int    `json:"pid"`
@@ -62,7 +55,6 @@ type Shell struct {
 	Hooks bool   `json:"hooks"` // the shell integration is installed (its events were seen)
 }
 
-// Program is a process in the foreground of the pane.
 type Program struct {
 	Name        string    `json:"name"`
 	PID         int       `json:"pid"`
@@ -70,7 +62,6 @@ type Program struct {
 	Since       time.Time `json:"since"`
 }
 
-// REPL is an interpreter at its prompt in the pane.
 type REPL struct {
 	Program   string    `json:"program"`
 	StartedBy string    `json:"started_by"` // "agent" for one of --repl-start, else "user"
@@ -79,8 +70,6 @@ type REPL struct {
 	Since     time.Time `json:"since"`
 }
 
-// Far is the shell at the far end of a carrier in the pane (ssh, su,
-// sudo -i, docker exec...), where the agent's commands run.
 type Far struct {
 	Via  string `json:"via"`            // the carrier: ssh, su, sudo...
 	Kind string `json:"kind,omitempty"` // bash, zsh, fish, sh: once probed
@@ -91,8 +80,6 @@ type Far struct {
 	Hooks bool `json:"hooks"`
 }
 
-// ReadStatus finds out the terminal's state: the relay's answer and one
-// look at the pane (pane.Peek).
 func ReadStatus(b bridge.Bridge) (*Status, error) {
 	a, err := b.Status()
 	if err != nil {
@@ -108,7 +95,6 @@ func ReadStatus(b bridge.Bridge) (*Status, error) {
 	return s, nil
 }
 
-// compose puts the look's state together with the relay's answer.
 func (s *Status) compose(st *pane.State, a *relay.Status) {
 	s.State, s.CopyMode, s.HalfTyped = st.Kind, st.CopyMode, st.HalfTyped
 	if st.Refusal != nil {
@@ -173,7 +159,6 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 	}
 }
 
-// shellOf is what the status says of a shell of the pane.
 func shellOf(sh *pane.Shell, a *relay.Status) *Shell {
 	// The hooks have spoken in it: its events are the relay's last, or
 	// the command it runs is the history's.
@@ -209,8 +194,7 @@ func (s *Status) ExitCode() int {
 	return failure.ExitBusy
 }
 
-// Print writes the status as lines of "what: value", or as one JSON
-// object, in one write.
+// Print writes the status in one write.
 func (s *Status) Print(out io.Writer, asJSON bool) error {
 	var w bytes.Buffer
 	if asJSON {
@@ -257,7 +241,6 @@ func (s *Status) print(w io.Writer, now time.Time) {
 	fmt.Fprintf(w, "free: %s\n", choose(s.Free, "yes", "no; "+s.Hint))
 }
 
-// describe says the state in words.
 func (s *Status) describe(now time.Time) string {
 	switch s.State {
 	case pane.Idle:
