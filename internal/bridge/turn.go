@@ -172,7 +172,6 @@ func (b Bridge) Missing() error {
 
 type Session struct {
 	Name     string
-	Pane     string // the shared pane
 	Attached int    // terminals attached
 	Command  string // what ptybridge was opened with (-- COMMAND)
 }
@@ -190,7 +189,7 @@ func List() []Session {
 		if len(f) != 4 || f[0] == "" {
 			continue
 		}
-		s := Session{Pane: f[0], Name: f[1], Command: f[3]}
+		s := Session{Name: f[1], Command: f[3]}
 		fmt.Sscan(f[2], &s.Attached)
 		list = append(list, s)
 	}
