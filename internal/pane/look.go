@@ -161,8 +161,12 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	if want == IntoREPL || want == CloseREPL {
 		return s.readREPL(b, want)
 	}
-	if s.REPL != nil && want == IntoShell {
-		s.Kind, s.Refusal = REPLState, replInTheWay(s.REPL)
+	if s.REPL != nil && want == IntoShell { // a shell command, or a second REPL: exit 125
+		s.Kind, s.Refusal = REPLState, &failure.Error{
+			Msg: "the REPL " + s.REPL.Program + " started with --repl-start is already running in the shared terminal, so nothing was typed",
+			Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close first " +
+				"(ptysend drives one REPL at a time)",
+		}
 		return false, nil
 	}
 	name, args := s.Foreground.Name, s.Foreground.Args
@@ -174,8 +178,8 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 		s.Shell = s.innerShell()
 		return s.readFar(b, foreignVia(fg, name), want)
 	}
-	if shell, ok := unsupportedShell(fg); ok {
-		s.Kind, s.Refusal = Unsupported, unsupportedShellError(shell)
+	if err := unsupportedShell(fg); err != nil {
+		s.Kind, s.Refusal = Unsupported, err
 		return false, nil
 	}
 	s.Shell = s.innerShell()
@@ -271,16 +275,20 @@ func interactive(args []string) bool {
 	return true
 }
 
-// unsupportedShell names the shell we cannot drive that runs as pid, if
-// any. A shell in a scripting language (xonsh) runs as its interpreter,
-// python3, but comm names the script, so both names are checked.
-func unsupportedShell(pid int) (string, bool) {
+// unsupportedShell refuses a shell we cannot drive running as pid. A shell
+// in a scripting language (xonsh) runs as its interpreter, python3, but
+// comm names the script, so both names are checked.
+func unsupportedShell(pid int) error {
 	for _, name := range []string{platform.Name(pid), platform.Comm(pid)} {
 		if markers.Unsupported(name) {
-			return name, true
+			return &failure.Error{
+				Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot drive", name),
+				Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal (e.g. type bash there), or to leave %s, then retry",
+					markers.Supported, name),
+			}
 		}
 	}
-	return "", false
+	return nil
 }
 
 func (s *State) screen() (tmux.Screen, error) { return tmux.Capture(s.View.PaneID) }

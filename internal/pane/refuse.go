@@ -9,7 +9,6 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
-	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
@@ -78,24 +77,6 @@ var HalfTypedError = refusal("the user has typed at the shared terminal's prompt
 // CopyModeError: keys sent now would drift the human's scrolled view.
 var CopyModeError = refusal("the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
 	"ask the user to leave copy mode (press q in the ptybridge terminal), then retry")
-
-// replInTheWay refuses a shell command or a second REPL while the agent's
-// REPL runs: it does not clear by itself (exit 125).
-func replInTheWay(r *REPLRecord) error {
-	return &failure.Error{
-		Msg: "the REPL " + r.Program + " started with --repl-start is already running in the shared terminal, so nothing was typed",
-		Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close first " +
-			"(ptysend drives one REPL at a time)",
-	}
-}
-
-func unsupportedShellError(shell string) error {
-	return &failure.Error{
-		Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot drive", shell),
-		Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal (e.g. type bash there), or to leave %s, then retry",
-			markers.Supported, shell),
-	}
-}
 
 // The hint of a busy pane says how the human leaves the program: Ctrl-C
 // does not stop a pager or an editor (less ignores it), so it names the

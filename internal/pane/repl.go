@@ -66,13 +66,11 @@ func ClearREPL(b bridge.Bridge, r *REPLRecord) {
 	}
 }
 
-// InForeground: not exited, suspended or replaced.
+// InForeground: not exited, suspended or replaced (far: the carrier still
+// leads, the REPL's END has not come).
 func (r *REPLRecord) InForeground(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
-	if r.Far { // the carrier still leads: the REPL's END has not come
-		return err == nil && fg == r.PID && platform.ExecImage(fg) == r.Carrier
-	}
-	return err == nil && fg == r.PID
+	return err == nil && fg == r.PID && (!r.Far || platform.ExecImage(fg) == r.Carrier)
 }
 
 func (r *REPLRecord) PromptRE() *regexp.Regexp { return regexp.MustCompile(r.Prompt) }
