@@ -215,8 +215,7 @@ func keyAnswer(key []byte) string {
 
 func layout(q Question, w, h int) []string {
 	w = max(w, 20)
-	lines := wrap("The agent wants to "+q.Action+":", w)
-	lines = append(lines, "")
+	lines := append(wrap("The agent wants to "+q.Action+":", w), "")
 	var body []string
 	for _, l := range strings.Split(strings.TrimRight(q.Text, "\n"), "\n") {
 		for _, part := range wrap(strings.ReplaceAll(l, "\t", "    "), w-2) {

@@ -146,19 +146,15 @@ func tailUse(name string, args []string) CarrierUse {
 // Far is the shell at the far end of a carrier in the pane, which
 // internal/call drives through the terminal stream.
 type Far struct {
-	// Carrier is the local end (ssh, sudo, docker...), or the far shell
-	// itself when it runs on our terminal as another user.
-	Carrier Process
-	Via     string     // how it was reached, for messages
-	Record  *FarRecord // what ptysend learnt of it; nil before the first probe
-	// Hooked: its hooks say that it waits at its prompt. Without them, a
-	// probe asks the shell first; Screen is what it showed.
-	Hooked bool
-	Screen *tmux.Screen
+	Carrier Process      // the local end, or the far shell itself as another user on our terminal
+	Via     string       // how it was reached, for messages
+	Record  *FarRecord   // nil before the first probe
+	Hooked  bool         // its hooks say that it waits at its prompt; else a probe asks it first
+	Screen  *tmux.Screen // what the screen showed, when it was read
 }
 
-// readFar decides for a far shell: its hooks' events, when they speak;
-// else the screen must show a shell prompt with nothing typed at it.
+// readFar trusts a far shell's hooks when they speak; else the screen
+// must show a shell prompt with nothing typed at it.
 func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, err error) {
 	f := &Far{Carrier: s.Foreground, Via: via, Record: FarRecordFor(b, s.Foreground.PID)}
 	s.Far = f
@@ -208,9 +204,8 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 }
 
 // carriedProgram follows a carrier's children where /proc shows them
-// (sudo, su --pty, unshare; not ssh's far end) and names the program in
-// the foreground of the shell it carries, or the program it runs that is
-// no shell; "" when all is idle as far as /proc can tell.
+// (sudo, su --pty, unshare; not ssh's far end) to the program that holds
+// the terminal, if any.
 func carriedProgram(pid int) (string, []string) {
 	for range 8 {
 		kids := platform.Children(pid)
@@ -239,8 +234,8 @@ func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// These read the cursor line of a far shell without hooks: it must show
-// its prompt, and ptysend must never type into a password prompt.
+// The cursor line of a far shell without hooks must show its prompt, and
+// ptysend must never type into a password prompt.
 var (
 	secretPrompt = lazyRegexp(`(?i)(password|passphrase|passcode|\bpin\b|verification code|` +
 		`\[y/n\]|\(y/n\)|yes/no|\(yes/no|continue\?|are you sure)`)
@@ -297,8 +292,7 @@ func foreignVia(pid int, name string) string {
 }
 
 // FarRecord is what ptysend learnt of the far shell: its kind from the
-// probe; once its first call ran, its hooks, its pid (in its namespace),
-// who and where it is. It holds for one carrier process only.
+// probe, the rest from its first call. It holds for one carrier process.
 type FarRecord struct {
 	Carrier     string          `json:"carrier"` // platform.ExecImage of the carrier
 	CarrierName string          `json:"carrier_name"`
@@ -307,8 +301,7 @@ type FarRecord struct {
 	PID         int             `json:"pid"`
 	User        string          `json:"user,omitempty"`
 	Host        string          `json:"host,omitempty"`
-	// The prompt's width and the pane's, as the probe saw them: how many
-	// rows a typed loader line takes.
+	// As the probe saw them: how many rows a typed loader line takes.
 	PromptCol int `json:"prompt_col"`
 	Width     int `json:"width"`
 }
@@ -325,16 +318,13 @@ func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 }
 
 // WaitsForHuman reports whether the pane's foreground program sleeps
-// until the terminal has input (a password prompt, a question, a
-// full-screen program): waiting for the human, not hung, so the no-output
-// timeout must not kill it.
+// until the terminal has input: waiting for the human, not hung, so the
+// no-output timeout must spare it.
 func WaitsForHuman(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
 	return err == nil && fg > 0 && waitsForInput(fg, platform.TTYOf(panePID), false)
 }
 
-// waitsForInput reports whether pid sleeps until the terminal tty has
-// input; with lineEditor, in a line editor's mode too.
 func waitsForInput(pid int, tty string, lineEditor bool) bool {
 	f := platform.OpenTTY(tty)
 	if f == nil {
@@ -344,7 +334,6 @@ func waitsForInput(pid int, tty string, lineEditor bool) bool {
 	return platform.WaitsForInput(pid, f) && (!lineEditor || platform.EditsLines(f))
 }
 
-// Asks is the pane's cursor line: the question the human is to answer.
 func Asks(paneID string) string {
 	s, err := tmux.Capture(paneID)
 	if err != nil {
@@ -355,9 +344,8 @@ func Asks(paneID string) string {
 
 var farAsks = lazyRegexp(`[:?]\s*$`)
 
-// FarAsks is what a far command asks the human, from the cursor line (the
-// kernel does not see the far program): a password, a yes/no question, a
-// line ending in ':' or '?'; or "".
+// FarAsks is what a far command asks the human, from the cursor line:
+// the kernel does not see the far program.
 func FarAsks(paneID string) string {
 	line := Asks(paneID)
 	if line == "" || !(secretPrompt().MatchString(line) || farAsks().MatchString(line)) {

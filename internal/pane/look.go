@@ -44,15 +44,11 @@ const (
 )
 
 type State struct {
-	View relay.View
-	// Kind is one of the states above; Refusal, when set, why the agent
-	// must not type what it wants.
-	Kind       string
-	Refusal    error
-	Foreground Process
-	// Shell is the local shell that would read a typed line, or runs the
-	// foreground program; nil when none of ours does.
-	Shell               *Shell
+	View                relay.View
+	Kind                string // one of the states above
+	Refusal             error  // why the agent must not type what it wants, if so
+	Foreground          Process
+	Shell               *Shell      // ours that would read a typed line, or runs the foreground program
 	Far                 *Far        // the shell at the far end of a carrier (ssh, su...)
 	REPL                *REPLRecord // the agent's REPL (--repl-start) when it leads the foreground
 	Prompt              *PromptLine // the agent's REPL's, when it waits at it (IntoREPL)
@@ -67,15 +63,14 @@ type Process struct {
 
 type Shell struct {
 	Process
-	Syntax markers.Shell
-	// Hooks: its events are the relay's last (the shell integration is
-	// in); NeedsHooks: a line typed now must install them first.
-	Hooks, NeedsHooks bool
+	Syntax     markers.Shell
+	Hooks      bool // its events are the relay's last
+	NeedsHooks bool // a line typed now must install them first
 }
 
-// settleLimit is how long a look waits for what may clear in a moment: the
-// prompt, drawn a moment after the last call's end; a prompt framework's
-// short-lived helper. Its looks come soon, then less often.
+// settleLimit is how long a look waits for what may clear in a moment (the
+// prompt drawn after the last call's end, a prompt framework's helper);
+// its looks come soon, then less often.
 const (
 	settleLimit  = 500 * time.Millisecond
 	firstBackoff = time.Millisecond
@@ -200,9 +195,8 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	return s.busy(name, args)
 }
 
-// readLocal: a local shell is free when its hooks say it waits at an
-// empty prompt and it sleeps waiting for the terminal; without hooks yet
-// (they come with the line typed now), the processes alone vouch for it.
+// readLocal: without hooks yet (they come with the line typed now), the
+// processes alone vouch for a local shell.
 func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	sh := s.Shell
 	snap := s.View.Shell
@@ -229,17 +223,16 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	return s.free(sh.PID)
 }
 
-// RecordHooked notes that the hooks are in the program pid runs now.
 func RecordHooked(b bridge.Bridge, pid int) {
 	if img := platform.ExecImage(pid); img != "" {
 		os.WriteFile(b.File(".hooked"), []byte(img), 0o600)
 	}
 }
 
-// execdSince reports whether the shell pid, whose last event said it runs
-// a command, waits at its prompt as another program than the hooked one
-// (the human exec'd a shell). Still the hooked one, it runs a line editor
-// of a command of the user's (fish's read, bash's read -e).
+// execdSince: the shell pid, whose last event said it runs a command,
+// waits at its prompt as another program than the hooked one (the human
+// exec'd a shell). Still the hooked one, it runs a line editor of a
+// command of the user's (fish's read, bash's read -e).
 func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 	if !asleep || !platform.AtLineEditor(pid) {
 		return false

@@ -12,11 +12,10 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// The states a look settles in, and its refusals. The setters return
-// read's results: settle says that the refusal may clear in a moment.
+// The setters of a look's state return read's results.
 
-// free settles the state of a shell at an empty prompt: idle, unless keys
-// wait in the input queue of pid's terminal or the human scrolls back.
+// free: a shell at an empty prompt is idle, unless keys wait in the input
+// queue of pid's terminal or the human scrolls back.
 func (s *State) free(pid int) (settle bool, err error) {
 	if platform.TypedAhead(pid) {
 		return s.halfTyped()
@@ -122,7 +121,6 @@ func busyHint(program string, args []string) string {
 	}
 }
 
-// quitKey is how to leave program, "" when not known.
 func quitKey(program string, args []string) string {
 	key := quitKeys[programKey(program)]
 	if key != "repl" {
@@ -140,8 +138,6 @@ func quitKey(program string, args []string) string {
 	return "press Ctrl-D there"
 }
 
-// isInterpreter: program reads commands from the terminal (python3
-// without a script, node, irb...), a REPL of the user's.
 func isInterpreter(program string, args []string) bool {
 	return quitKeys[programKey(program)] == "repl" && quitKey(program, args) != keyCtrlC
 }
@@ -174,17 +170,13 @@ type FreeWaiter struct {
 	said     map[string]bool
 }
 
-// NewFreeWaiter waits up to limit from now (--wait-free; zero: never),
-// saying on stderr what for.
 func NewFreeWaiter(b bridge.Bridge, limit time.Duration, stderr io.Writer) *FreeWaiter {
 	return &FreeWaiter{bridge: b, limit: limit, deadline: time.Now().Add(limit), stderr: stderr, said: map[string]bool{}}
 }
 
-// Again is called after an attempt that typed nothing, with its error
-// and the state the refusal came from (or nil). When err is a refusal
-// that can clear by itself and the time is not up, it says what it waits
-// for (once for each reason), waits until the pane may have changed, and
-// reports whether to try again.
+// Again is called after an attempt that typed nothing, with the state the
+// refusal came from (or nil): it waits, if it may, and says whether to
+// try again.
 func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
 	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) || ctx.Err() != nil {
 		return false

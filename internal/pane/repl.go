@@ -17,11 +17,9 @@ import (
 
 // REPLRecord is the REPL that --repl-start runs, kept between calls.
 type REPLRecord struct {
-	// Command is what --repl-start ran; Program names it for messages.
 	Command string `json:"command"`
 	Program string `json:"program"`
-	// PID leads the REPL's process group, in the terminal's foreground
-	// while the REPL runs; ShellPID is the shell that runs it (-1 far).
+	// PID leads the REPL's process group; ShellPID runs it (-1 far).
 	PID          int    `json:"pid"`
 	ShellPID     int    `json:"shell_pid"`
 	TTY          string `json:"tty"` // the pane's: its mode tells when a line editor reads
@@ -32,8 +30,7 @@ type REPLRecord struct {
 	ID     markers.ID `json:"id"`
 	Script string     `json:"script,omitempty"`
 	View   *LineView  `json:"view,omitempty"` // the cursor line as the last call left it
-	// Far: the REPL runs in a far shell; PID is then the carrier's (ssh,
-	// su...), Carrier its platform.ExecImage.
+	// Far: PID is the carrier's, Carrier its platform.ExecImage.
 	Far     bool   `json:"far,omitempty"`
 	Carrier string `json:"carrier,omitempty"`
 }
@@ -48,7 +45,6 @@ type LineView struct {
 	Col    int    `json:"col"`
 }
 
-// LoadREPL reads the REPL's record; nil when none was started.
 func LoadREPL(b bridge.Bridge) *REPLRecord {
 	var r REPLRecord
 	if !loadJSON(b.File(".repl.json"), &r) || !r.ID.Valid() {
@@ -90,8 +86,6 @@ type PromptLine struct {
 	Saved bool
 }
 
-// readREPL decides for input to the agent's REPL: it must wait at its
-// prompt with nothing typed at it, asleep until the terminal has input.
 func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	r := s.REPL
 	if r == nil {
@@ -147,8 +141,8 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	return false, nil
 }
 
-// noREPL says why there is no REPL to type into: none was started, it is
-// suspended (that clears by itself), or it is gone (forgotten now).
+// noREPL: none was started, it is suspended (that clears by itself), or
+// it is gone (forgotten now).
 func (s *State) noREPL(b bridge.Bridge) error {
 	r := LoadREPL(b)
 	switch {
@@ -195,9 +189,8 @@ func PromptIn(re *regexp.Regexp, line string) (int, int) {
 	return -1, -1
 }
 
-// ScriptsInUse reports whether a file name in the runtime directory dir
-// is the wrapper script of a running REPL of any bridge there: not a
-// leftover. The records are read on the first question.
+// ScriptsInUse reports whether a file in the runtime directory dir is the
+// wrapper script of a running REPL, reading the records on first use.
 func ScriptsInUse(dir string) func(name string) bool {
 	var scripts map[string]bool
 	return func(name string) bool {
@@ -230,8 +223,7 @@ func saveJSON(path string, v any) error {
 	return os.Rename(tmp, path)
 }
 
-// loadJSON reads the record at path into v; false when there is none or
-// it is torn (then it is removed).
+// loadJSON removes a torn record.
 func loadJSON(path string, v any) bool {
 	data, err := os.ReadFile(path)
 	if err != nil {
