@@ -185,7 +185,6 @@ func (b Bridge) RespawnShell(pane, dir string) error {
 	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
-// File is the path of a private file of the bridge (".repl.json").
 func (b Bridge) File(ext string) string {
 	return strings.TrimSuffix(b.SocketPath(), ".sock") + ext
 }
@@ -263,8 +262,6 @@ func (b Bridge) Exists() bool {
 
 func (b Bridge) ExitFile() string { return b.File(".exit") }
 
-// ClosePane closes the pane (and the session with it) once its process
-// has ended.
 func (b Bridge) ClosePane(pane string, panePID int) {
 	watch, stopWatching := context.WithCancel(context.Background())
 	defer stopWatching()
@@ -292,8 +289,7 @@ func (b Bridge) CommandEnded(command []string, sinceNano int64) string {
 		strings.Join(command, " "), strings.TrimSpace(string(status)), b.Name)
 }
 
-// AttachAndWait attaches the human's terminal as a child process, so
-// that the caller can say how the bridge's command ended.
+// AttachAndWait attaches the human's terminal as a child process.
 func (b Bridge) AttachAndWait() error {
 	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)
 	defer signal.Reset(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)

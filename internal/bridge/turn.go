@@ -76,7 +76,6 @@ var ErrCancelled = &failure.Error{
 	Hint: "run it again if you still need it",
 }
 
-// repairRelay is startRelay with its failures explained.
 func (b Bridge) repairRelay(replacing bool) (string, error) {
 	path, err := b.startRelay(replacing)
 	switch {
@@ -108,7 +107,7 @@ func (b Bridge) Status() (*relay.Status, error) {
 	return s, queryFailure(err)
 }
 
-// Query asks the relay (relay.QueryHistory...), repairing it as Status.
+// Query repairs the relay as Status does.
 func Query[T any](b Bridge, ask func(path string) (T, error)) (T, error) {
 	if _, err := b.Status(); err != nil { // reaches, or repairs, the relay
 		var none T
@@ -176,7 +175,6 @@ type Session struct {
 	Command  string // what ptybridge was opened with (-- COMMAND)
 }
 
-// List lists the sessions that Open marked with @ptybridge_pane.
 func List() []Session {
 	out, err := tmux.Run("list-sessions", "-F", "#{@ptybridge_pane}\t#{session_name}\t#{session_attached}\t#{@ptybridge_command}")
 	if err != nil {
@@ -230,7 +228,6 @@ func (w *waitNotices) holder() string {
 	return fmt.Sprintf("another ptysend call, %q,", w.last.Call)
 }
 
-// shortCall is a call as the calls queued behind it are told.
 func shortCall(call string) string {
 	const max = 80
 	line, _, multi := strings.Cut(strings.TrimSpace(call), "\n")

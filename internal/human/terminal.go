@@ -133,20 +133,17 @@ func mostRecent(cs []client) client {
 	return slices.MaxFunc(cs, func(a, b client) int { return cmp.Compare(a.activity, b.activity) })
 }
 
-var errNoTerminal = &failure.Error{
-	Msg:  "no terminal of the user's is attached to the bridge session, so there is nobody to show it to",
-	Hint: "ask the user to open the shared terminal: run ptybridge in a terminal window",
-}
-
-// Notify shows message on the message line of the human's terminals and
-// rings their bell; it returns how many show it.
+// Notify returns how many terminals show message.
 func Notify(b bridge.Bridge, message string) (int, error) {
 	cs, err := clients(b)
 	if err != nil {
 		return 0, err
 	}
 	if len(cs) == 0 {
-		return 0, errNoTerminal
+		return 0, &failure.Error{
+			Msg:  "no terminal of the user's is attached to the bridge session, so there is nobody to show it to",
+			Hint: "ask the user to open the shared terminal: run ptybridge in a terminal window",
+		}
 	}
 	text := noticeText(message)
 	var args []string

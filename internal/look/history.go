@@ -24,7 +24,6 @@ import (
 
 const DefaultHistory = 10
 
-// History prints the last n commands, oldest first, one a line.
 func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
 	entries, err := bridge.Query(b, func(path string) ([]relay.Entry, error) { return relay.QueryHistory(path, n) })
 	if err != nil {
@@ -102,12 +101,10 @@ func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if raw {
-		_, err = stdout.Write(body)
-	} else {
-		_, err = io.WriteString(stdout, cleanOutput(body))
+	if !raw {
+		body = []byte(cleanOutput(body))
 	}
-	if err != nil {
+	if _, err := stdout.Write(body); err != nil {
 		return &failure.Error{Msg: "writing the output: " + err.Error(), Hint: "make sure ptysend's standard output can be written"}
 	}
 	return nil
@@ -129,7 +126,6 @@ func cleanOutput(raw []byte) string {
 	return text
 }
 
-// Session is one line of ptysend --sessions.
 type Session struct {
 	Name string `json:"name"`
 	// Where the agent's commands run: Far, behind a carrier (Via).
@@ -146,7 +142,7 @@ type Session struct {
 	Attached int    `json:"attached"`
 }
 
-// Sessions describes the user's bridges, repairing no relay.
+// Sessions repairs no relay.
 func Sessions(exe string) []Session {
 	var list []Session
 	for _, s := range bridge.List() {

@@ -45,8 +45,6 @@ type Status struct {
 	Far       *Far         `json:"far,omitempty"` // a shell behind a carrier runs the agent's commands
 }
 
-// Shell is the shell in the foreground, or the one that runs the program
-// in the foreground.
 type Shell struct {
 	Kind  string `json:"kind"` // bash, zsh, fish, dash...
 	PID   int    `json:"pid"`
@@ -186,7 +184,6 @@ func startOf(pid int) time.Time {
 	return t
 }
 
-// ExitCode is --status's exit status: 0 when free, 75 when busy.
 func (s *Status) ExitCode() int {
 	if s.Free {
 		return 0
@@ -194,7 +191,6 @@ func (s *Status) ExitCode() int {
 	return failure.ExitBusy
 }
 
-// Print writes the status in one write.
 func (s *Status) Print(out io.Writer, asJSON bool) error {
 	var w bytes.Buffer
 	if asJSON {
@@ -269,7 +265,6 @@ func (s *Status) describe(now time.Time) string {
 	return s.State
 }
 
-// since is a time as clock shows it, and how long ago it was.
 func since(t, now time.Time) string {
 	if t.IsZero() {
 		return "an unknown time"

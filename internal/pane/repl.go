@@ -15,7 +15,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// REPLRecord is the REPL that --repl-start runs, kept between calls.
 type REPLRecord struct {
 	Command string `json:"command"`
 	Program string `json:"program"`
