@@ -106,9 +106,7 @@ func (b Bridge) attachArgs() []string {
 	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-t", b.target(), "destroy-unattached", "on"}
 }
 
-func (b Bridge) Attach() error {
-	return tmux.Exec(b.attachArgs()...)
-}
+func (b Bridge) Attach() error { return tmux.Exec(b.attachArgs()...) }
 
 var errNoSession = errors.New("no bridge session")
 
@@ -185,9 +183,7 @@ func (b Bridge) RespawnShell(pane, dir string) error {
 	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
-func (b Bridge) File(ext string) string {
-	return strings.TrimSuffix(b.SocketPath(), ".sock") + ext
-}
+func (b Bridge) File(ext string) string { return strings.TrimSuffix(b.SocketPath(), ".sock") + ext }
 
 // ModeFile is where tmux records whether a pane is in copy mode, so that
 // a call knows it without running tmux.
