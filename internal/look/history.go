@@ -203,24 +203,10 @@ func PrintSessions(w io.Writer, list []Session, asJSON bool) error {
 		return nil
 	}
 	for _, s := range list {
-		where := "?"
-		if s.User != "" {
-			where = s.User + "@" + s.Host
-		}
-		shell := cmp.Or(s.Shell, "shell not known yet")
-		if s.Far {
-			shell += " via " + s.Via
-		} else {
-			shell += " (local)"
-		}
-		state := s.State
-		if s.Busy != "" {
-			state += ": " + s.Busy
-		}
-		terms := fmt.Sprintf("%d terminal", s.Attached)
-		if s.Attached != 1 {
-			terms += "s"
-		}
+		where := choose(s.User != "", s.User+"@"+s.Host, "?")
+		shell := cmp.Or(s.Shell, "shell not known yet") + choose(s.Far, " via "+s.Via, " (local)")
+		state := s.State + choose(s.Busy != "", ": "+s.Busy, "")
+		terms := fmt.Sprintf("%d terminal%s", s.Attached, choose(s.Attached == 1, "", "s"))
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Name, where, shell, state, terms)
 	}
 	return nil

@@ -215,10 +215,8 @@ func (s *Status) print(w io.Writer, now time.Time) {
 		fmt.Fprintf(w, "shell: %s (pid %d), user %s, in %s%s\n", sh.Kind, sh.PID, sh.User, cmp.Or(sh.Cwd, unknownDir), choose(sh.Hooks, "", noHooks))
 	}
 	if f := s.Far; f != nil {
-		where, kind := "not known yet (the first ptysend command there asks)", cmp.Or(f.Kind, "a shell not probed yet")
-		if f.User != "" {
-			where = f.User + "@" + f.Host
-		}
+		where := choose(f.User != "", f.User+"@"+f.Host, "not known yet (the first ptysend command there asks)")
+		kind := cmp.Or(f.Kind, "a shell not probed yet")
 		fmt.Fprintf(w, "far: commands run at the far end of %s: %s, %s%s\n", f.Via, where, kind, choose(f.Hooks, "", noHooks))
 	}
 	fmt.Fprintf(w, "state: %s\n", s.describe(now))
@@ -245,10 +243,7 @@ func (s *Status) describe(now time.Time) string {
 		return "a ptysend call holds the terminal"
 	case pane.REPLState:
 		r := s.REPL
-		by := "started by the user"
-		if r.StartedBy == relay.ByAgent {
-			by = "started with --repl-start " + strconv.Quote(r.Command)
-		}
+		by := choose(r.StartedBy == relay.ByAgent, "started with --repl-start "+strconv.Quote(r.Command), "started by the user")
 		return fmt.Sprintf("a REPL is open: %s (pid %d, %s), since %s", r.Program, r.PID, by, since(r.Since, now))
 	case pane.Unsupported:
 		return fmt.Sprintf("a shell ptysend cannot drive runs: %s (pid %d)", s.Program.Name, s.Program.PID)
