@@ -45,13 +45,9 @@ func (s *State) shellBusy() (settle bool, err error) {
 // busy: a short-lived program (a prompt framework's helper) may be gone
 // in a moment.
 func (s *State) busy(program string, args []string) (settle bool, err error) {
-	s.Kind, s.Refusal = Busy, busyError(program, args)
-	return true, nil
-}
-
-func busyError(program string, args []string) error {
-	return refusal(fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
+	s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
 		busyHint(program, args))
+	return true, nil
 }
 
 // shortCommand: "ssh web1 make".

@@ -108,9 +108,7 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 			return false, nil
 		}
 		if scr.Alternate {
-			s.Kind = Busy
-			s.Refusal = busyError(s.Foreground.Name+" (a full-screen program started from the REPL "+r.Program+")", nil)
-			return true, nil
+			return s.busy(s.Foreground.Name+" (a full-screen program started from the REPL "+r.Program+")", nil)
 		}
 		line, col = scr.CursorRow(), scr.CursorX
 	}
