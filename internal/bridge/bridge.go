@@ -1,39 +1,40 @@
 // Package bridge owns the bridge session: creating it in tmux with its
-// shared pane and relay (ptybridge), attaching the human's terminal,
-// repairing or replacing a relay that died or is of another version,
-// starting a new shell in the pane, the copy-mode records, the paths of
-// its private files, and reaching the relay: a turn at the pane (the
-// queue of ptysend calls, turn.go) or a query. It does not look at what
-// the pane runs (internal/pane) nor run commands in it.
+// shared pane and relay, attaching the human's terminal, repairing the
+// relay, its private files, and reaching the relay for a turn at the pane
+// or a query. It does not look at what the pane runs (internal/pane).
 package bridge
 
 import (
-	"encoding/json"
 	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// HistoryLimit is the scrollback of the shared pane, for the human: the
-// agent's output never depends on it (it comes through the relay).
+// HistoryLimit is the shared pane's scrollback, for the human: the agent's
+// output comes through the relay.
 const HistoryLimit = 100000
 
-// Bridge is one named shared session on the user's default tmux server.
 type Bridge struct {
 	Name       string
 	RuntimeDir string
-	// Exe is the program tmux runs as the relay: the running ptybridge or
-	// ptysend, which both understand the hidden --relay flags.
+	// Exe is the program tmux runs as the relay: ptybridge or ptysend.
 	Exe string
 }
 
@@ -51,12 +52,10 @@ func ValidateName(name string) error {
 func (b Bridge) target() string     { return tmux.SessionTarget(b.Name) }
 func (b Bridge) SocketPath() string { return rundir.SocketPath(b.RuntimeDir, b.Name) }
 
-// relayCommand is what pipe-pane runs for the shared pane.
 func (b Bridge) relayCommand() string { return b.RelayCommand(b.SocketPath(), nil) }
 
-// RelayCommand is what pipe-pane runs, with -O (the pane's output to its
-// stdin) and -I (its stdout to the pane's input, for typing): the relay
-// on socket, for the shared pane or a job window's (job).
+// RelayCommand is what pipe-pane -I -O runs: the relay on socket, for the
+// shared pane or a job window's.
 func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
 	// tmux expands formats in the command, so a literal '#' is doubled.
 	q := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
@@ -68,17 +67,14 @@ func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
 	return cmd
 }
 
-// Open creates the session when it does not exist yet, with its first pane
-// sized width x height, running shell in dir (or command instead, when
-// given: ptybridge -- ssh web1), and makes sure its relay runs. It does
-// not attach.
+// Open creates the session unless it exists, its pane running shell (or
+// command: ptybridge -- ssh web1) in dir, and makes sure its relay runs.
 func (b Bridge) Open(width, height int, shell, dir string, command ...string) error {
 	t := b.target()
-	// The history-limit of a pane is fixed when the pane is made, so the
-	// session starts on a placeholder and its first real pane is made after
-	// the option is set, on the session only (the human's other sessions
-	// keep theirs). default-shell makes that pane run the shell itself, not
-	// through sh -c, so the pane's process is the human's shell.
+	// A pane's history-limit is fixed when it is made, so the session
+	// starts on a placeholder and its real pane comes after the option is
+	// set, on the session only. default-shell makes that pane run the
+	// shell itself, not through sh -c: the pane's process is the shell.
 	args := []string{"new-session", "-d", "-s", b.Name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", dir, "cat",
 		";", "set-option", "-t", t, "history-limit", fmt.Sprint(HistoryLimit),
 		";", "set-option", "-t", t, "default-shell", shell,
@@ -90,54 +86,43 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 		";", "set-option", "-t", t, "-F", "@ptybridge_pane", "#{pane_id}",
 		";", "set-option", "-t", t, "@ptybridge_relay", b.SocketPath(),
 		";", "pipe-pane", "-I", "-O", "-t", t, b.relayCommand())...)
-	if err == nil {
+	switch {
+	case err == nil:
 		os.Remove(b.ExitFile())
 		os.Remove(confirmFile(b.SocketPath()))
-		if err := b.watchMode(); err != nil {
-			return err
-		}
+		err = b.watchMode()
+	case tmux.IsDuplicateSession(err): // it exists: make sure its relay is alive
+		_, err = b.startRelay(false)
 	}
-	if err != nil && !tmux.IsDuplicateSession(err) {
+	if err != nil {
 		return err
-	}
-	if err != nil { // it exists: make sure its relay is alive
-		if _, err := b.ensureRelay(); err != nil {
-			return err
-		}
 	}
 	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
-// attachArgs is the tmux command line that attaches the human's terminal.
-// destroy-unattached is set only once a client is attached: set on a
-// session without clients, it destroys the session at once.
+// attachArgs attaches the human's terminal. destroy-unattached is set
+// once a client is attached: on a session without any, it destroys it.
 func (b Bridge) attachArgs() []string {
 	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-t", b.target(), "destroy-unattached", "on"}
 }
 
-// ensureRelay returns the socket of a live relay for the bridge, starting
-// one when none answers. Fails with errNoSession when the session is gone.
-func (b Bridge) ensureRelay() (string, error) {
-	if relay.Alive(b.SocketPath()) {
-		return b.SocketPath(), nil
-	}
-	return b.startRelay(false)
-}
+func (b Bridge) Attach() error { return tmux.Exec(b.attachArgs()...) }
 
-// replaceRelay starts a relay of our version in place of a live one of
-// another version (left by an older ptybridge).
-func (b Bridge) replaceRelay() (string, error) {
-	// The old relay exits when its pipe closes; its socket file goes now,
-	// so that the new relay can listen on the path at once.
-	os.Remove(b.SocketPath())
-	return b.startRelay(true)
-}
+var errNoSession = errors.New("no bridge session")
 
-// startRelay (re)starts the relay of the bridge's shared pane. Unless
-// replacing, a live relay of a bridge opened with another runtime
-// directory (another environment) is used as it is.
+// startRelay returns the socket of a live relay of the shared pane,
+// starting one when none answers; replacing, one of our version in place
+// of another's (an older ptybridge's), which exits when its pipe closes.
+// Unless replacing, a live relay of a bridge opened with another runtime
+// directory is used as it is. Fails with errNoSession when the session is
+// gone.
 func (b Bridge) startRelay(replacing bool) (string, error) {
 	mine := b.SocketPath()
+	if replacing {
+		os.Remove(mine) // so that the new relay can listen on the path at once
+	} else if relay.Alive(mine) {
+		return mine, nil
+	}
 	// display-message falls back to another session when the target does
 	// not exist (tmux 3.3a), so the answer must name ours.
 	out, err := tmux.Run("display-message", "-p", "-t", b.target(), "#{session_name}\t#{@ptybridge_pane}\t#{@ptybridge_relay}\t#{pane_id}\t#{"+confirmOption+"}")
@@ -180,9 +165,8 @@ func (b Bridge) startRelay(replacing bool) (string, error) {
 	return mine, relay.WaitFor(mine, 5*time.Second)
 }
 
-// RespawnShell starts a new shell in the shared pane after the agent's
-// command ended the old one (remain-on-exit kept the pane), in dir, with a
-// new relay: the old one watched the dead shell.
+// RespawnShell starts a new shell and relay in the shared pane, kept by
+// remain-on-exit after the agent's command ended the old shell.
 func (b Bridge) RespawnShell(pane, dir string) error {
 	os.Remove(b.ModeFile(pane))
 	os.Remove(b.SocketPath())
@@ -199,22 +183,15 @@ func (b Bridge) RespawnShell(pane, dir string) error {
 	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
-// File is the path of one of the bridge's private files, named after its
-// relay socket with another extension (".mode", ".repl.json").
-func (b Bridge) File(ext string) string {
-	return strings.TrimSuffix(b.SocketPath(), ".sock") + ext
-}
+func (b Bridge) File(ext string) string { return strings.TrimSuffix(b.SocketPath(), ".sock") + ext }
 
-// ModeFile is where tmux records whether a pane of the session is in a
-// mode (copy mode: the human is scrolling), so that ptysend knows it
-// without running tmux on the path of every call: one file per pane
-// (<session>.mode.%3), the shared pane's and each job window's.
+// ModeFile is where tmux records whether a pane is in copy mode, so that
+// a call knows it without running tmux.
 func (b Bridge) ModeFile(pane string) string { return b.File(".mode." + pane) }
 
-// watchMode sets the pane-mode-changed hook that keeps the mode files
-// current. A path the nested quoting cannot carry records nothing: copy
-// mode then goes unnoticed, and keys still never become copy-mode
-// commands.
+// watchMode keeps the mode files current. A path the nested quoting
+// cannot carry records nothing: copy mode then goes unnoticed, and keys
+// still never become copy-mode commands.
 func (b Bridge) watchMode() error {
 	path := b.File(".mode.")
 	if strings.ContainsAny(path, "'\"$`\\#") {
@@ -225,50 +202,120 @@ func (b Bridge) watchMode() error {
 	return err
 }
 
-// InCopyMode reports whether the human is scrolling in the pane.
 func (b Bridge) InCopyMode(pane string) bool {
 	mode, err := os.ReadFile(b.ModeFile(pane))
 	return err == nil && strings.TrimSpace(string(mode)) == "1"
 }
 
-var errNoSession = errors.New("no bridge session")
-
-// Attach replaces this process with a tmux client attached to the bridge,
-// so the human's terminal talks to tmux directly, as in a plain tmux.
-func (b Bridge) Attach() error {
-	return tmux.Exec(b.attachArgs()...)
-}
-
-// DefaultName is the per-user bridge session.
 func DefaultName() string { return "ptybridge-" + rundir.UserName() }
 
-// LoginShell is $SHELL, else the user's shell from the user database,
-// else /bin/sh.
+// LoginShell is $SHELL, else the user's from /etc/passwd, else /bin/sh.
 func LoginShell() string {
 	if s := os.Getenv("SHELL"); s != "" {
 		return s
 	}
-	if s := passwdShell(os.Getuid()); s != "" {
-		return s
+	f, err := os.Open("/etc/passwd")
+	if err != nil {
+		return "/bin/sh"
+	}
+	defer f.Close()
+	uid := strconv.Itoa(os.Getuid())
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		if fields := strings.Split(sc.Text(), ":"); len(fields) >= 7 && fields[2] == uid {
+			return cmp.Or(fields[6], "/bin/sh")
+		}
 	}
 	return "/bin/sh"
 }
 
-func passwdShell(uid int) string {
-	f, err := os.Open("/etc/passwd")
-	if err != nil {
-		return ""
+// A bridge opened with a command (ptybridge -- ssh web1) runs it instead
+// of the user's shell; when it ends, the session ends, and each of the
+// human's terminals reads its exit status in ExitFile. A sh with job
+// control (-m) runs it as the terminal's foreground process group, so
+// that ptysend sees ssh, not sh, in the foreground.
+func commandArgs(command []string, exitFile string) []string {
+	if len(command) == 0 {
+		return nil
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), ":")
-		if len(fields) >= 7 && fields[2] == strconv.Itoa(uid) {
-			return fields[6]
-		}
+	words := []string{"exec", "sh", "-mc", markers.QuotePOSIX(commandRunner), markers.QuotePOSIX(exitFile)}
+	for _, w := range command {
+		words = append(words, markers.QuotePOSIX(w))
 	}
-	return ""
+	return []string{strings.Join(words, " ")}
 }
 
-// Target is the exact-match tmux target of the bridge session.
-func (b Bridge) Target() string { return b.target() }
+// commandRunner is that sh's script: $0 is the exit file.
+const commandRunner = `"$@"; s=$?; printf '%s\n' "$s" >"$0"; exit "$s"`
+
+func IsCommandRunner(argv []string) bool {
+	return len(argv) >= 4 && argv[0] == "sh" && argv[1] == "-mc" && argv[2] == commandRunner
+}
+
+func (b Bridge) Exists() bool {
+	out, err := tmux.Run("display-message", "-p", "-t", b.target(), "#{session_name}")
+	return err == nil && strings.TrimSpace(out) == b.Name
+}
+
+func (b Bridge) ExitFile() string { return b.File(".exit") }
+
+func (b Bridge) ClosePane(pane string, panePID int) {
+	watch, stopWatching := context.WithCancel(context.Background())
+	defer stopWatching()
+	if exited := platform.WatchExit(watch, panePID); exited != nil {
+		select {
+		case <-exited:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	tmux.Run("kill-pane", "-t", pane)
+}
+
+// CommandEnded is what the human's terminal says once the bridge's
+// command ended, or "" when it detached.
+func (b Bridge) CommandEnded(command []string, sinceNano int64) string {
+	fi, err := os.Stat(b.ExitFile())
+	if err != nil || fi.ModTime().UnixNano() < sinceNano {
+		if b.Exists() { // the human detached: the bridge goes on
+			return ""
+		}
+		return fmt.Sprintf("ptybridge: %s ended; the shared terminal %s is closed", strings.Join(command, " "), b.Name)
+	}
+	status, _ := os.ReadFile(b.ExitFile())
+	return fmt.Sprintf("ptybridge: %s ended with exit status %s; the shared terminal %s is closed",
+		strings.Join(command, " "), strings.TrimSpace(string(status)), b.Name)
+}
+
+// AttachAndWait attaches the human's terminal as a child process.
+func (b Bridge) AttachAndWait() error {
+	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)
+	defer signal.Reset(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)
+	return tmux.Foreground(b.attachArgs()...)
+}
+
+// ptybridge --confirm: a session option, set by ptybridge and never by
+// ptysend, so the agent cannot turn it off. A file beside the relay socket
+// mirrors it, so that a call learns it with a stat instead of a tmux
+// process (~4 ms of a ~5 ms call); whoever starts a relay copies it.
+const confirmOption = "@ptybridge_confirm"
+
+func confirmFile(socket string) string { return strings.TrimSuffix(socket, ".sock") + ".confirm" }
+
+func (b Bridge) RequireConfirm() error {
+	out, err := tmux.Run("set-option", "-t", b.target(), confirmOption, "on",
+		";", "display-message", "-p", "-t", b.target(), "#{@ptybridge_relay}")
+	if err != nil {
+		return err
+	}
+	return mirrorConfirm(cmp.Or(strings.TrimSpace(out), b.SocketPath()))
+}
+
+func mirrorConfirm(socket string) error {
+	return os.WriteFile(confirmFile(socket), []byte("on\n"), 0o600)
+}
+
+// ConfirmRequired: yes unless the mirror is absent, since asking too
+// often is better than typing unapproved.
+func ConfirmRequired(socket string) bool {
+	_, err := os.Stat(confirmFile(socket))
+	return !errors.Is(err, fs.ErrNotExist)
+}

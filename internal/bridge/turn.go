@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +17,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// NoBridgeMessage is what ptysend prints when no bridge is running.
 const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
 	"\n" +
 	"You have used `ptysend`, but it currently has nowhere to send to.\n" +
@@ -28,12 +28,10 @@ const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
 	"a password prompt). If you can avoid interactive tools, then prefer that.\n" +
 	"Otherwise, please ask the user now.\n"
 
-// Turn reaches the bridge's relay (repairing a dead one, replacing one of
-// another version) and waits for this call's turn at the pane, within
-// maxTime from start. call is the call as the agent typed it ("make
-// test", "--repl-eval 1 + 1"): the calls queued behind it are told. A
-// call that has to wait says so on stderr, naming what holds the pane.
-// ctx ends the wait: nothing was typed.
+// Turn reaches the bridge's relay (repairing it) and waits for this call's
+// turn at the pane, within maxTime from start, saying on stderr what holds
+// the pane meanwhile. call is the call as the agent typed it, for the
+// calls queued behind it.
 func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, start time.Time, stderr io.Writer) (*relay.Turn, error) {
 	if err := rundir.Ensure(b.RuntimeDir); err != nil {
 		return nil, failure.From(err)
@@ -73,22 +71,13 @@ func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, st
 	}
 }
 
-// ErrCancelled is a call cancelled before it typed anything.
 var ErrCancelled = &failure.Error{
 	Msg:  "the call was cancelled before its turn at the shared terminal; nothing was typed",
 	Hint: "run it again if you still need it",
 }
 
-// repairRelay starts a relay for the bridge when none answers, or one of
-// our version in place of another's (replacing), and returns its socket.
 func (b Bridge) repairRelay(replacing bool) (string, error) {
-	var path string
-	var err error
-	if replacing {
-		path, err = b.replaceRelay()
-	} else {
-		path, err = b.ensureRelay()
-	}
+	path, err := b.startRelay(replacing)
 	switch {
 	case errors.Is(err, tmux.ErrNoTmux):
 		return "", &failure.Error{Verbatim: NoBridgeMessage}
@@ -100,10 +89,9 @@ func (b Bridge) repairRelay(replacing bool) (string, error) {
 	return path, nil
 }
 
-// Status asks the bridge's relay where the pane stands, without a turn:
-// it answers while a call holds the pane, with no tmux process on its
-// way. Only a relay that does not answer (none runs, it died, another
-// version's) is repaired or replaced, as for a call.
+// Status asks the relay where the pane stands, without a turn: it answers
+// while a call holds the pane, with no tmux process. Only a relay that
+// does not answer is repaired.
 func (b Bridge) Status() (*relay.Status, error) {
 	if err := rundir.Ensure(b.RuntimeDir); err != nil {
 		return nil, failure.From(err)
@@ -119,8 +107,7 @@ func (b Bridge) Status() (*relay.Status, error) {
 	return s, queryFailure(err)
 }
 
-// Query is a query of the relay (relay.QueryHistory, QueryOutput) that
-// repairs a relay that does not answer, as Status does.
+// Query repairs the relay as Status does.
 func Query[T any](b Bridge, ask func(path string) (T, error)) (T, error) {
 	if _, err := b.Status(); err != nil { // reaches, or repairs, the relay
 		var none T
@@ -143,7 +130,6 @@ func queryFailure(err error) error {
 	}
 }
 
-// Closed explains a relay that hung up.
 func (b Bridge) Closed(running bool) error {
 	what := "the bridge terminal was closed"
 	if running {
@@ -161,21 +147,16 @@ func (b Bridge) Closed(running bool) error {
 	}
 }
 
-// Missing explains a bridge session that does not exist. With no bridge
-// at all, that is the message for the agent (NoBridgeMessage); when other
-// bridges run (the agent asked for another name, by --session or
-// PTYBRIDGE_SESSION), it names the one looked for and the ones there are.
+// Missing explains a bridge session that does not exist: when others run
+// (the agent asked for another name), it names them.
 func (b Bridge) Missing() error {
-	var running []string
-	for _, s := range List() {
-		running = append(running, s.Name)
-	}
+	running := List()
 	if len(running) == 0 {
 		return &failure.Error{Verbatim: NoBridgeMessage}
 	}
 	quoted := make([]string, len(running))
-	for i, name := range running {
-		quoted[i] = fmt.Sprintf("%q", name)
+	for i, s := range running {
+		quoted[i] = strconv.Quote(s.Name)
 	}
 	what := "the bridge session that runs is " + quoted[0]
 	if len(running) > 1 {
@@ -184,42 +165,35 @@ func (b Bridge) Missing() error {
 	return &failure.Error{
 		Msg: fmt.Sprintf("no bridge session named %q is running; %s", b.Name, what),
 		Hint: fmt.Sprintf("to send there, use --session %s; to have a bridge under the name %q, ask the user to open it with: ptybridge --session %s",
-			shellWord(running[0]), b.Name, shellWord(b.Name)),
+			shellWord(running[0].Name), b.Name, shellWord(b.Name)),
 	}
 }
 
-// Session is one bridge session on the user's default tmux server, as
-// tmux lists it.
 type Session struct {
 	Name     string
-	Pane     string // the shared pane
 	Attached int    // terminals attached
 	Command  string // what ptybridge was opened with (-- COMMAND)
 }
 
-// List lists the bridge sessions: those that Open marked with
-// @ptybridge_pane. One tmux call.
 func List() []Session {
 	out, err := tmux.Run("list-sessions", "-F", "#{@ptybridge_pane}\t#{session_name}\t#{session_attached}\t#{@ptybridge_command}")
 	if err != nil {
 		return nil
 	}
 	var list []Session
-	// Fields are split, not trimmed: a plain bridge's command, the last
-	// field, is empty.
+	// Not trimmed: a plain bridge's command, the last field, is empty.
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		f := strings.Split(line, "\t")
 		if len(f) != 4 || f[0] == "" {
 			continue
 		}
-		s := Session{Pane: f[0], Name: f[1], Command: f[3]}
+		s := Session{Name: f[1], Command: f[3]}
 		fmt.Sscan(f[2], &s.Attached)
 		list = append(list, s)
 	}
 	return list
 }
 
-// shellWord is s as one shell word, quoted only when it needs to be.
 func shellWord(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=@%,/") == "" {
 		return s
@@ -227,9 +201,8 @@ func shellWord(s string) string {
 	return markers.QuotePOSIX(s)
 }
 
-// waitNotices says on stderr that a call waits behind another, and what
-// holds the shared terminal since when, as the relay tells it: once, and
-// again when the holder changes while we still wait.
+// waitNotices says on stderr what holds the terminal since when: once,
+// and again when the holder changes.
 type waitNotices struct {
 	last relay.Queued
 	told bool
@@ -248,7 +221,6 @@ func (w *waitNotices) tell(stderr io.Writer, q relay.Queued) {
 		w.holder(), q.Since.Format("15:04:05"), time.Since(q.Since).Round(time.Second), after)
 }
 
-// holder names the call that holds the terminal, as far as we were told.
 func (w *waitNotices) holder() string {
 	if w.last.Call == "" {
 		return "another ptysend call"
@@ -256,9 +228,6 @@ func (w *waitNotices) holder() string {
 	return fmt.Sprintf("another ptysend call, %q,", w.last.Call)
 }
 
-// shortCall is a call as the agent typed it, shortened for the notices
-// of the calls queued behind it: its first line, at most 80 characters,
-// control characters shown as '?'.
 func shortCall(call string) string {
 	const max = 80
 	line, _, multi := strings.Cut(strings.TrimSpace(call), "\n")

@@ -1,54 +1,48 @@
+// Package human is the agent's side of the conversation with the human at
+// the shared terminal, none of it typed into the pane: the screen they
+// see, a message in their terminals, and asking their approval before a
+// command is typed (ptybridge --confirm).
 package human
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/tmux"
+	"golang.org/x/term"
 )
 
-// With ptybridge --confirm, nothing of the agent's is typed before the
-// human says yes. The question shows in a tmux popup over their terminal
-// (nothing is typed into the pane for it), run by a hidden mode of
-// ptysend itself (AskFlag), which shows it and reads one key: y runs it,
-// n or Escape refuses. tmux's display-popup returns when the popup
-// closes, however it closes (the answer, the terminal going away,
-// display-popup -C when ptysend gives up), so ptysend never waits for an
-// answer that cannot come.
-
-// AskFlag is the hidden flag of ptysend that runs in the popup, with the
-// file holding the question.
+// With --confirm, a tmux popup over the human's terminal runs a hidden
+// mode of ptysend (AskFlag FILE) that reads one key. display-popup returns
+// however the popup closes (the answer, the terminal going away, -C when
+// ptysend gives up), so ptysend never waits for an answer that cannot
+// come.
 const AskFlag = "--confirm-ask"
 
-// Question is what the human is asked to approve.
 type Question struct {
-	// Action says what would be done, completing "The agent wants to ...":
-	// "run this in the shared terminal".
+	// Action completes "The agent wants to ...": "run this in the shared
+	// terminal".
 	Action string
-	// Text is the command or expression, as it would be typed.
-	Text string
+	Text   string // the command or expression, as it would be typed
 }
 
-// answer file contents.
 const (
 	yes = "yes"
 	no  = "no"
 )
 
-// Ask shows q to the human in the terminal they used last and waits for
-// their answer, up to limit (zero: no limit). It returns nil when they
-// said yes; an *Error with failure.ExitRefused when they said no or
-// closed the question, failure.ExitTimeout when nobody answered in time,
-// and failure.Stopped's status when ctx ended meanwhile. The popup runs this
-// program (b.Exe) with AskFlag.
+// Ask shows q in the terminal the human used last and waits for their
+// answer, up to limit (zero: no limit): nil when they said yes.
 func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) error {
 	cs, err := clients(b)
 	if err != nil {
@@ -86,9 +80,7 @@ func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) 
 
 	var deadline <-chan time.Time
 	if limit > 0 {
-		timer := time.NewTimer(limit)
-		defer timer.Stop()
-		deadline = timer.C
+		deadline = time.After(limit)
 	}
 	select {
 	case err := <-closed:
@@ -116,8 +108,6 @@ func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) 
 	}
 }
 
-// closePopup closes the question on the human's terminal and waits a
-// moment for display-popup to return, then stops waiting for it.
 func closePopup(c client, closed <-chan error, cancel func()) {
 	tmux.Run("display-popup", "-C", "-c", c.name)
 	select {
@@ -129,19 +119,15 @@ func closePopup(c client, closed <-chan error, cancel func()) {
 
 func answerFile(question string) string { return question + ".answer" }
 
-// verdict reads the human's answer once the popup has closed.
 func verdict(file string, q Question) error {
 	got, _ := os.ReadFile(answerFile(file))
+	why := "the user closed the question without answering, so it was not run"
 	switch strings.TrimSpace(string(got)) {
 	case yes:
 		return nil
 	case no:
-		return refused(q, "the user refused to run it")
+		why = "the user refused to run it"
 	}
-	return refused(q, "the user closed the question without answering, so it was not run")
-}
-
-func refused(q Question, why string) error {
 	return &failure.Error{
 		Code: failure.ExitRefused,
 		Msg:  fmt.Sprintf("%s: %s; nothing was typed", why, oneLine(q.Text, 200)),
@@ -149,7 +135,6 @@ func refused(q Question, why string) error {
 	}
 }
 
-// oneLine shortens text to one line of at most n characters for a message.
 func oneLine(text string, n int) string {
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	s := lines[0]
@@ -161,4 +146,109 @@ func oneLine(text string, n int) string {
 		s += " …"
 	}
 	return strconv.Quote(s)
+}
+
+// The popup's side of --confirm: its terminal is the popup's own, so keys
+// pressed there never go to the pane.
+
+const popupFooter = "y = run it      n or Esc = refuse"
+
+// Answer shows the question in file on tty and writes the human's answer
+// beside the file; nothing when the terminal goes away first.
+func Answer(file string, tty *os.File) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	action, text, _ := strings.Cut(string(data), "\n")
+	q := Question{Action: action, Text: text}
+	w, h, err := term.GetSize(int(tty.Fd()))
+	if err != nil {
+		w, h = 80, 24
+	}
+	old, err := term.MakeRaw(int(tty.Fd()))
+	if err != nil {
+		return err
+	}
+	defer term.Restore(int(tty.Fd()), old)
+	// Raw mode: a line starts at the left edge only after its \r. The
+	// cursor is hidden: there is nothing to type.
+	fmt.Fprint(tty, "\x1b[?25l"+strings.Join(layout(q, w, h), "\r\n"))
+	a, err := readAnswer(tty)
+	if err != nil {
+		return nil // the popup closed: no answer
+	}
+	tmp := answerFile(file) + ".tmp"
+	if err := os.WriteFile(tmp, []byte(a+"\n"), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, answerFile(file))
+}
+
+func readAnswer(r io.Reader) (string, error) {
+	buf := make([]byte, 64)
+	for {
+		n, err := r.Read(buf)
+		if a := keyAnswer(buf[:n]); a != "" {
+			return a, nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+}
+
+// keyAnswer: tmux hands a lone Escape on after its escape-time, alone in
+// its read; arrow and function keys are sequences that start with Escape.
+func keyAnswer(key []byte) string {
+	if len(key) == 0 || (key[0] == 0x1b && len(key) > 1) {
+		return ""
+	}
+	switch key[0] {
+	case 'y', 'Y':
+		return yes
+	case 'n', 'N', 'q', 'Q', 0x1b, 0x03, 0x04: // Escape, Ctrl-C, Ctrl-D
+		return no
+	}
+	return ""
+}
+
+func layout(q Question, w, h int) []string {
+	w = max(w, 20)
+	lines := append(wrap("The agent wants to "+q.Action+":", w), "")
+	var body []string
+	for _, l := range strings.Split(strings.TrimRight(q.Text, "\n"), "\n") {
+		for _, part := range wrap(strings.ReplaceAll(l, "\t", "    "), w-2) {
+			body = append(body, "  "+part)
+		}
+	}
+	room := h - len(lines) - 2 // a blank line and the footer
+	if len(body) > room {
+		cut := max(room-1, 0)
+		body = append(body[:cut], fmt.Sprintf("  … (%d more lines)", len(body)-cut))
+	}
+	lines = append(lines, body...)
+	return append(lines, "", popupFooter)
+}
+
+func wrap(s string, w int) []string {
+	var out []string
+	r := []rune(s)
+	for ; len(r) > w; r = r[w:] {
+		out = append(out, string(r[:w]))
+	}
+	return append(out, string(r))
+}
+
+// popupSize fits the popup to the question within the client's terminal.
+// The border takes two columns and two rows.
+func popupSize(q Question, cw, ch int) (w, h int) {
+	widest := utf8.RuneCountInString("The agent wants to " + q.Action + ":")
+	lines := strings.Split(strings.TrimRight(q.Text, "\n"), "\n")
+	for _, l := range lines {
+		widest = max(widest, utf8.RuneCountInString(l)+2)
+	}
+	w = min(max(widest, utf8.RuneCountInString(popupFooter))+4, cw)
+	h = min(len(layout(q, w-2, len(lines)+100))+2, ch)
+	return max(w, 3), max(h, 3)
 }

@@ -1,11 +1,12 @@
 package look
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,47 +17,40 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/relay"
+	"github.com/ptybridge/ptybridge/internal/rundir"
 )
 
-// DefaultHistory is how many commands --history shows without =N.
 const DefaultHistory = 10
 
-// History prints the last n commands, oldest first: one line each (id,
-// who, status, start, duration, directory, command line), or one JSON
-// object per line.
 func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
 	entries, err := bridge.Query(b, func(path string) ([]relay.Entry, error) { return relay.QueryHistory(path, n) })
 	if err != nil {
 		return err
 	}
+	var out bytes.Buffer
 	if asJSON {
-		var out bytes.Buffer
+		enc := json.NewEncoder(&out)
 		for _, e := range entries {
-			line, err := json.Marshal(e)
-			if err != nil {
+			if err := enc.Encode(e); err != nil {
 				return err
 			}
-			out.Write(append(line, '\n'))
 		}
-		_, err := stdout.Write(out.Bytes())
-		return err
+	} else {
+		now := time.Now()
+		tw := tabwriter.NewWriter(&out, 0, 0, 2, ' ', 0)
+		for _, e := range entries {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Who, statusText(e), clock(e.Start, now),
+				duration(time.Duration(e.DurationMS)*time.Millisecond), cmp.Or(e.Dir, unknownDir), oneLine(e.Command))
+		}
+		tw.Flush()
 	}
-	now := time.Now()
-	out := bufio.NewWriterSize(stdout, 16*1024)
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	for _, e := range entries {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Who, statusText(e), clock(e.Start, now),
-			duration(time.Duration(e.DurationMS)*time.Millisecond), orUnknown(e.Dir), oneLine(e.Command))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	return out.Flush()
+	_, err = stdout.Write(out.Bytes())
+	return err
 }
 
-// statusText is an entry's status: the number, "running", or "?" for a
-// command whose end came without one.
+// statusText: "?" for a command whose end came without a status.
 func statusText(e relay.Entry) string {
 	switch {
 	case e.Running:
@@ -80,8 +74,6 @@ func duration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-// oneLine shows a command line on one line: newlines, TABs and other
-// control characters as escapes (\n, \t, \x1b).
 func oneLine(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -99,43 +91,32 @@ func oneLine(s string) string {
 	return b.String()
 }
 
-// Output prints what command id printed in the terminal (0: the user's
-// last command), as clean text, or with raw the terminal's bytes (only
-// its "\r\n" line ends undone).
+// Output prints what command id printed (0: the user's last): clean text,
+// or raw, the terminal's bytes with only its "\r\n" undone.
 func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
-	type output struct {
-		entry relay.Entry
-		body  []byte
-	}
-	out, err := bridge.Query(b, func(path string) (output, error) {
-		e, body, err := relay.QueryOutput(path, id)
-		return output{e, body}, err
+	body, err := bridge.Query(b, func(path string) ([]byte, error) {
+		_, body, err := relay.QueryOutput(path, id)
+		return body, err
 	})
 	if err != nil {
 		return err
 	}
-	body := out.body
-	if raw {
-		_, err = stdout.Write(body)
-	} else {
-		_, err = io.WriteString(stdout, cleanOutput(body))
+	if !raw {
+		body = []byte(cleanOutput(body))
 	}
-	if err != nil {
+	if _, err := stdout.Write(body); err != nil {
 		return &failure.Error{Msg: "writing the output: " + err.Error(), Hint: "make sure ptysend's standard output can be written"}
 	}
 	return nil
 }
 
-// promptEOLMark is zsh's PROMPT_SP, which it prints after every command
-// before its precmd hooks, where the FINISHED event comes from: a
-// highlighted % (# for root), spaces to the margin, and a carriage return.
-// Compiled when first needed, not at every start of ptysend.
+// promptEOLMark is zsh's PROMPT_SP, printed after every command before
+// the precmd hooks that send FINISHED: a highlighted % (# for root),
+// spaces to the margin, and a carriage return.
 var promptEOLMark = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:\x1b\[[0-9;]*m)*[%#](?:\x1b\[[0-9;]*m)* +\r \r`)
 })
 
-// cleanOutput is a command's output as clean text: without zsh's
-// end-of-line mark, and without a last line that shows nothing.
 func cleanOutput(raw []byte) string {
 	raw = promptEOLMark().ReplaceAll(raw, nil)
 	text := cleantext.String(string(raw))
@@ -143,4 +124,90 @@ func cleanOutput(raw []byte) string {
 		text = text[:i+1]
 	}
 	return text
+}
+
+type Session struct {
+	Name string `json:"name"`
+	// Where the agent's commands run: Far, behind a carrier (Via).
+	User  string `json:"user,omitempty"`
+	Host  string `json:"host,omitempty"`
+	Shell string `json:"shell,omitempty"`
+	Far   bool   `json:"far"`
+	Via   string `json:"via,omitempty"`
+	// Command is what the bridge was opened with (ptybridge -- COMMAND).
+	Command string `json:"command,omitempty"`
+	// State is "free" or "busy", Busy with what.
+	State    string `json:"state"`
+	Busy     string `json:"busy,omitempty"`
+	Attached int    `json:"attached"`
+}
+
+// Sessions repairs no relay.
+func Sessions(exe string) []Session {
+	var list []Session
+	for _, s := range bridge.List() {
+		list = append(list, describe(s, bridge.Bridge{Name: s.Name, RuntimeDir: rundir.Path(), Exe: exe}))
+	}
+	return list
+}
+
+func describe(s bridge.Session, b bridge.Bridge) Session {
+	out := Session{Name: s.Name, Attached: s.Attached, Command: s.Command, State: "busy"}
+	a, err := relay.QueryStatus(b.SocketPath())
+	if err != nil {
+		out.Busy = "its relay does not answer (the next ptysend call repairs it)"
+		return out
+	}
+	st, err := pane.Peek(a, b)
+	if err != nil {
+		out.Busy = failure.From(err).Msg
+		return out
+	}
+	switch {
+	case st.Far != nil:
+		out.Far, out.Via = true, st.Far.Via
+		if rec := st.Far.Record; rec != nil {
+			out.User, out.Host, out.Shell = rec.User, rec.Host, string(rec.Kind)
+		}
+	case st.Shell != nil:
+		out.User, out.Shell = rundir.UserName(), st.Shell.Name
+		out.Host, _ = os.Hostname()
+	}
+	switch {
+	case st.Kind == pane.AgentCall:
+		out.Busy = "a ptysend call is running in it"
+		if a.Call.Call != "" {
+			out.Busy += ": " + a.Call.Call
+		}
+	case st.Kind == pane.Idle:
+		out.State = "free"
+	case st.Refusal != nil:
+		out.Busy = failure.From(st.Refusal).Msg
+	default:
+		out.Busy = st.Kind
+	}
+	return out
+}
+
+func PrintSessions(w io.Writer, list []Session, asJSON bool) error {
+	if asJSON {
+		if list == nil {
+			list = []Session{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no bridge is running: ask the user to start one with ptybridge")
+		return nil
+	}
+	for _, s := range list {
+		where := choose(s.User != "", s.User+"@"+s.Host, "?")
+		shell := cmp.Or(s.Shell, "shell not known yet") + choose(s.Far, " via "+s.Via, " (local)")
+		state := s.State + choose(s.Busy != "", ": "+s.Busy, "")
+		terms := fmt.Sprintf("%d terminal%s", s.Attached, choose(s.Attached == 1, "", "s"))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Name, where, shell, state, terms)
+	}
+	return nil
 }

@@ -1,14 +1,14 @@
 // Package look is ptysend's read-only modes: --status (is the shared
-// terminal free, and if not, what holds it), --history (the commands run
-// at the shell's prompt, by the user or the agent) and --output (what one
-// of them printed). They ask the relay (bridge.Query), which answers from
-// its memory while a call holds the pane, and read the processes (through
-// internal/platform) and the bridge's own files; they never type, and run
-// no tmux process unless the relay must be repaired.
+// terminal free, and if not, what holds it), --sessions, --history (the
+// commands run at the shell's prompt) and --output (what one printed).
+// They ask the relay, which answers even while a call holds the pane, and
+// one look at the pane (internal/pane); they never type, and run no tmux
+// process unless the relay must be repaired.
 package look
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,58 +25,34 @@ import (
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
-// The states of the terminal, most telling first: a ptysend call holds
-// it, a REPL runs in it, a shell ptysend cannot drive, a program or a
-// command of the shell's, copy mode, a half-typed line; else idle. One
-// look decides them (internal/pane).
-const (
-	StateIdle        = pane.Idle
-	StateAgentCall   = pane.AgentCall
-	StateREPL        = pane.REPLState
-	StateUnsupported = pane.Unsupported
-	StateBusy        = pane.Busy
-	StateCopyMode    = pane.CopyMode
-	StateTyped       = pane.HalfTyped
-	StateNoBridge    = "no_bridge"
-)
+// stateNoBridge: the other states are pane's, most telling first.
+const stateNoBridge = "no_bridge"
 
-// Status is what ptysend --status says, and --status --json prints.
 type Status struct {
-	Bridge  string `json:"bridge"` // "up" or "down"
-	Session string `json:"session"`
-	State   string `json:"state"`
-	// Free: a command (ptysend -- WORDS) would run now.
-	Free bool `json:"free"`
-	// Hint: what to ask the user when it is not free.
-	Hint  string `json:"hint,omitempty"`
-	Shell *Shell `json:"shell,omitempty"`
-	// Program is what runs in the foreground when it is not the shell.
-	Program *Program `json:"program,omitempty"`
-	REPL    *REPL    `json:"repl,omitempty"`
-	// Running is the command the shell runs, from the history.
+	Bridge    string       `json:"bridge"` // "up" or "down"
+	Session   string       `json:"session"`
+	State     string       `json:"state"`
+	Free      bool         `json:"free"`           // a command (ptysend -- WORDS) would run now
+	Hint      string       `json:"hint,omitempty"` // what to ask the user when it is not free
+	Shell     *Shell       `json:"shell,omitempty"`
+	Program   *Program     `json:"program,omitempty"`
+	REPL      *REPL        `json:"repl,omitempty"`
 	Running   *relay.Entry `json:"running_command,omitempty"`
 	CopyMode  bool         `json:"copy_mode"`
 	HalfTyped bool         `json:"half_typed_line"`
 	AgentCall *relay.Call  `json:"agent_call,omitempty"`
-	// Confirm: the user approves each command of the agent's
-	// (ptybridge --confirm).
-	Confirm bool `json:"confirm"`
-	// Far: the agent's commands run in a shell behind a carrier (far.go).
-	Far *Far `json:"far,omitempty"`
+	Confirm   bool         `json:"confirm"`       // ptybridge --confirm
+	Far       *Far         `json:"far,omitempty"` // a shell behind a carrier runs the agent's commands
 }
 
-// Shell is the shell of the pane: the one in the foreground, or the one
-// that runs the program in the foreground.
 type Shell struct {
-	Kind string `json:"kind"` // bash, zsh, fish, dash...
-	PID  int    `json:"pid"`
-	User string `json:"user"`
-	Cwd  string `json:"cwd"`
-	// Hooks: the shell integration is installed (its events were seen).
-	Hooks bool `json:"hooks"`
+	Kind  string `json:"kind"` // bash, zsh, fish, dash...
+	PID   int    `json:"pid"`
+	User  string `json:"user"`
+	Cwd   string `json:"cwd"`
+	Hooks bool   `json:"hooks"` // the shell integration is installed (its events were seen)
 }
 
-// Program is a process in the foreground of the pane.
 type Program struct {
 	Name        string    `json:"name"`
 	PID         int       `json:"pid"`
@@ -84,47 +60,52 @@ type Program struct {
 	Since       time.Time `json:"since"`
 }
 
-// REPL is an interpreter at its prompt in the pane.
 type REPL struct {
-	Program string `json:"program"`
-	// StartedBy is "agent" for one of --repl-start, else "user".
-	StartedBy string    `json:"started_by"`
+	Program   string    `json:"program"`
+	StartedBy string    `json:"started_by"` // "agent" for one of --repl-start, else "user"
 	Command   string    `json:"command"`
 	PID       int       `json:"pid"`
 	Since     time.Time `json:"since"`
 }
 
-// ReadStatus finds out the terminal's state: the relay's answer and one
-// look at the pane (pane.Peek). It types nothing.
+type Far struct {
+	Via  string `json:"via"`            // the carrier: ssh, su, sudo...
+	Kind string `json:"kind,omitempty"` // bash, zsh, fish, sh: once probed
+	User string `json:"user,omitempty"` // once a call ran there
+	Host string `json:"host,omitempty"`
+	// Hooks: a call ran there and installed them; their events say
+	// whether it waits at its prompt.
+	Hooks bool `json:"hooks"`
+}
+
 func ReadStatus(b bridge.Bridge) (*Status, error) {
 	a, err := b.Status()
 	if err != nil {
-		return &Status{Bridge: "down", Session: b.Name, State: StateNoBridge}, err
+		return &Status{Bridge: "down", Session: b.Name, State: stateNoBridge}, err
 	}
 	st, err := pane.Peek(a, b)
 	s := &Status{Bridge: "up", Session: b.Name, AgentCall: a.Call, Confirm: bridge.ConfirmRequired(b.SocketPath())}
 	if err != nil {
-		s.State, s.Hint = StateBusy, failure.From(err).Hint
+		s.State, s.Hint = pane.Busy, failure.From(err).Hint
 		return s, nil
 	}
 	s.compose(st, a)
 	return s, nil
 }
 
-// compose puts the look's state together with the relay's answer.
 func (s *Status) compose(st *pane.State, a *relay.Status) {
 	s.State, s.CopyMode, s.HalfTyped = st.Kind, st.CopyMode, st.HalfTyped
 	if st.Refusal != nil {
 		s.Hint = failure.From(st.Refusal).Hint
 	}
 	fg := st.Foreground
-	if sh := st.Shell; sh != nil {
+	if sh := st.Shell; sh != nil && st.Far == nil {
 		s.Shell = shellOf(sh, a)
 		if a.Running != nil && (a.Running.ShellPID == sh.PID || a.Running.ShellPID == 0) {
 			s.Running = a.Running
 		}
-		if fg.PID != sh.PID && st.Far == nil {
-			s.Program = &Program{Name: fg.Name, PID: fg.PID, CommandLine: fg.Args, Since: startOf(fg.PID)}
+		if fg.PID != sh.PID {
+			s.Program = programOf(fg)
 			if s.Running != nil && s.Running.Start.Before(s.Program.Since) {
 				s.Program.Since = s.Running.Start
 			}
@@ -132,40 +113,50 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 	}
 	switch {
 	case st.Far != nil:
-		s.composeFar(st, a)
-	case st.REPL != nil:
-		program := platform.Name(st.REPL.PID)
-		if program == "" {
-			program = st.REPL.Program
+		// /proc describes the local end only: the far shell's state is its
+		// hooks' (the relay's snapshot), its command the history's.
+		s.Far = &Far{Via: st.Far.Via}
+		if rec := st.Far.Record; rec != nil {
+			s.Far.Kind, s.Far.User, s.Far.Host = string(rec.Kind), rec.User, rec.Host
+			s.Far.Hooks = rec.Hooked && a.Shell.PID == rec.PID
+			if s.Far.Hooks && a.Running != nil && a.Running.ShellPID == rec.PID {
+				s.Running = a.Running
+			}
 		}
+		if !s.Far.Hooks && st.Kind != pane.CopyMode {
+			// Without hooks only a call can tell: it looks at the screen
+			// and asks the shell first, and refuses what it cannot drive.
+			s.State, s.Hint, s.HalfTyped = pane.Idle, "", false
+		}
+	case st.REPL != nil:
+		program := cmp.Or(platform.Name(st.REPL.PID), st.REPL.Program)
 		s.REPL = &REPL{Program: program, StartedBy: relay.ByAgent, Command: st.REPL.Command, PID: st.REPL.PID, Since: startOf(st.REPL.PID)}
-		s.State, s.Program = StateREPL, nil
+		s.State, s.Program = pane.REPLState, nil
 		s.Hint = "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close"
-	case st.Kind == StateREPL:
+	case st.Kind == pane.REPLState:
 		s.REPL = &REPL{Program: fg.Name, StartedBy: relay.ByUser, Command: strings.Join(fg.Args, " "), PID: fg.PID, Since: startOf(fg.PID)}
 		if s.Program != nil {
 			s.REPL.Since = s.Program.Since
 		}
-	case st.Kind == StateUnsupported:
-		s.Program = &Program{Name: fg.Name, PID: fg.PID, CommandLine: fg.Args, Since: startOf(fg.PID)}
+	case st.Kind == pane.Unsupported:
+		s.Program = programOf(fg)
 		s.Hint = fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal, or to leave %s", markers.Supported, fg.Name)
-	case st.Kind == StateIdle && s.Running != nil:
+	case st.Kind == pane.Idle && s.Running != nil:
 		// The shell itself runs a command (a loop of builtins, a read)
 		// that the look could not see.
-		s.State = StateBusy
+		s.State = pane.Busy
 		s.Hint = "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry"
 	}
 	if s.AgentCall != nil {
-		s.State = StateAgentCall
+		s.State = pane.AgentCall
 		s.Hint = "wait for that ptysend call to finish: a command run now waits its turn"
 	}
-	s.Free = s.State == StateIdle
+	s.Free = s.State == pane.Idle
 	if s.Free {
 		s.Hint = ""
 	}
 }
 
-// shellOf is what the status says of a shell of the pane.
 func shellOf(sh *pane.Shell, a *relay.Status) *Shell {
 	// The hooks have spoken in it: its events are the relay's last, or
 	// the command it runs is the history's.
@@ -184,13 +175,15 @@ func shellOf(sh *pane.Shell, a *relay.Status) *Shell {
 	return out
 }
 
+func programOf(p pane.Process) *Program {
+	return &Program{Name: p.Name, PID: p.PID, CommandLine: p.Args, Since: startOf(p.PID)}
+}
+
 func startOf(pid int) time.Time {
 	t, _ := platform.StartTime(pid)
 	return t
 }
 
-// ExitCode is --status's exit status: 0 when a command would run now,
-// 75 when the terminal is busy (try again later).
 func (s *Status) ExitCode() int {
 	if s.Free {
 		return 0
@@ -198,96 +191,75 @@ func (s *Status) ExitCode() int {
 	return failure.ExitBusy
 }
 
-// Print writes the status as lines of "what: value", or as one JSON
-// object, in one write.
 func (s *Status) Print(out io.Writer, asJSON bool) error {
 	var w bytes.Buffer
-	s.print(&w, asJSON)
+	if asJSON {
+		if err := json.NewEncoder(&w).Encode(s); err != nil {
+			return err
+		}
+	} else {
+		s.print(&w, time.Now())
+	}
 	_, err := out.Write(w.Bytes())
 	return err
 }
 
-func (s *Status) print(w io.Writer, asJSON bool) error {
-	if asJSON {
-		out, err := json.Marshal(s)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", out)
-		return err
-	}
-	now := time.Now()
+func (s *Status) print(w io.Writer, now time.Time) {
 	if s.Bridge != "up" {
-		_, err := fmt.Fprintf(w, "bridge: down (no bridge session %s is running)\nfree: no\n", s.Session)
-		return err
+		fmt.Fprintf(w, "bridge: down (no bridge session %s is running)\nfree: no\n", s.Session)
+		return
 	}
+	const noHooks = "; its hooks are not installed yet (the first ptysend command installs them)"
 	fmt.Fprintf(w, "bridge: up (session %s)\n", s.Session)
 	if sh := s.Shell; sh != nil {
-		hooks := ""
-		if !sh.Hooks {
-			hooks = "; its hooks are not installed yet (the first ptysend command installs them)"
-		}
-		fmt.Fprintf(w, "shell: %s (pid %d), user %s, in %s%s\n", sh.Kind, sh.PID, sh.User, orUnknown(sh.Cwd), hooks)
+		fmt.Fprintf(w, "shell: %s (pid %d), user %s, in %s%s\n", sh.Kind, sh.PID, sh.User, cmp.Or(sh.Cwd, unknownDir), choose(sh.Hooks, "", noHooks))
 	}
-	s.printFar(w)
+	if f := s.Far; f != nil {
+		where := choose(f.User != "", f.User+"@"+f.Host, "not known yet (the first ptysend command there asks)")
+		kind := cmp.Or(f.Kind, "a shell not probed yet")
+		fmt.Fprintf(w, "far: commands run at the far end of %s: %s, %s%s\n", f.Via, where, kind, choose(f.Hooks, "", noHooks))
+	}
 	fmt.Fprintf(w, "state: %s\n", s.describe(now))
 	if s.Running != nil {
 		fmt.Fprintf(w, "running: #%d %s: %s, since %s\n", s.Running.ID, s.Running.Who, oneLine(s.Running.Command), since(s.Running.Start, now))
 	}
-	fmt.Fprintf(w, "copy mode: %s\nhalf-typed line: %s\n", yesNo(s.CopyMode), yesNo(s.HalfTyped))
-	if c := s.AgentCall; c != nil {
-		call := strconv.Quote(c.Call)
-		if c.Call == "" {
-			call = "a call that has not said what it runs"
-		}
-		fmt.Fprintf(w, "agent call: %s, since %s, %d queued behind it\n", call, since(c.Since, now), c.Queued)
-	} else {
+	fmt.Fprintf(w, "copy mode: %s\nhalf-typed line: %s\n", choose(s.CopyMode, "yes", "no"), choose(s.HalfTyped, "yes", "no"))
+	if c := s.AgentCall; c == nil {
 		fmt.Fprintf(w, "agent call: none\n")
-	}
-	if s.Confirm {
-		fmt.Fprintf(w, "confirm: on (the user approves each command before it runs: ptybridge --confirm)\n")
+	} else if c.Call == "" {
+		fmt.Fprintf(w, "agent call: a call that has not said what it runs, since %s, %d queued behind it\n", since(c.Since, now), c.Queued)
 	} else {
-		fmt.Fprintf(w, "confirm: off\n")
+		fmt.Fprintf(w, "agent call: %q, since %s, %d queued behind it\n", c.Call, since(c.Since, now), c.Queued)
 	}
-	free := "yes"
-	if !s.Free {
-		free = "no; " + s.Hint
-	}
-	_, err := fmt.Fprintf(w, "free: %s\n", free)
-	return err
+	fmt.Fprintf(w, "confirm: %s\n", choose(s.Confirm, "on (the user approves each command before it runs: ptybridge --confirm)", "off"))
+	fmt.Fprintf(w, "free: %s\n", choose(s.Free, "yes", "no; "+s.Hint))
 }
 
-// describe says the state in words.
 func (s *Status) describe(now time.Time) string {
 	switch s.State {
-	case StateIdle:
+	case pane.Idle:
 		return "idle (at the shell's prompt)"
-	case StateAgentCall:
+	case pane.AgentCall:
 		return "a ptysend call holds the terminal"
-	case StateREPL:
+	case pane.REPLState:
 		r := s.REPL
-		by := "started by the user"
-		if r.StartedBy == relay.ByAgent {
-			by = "started with --repl-start " + strconv.Quote(r.Command)
-		}
+		by := choose(r.StartedBy == relay.ByAgent, "started with --repl-start "+strconv.Quote(r.Command), "started by the user")
 		return fmt.Sprintf("a REPL is open: %s (pid %d, %s), since %s", r.Program, r.PID, by, since(r.Since, now))
-	case StateUnsupported:
+	case pane.Unsupported:
 		return fmt.Sprintf("a shell ptysend cannot drive runs: %s (pid %d)", s.Program.Name, s.Program.PID)
-	case StateBusy:
+	case pane.Busy:
 		if p := s.Program; p != nil {
 			return fmt.Sprintf("busy: %s (pid %d) runs, since %s", p.Name, p.PID, since(p.Since, now))
 		}
 		return "busy: the shell runs a command"
-	case StateCopyMode:
+	case pane.CopyMode:
 		return "copy mode: the user is scrolling back"
-	case StateTyped:
+	case pane.HalfTyped:
 		return "a half-typed line at the prompt"
 	}
 	return s.State
 }
 
-// since is a time of today as 15:04:05 (older ones with their date), and
-// how long ago it was.
 func since(t, now time.Time) string {
 	if t.IsZero() {
 		return "an unknown time"
@@ -295,6 +267,7 @@ func since(t, now time.Time) string {
 	return fmt.Sprintf("%s (%s ago)", clock(t, now), duration(now.Sub(t)))
 }
 
+// clock shows a time of today as 15:04:05, older ones with their date.
 func clock(t, now time.Time) string {
 	t = t.Local()
 	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
@@ -303,16 +276,11 @@ func clock(t, now time.Time) string {
 	return t.Format("2006-01-02 15:04:05")
 }
 
-func yesNo(b bool) string {
+func choose(b bool, yes, no string) string {
 	if b {
-		return "yes"
+		return yes
 	}
-	return "no"
+	return no
 }
 
-func orUnknown(s string) string {
-	if s == "" {
-		return "an unknown directory"
-	}
-	return s
-}
+const unknownDir = "an unknown directory"

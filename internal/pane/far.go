@@ -2,10 +2,11 @@ package pane
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
@@ -14,26 +15,146 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Far is the shell at the far end of a carrier in the pane: another
-// host's, user's or namespace's, which ptysend drives through the
-// terminal stream (internal/call's far transport).
-type Far struct {
-	// Carrier is the local end: ssh, sudo, docker... or the far shell
-	// itself when it runs on our terminal as another user.
-	Carrier Process
-	// Via names how it was reached, for messages.
-	Via string
-	// Record is what ptysend learnt of it; nil before the first probe.
-	Record *FarRecord
-	// Hooked: its hooks speak, and say that it waits at its prompt.
-	// Without them, a probe asks the shell what it is first; Screen is
-	// what the screen showed (the probe's rows).
-	Hooked bool
-	Screen *tmux.Screen
+// A carrier connects the terminal to a shell ptysend cannot read in
+// /proc: ssh, su or sudo, docker exec or unshare. Whether it carries an
+// interactive shell (driven through the terminal stream) or runs a
+// command (busy) is read from its command line, and from its children
+// where /proc shows them (sudo -i's shell, the editor run in it).
+type CarrierUse int
+
+const (
+	NotCarrier     CarrierUse = iota // not a program that carries shells
+	CarriesShell                     // an interactive shell at the far end
+	CarriesCommand                   // a command: the pane is busy
+)
+
+func ClassifyCarrier(argv []string) CarrierUse {
+	if len(argv) == 0 {
+		return NotCarrier
+	}
+	name := strings.TrimPrefix(filepath.Base(argv[0]), "-")
+	args := argv[1:]
+	switch name {
+	case "ssh", "slogin":
+		flags, _, rest := parseArgs(args, "BbcDEeFIiJLlmOoPpQRSWw")
+		return shellOrCommand(len(rest) == 1 && !strings.ContainsAny(flags, "NWfOs"))
+	case "mosh-client":
+		return CarriesShell
+	case "mosh":
+		return shellOrCommand(!slices.Contains(args, "--"))
+	case "su":
+		flags, long, _ := parseArgs(args, "sgGwc", "--shell", "--group", "--supp-group", "--whitelist-environment")
+		for _, o := range long {
+			if opt, _, _ := strings.Cut(o, "="); opt == "--command" || opt == "--session-command" {
+				return CarriesCommand
+			}
+		}
+		return shellOrCommand(!strings.Contains(flags, "c"))
+	case "sudo":
+		flags, long, rest := parseArgs(args, "ugpCDrtTURh", "--user", "--group", "--prompt", "--close-from",
+			"--chdir", "--role", "--type", "--command-timeout", "--other-user", "--chroot", "--host")
+		if strings.ContainsAny(flags, "elvkKV") {
+			return CarriesCommand
+		}
+		return commandUse(rest, strings.ContainsAny(flags, "is") || slices.Contains(long, "--login") || slices.Contains(long, "--shell"))
+	case "doas":
+		flags, _, rest := parseArgs(args, "uC")
+		return commandUse(rest, strings.Contains(flags, "s"))
+	case "docker", "podman", "nerdctl", "kubectl", "oc", "lxc", "incus", "toolbox", "distrobox",
+		"systemd-nspawn", "machinectl", "chroot", "unshare", "nsenter":
+		return tailUse(name, args)
+	}
+	return NotCarrier
 }
 
-// readFar decides for a far shell: its hooks' events, when they speak;
-// else the screen must show a shell prompt with nothing typed at it.
+func shellOrCommand(shell bool) CarrierUse {
+	if shell {
+		return CarriesShell
+	}
+	return CarriesCommand
+}
+
+// parseArgs splits args at the first word that is not an option (or
+// after "--"), given the options that take an argument: flags are the
+// short options set, long the long ones.
+func parseArgs(args []string, shortArg string, longArg ...string) (flags string, long, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return flags, long, args[i+1:]
+		case strings.HasPrefix(a, "--"):
+			long = append(long, a)
+			if !strings.Contains(a, "=") && slices.Contains(longArg, a) && i+1 < len(args) {
+				i++
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				flags += a[j : j+1]
+				if strings.IndexByte(shortArg, a[j]) >= 0 {
+					if j == len(a)-1 && i+1 < len(args) {
+						i++
+					}
+					break
+				}
+			}
+		default:
+			return flags, long, args[i:]
+		}
+	}
+	return flags, long, nil
+}
+
+// commandUse is what a carrier running cmd carries: with no command, a
+// shell when its options ask for one.
+func commandUse(cmd []string, shellOption bool) CarrierUse {
+	if len(cmd) == 0 {
+		return shellOrCommand(shellOption)
+	}
+	if _, ok := markers.ShellFor(cmd[0]); ok {
+		return shellOrCommand(interactive(cmd))
+	}
+	if u := ClassifyCarrier(cmd); u != NotCarrier {
+		return u
+	}
+	return CarriesCommand
+}
+
+// tailUse reads container and namespace tools, whose own options vary
+// too much to parse: the command they run is the last supported shell
+// named on the line, followed by options only (no -c). unshare, nsenter
+// and machinectl shell run the user's shell when given no command.
+func tailUse(name string, args []string) CarrierUse {
+	for i := len(args) - 1; i >= 0; i-- {
+		if _, ok := markers.ShellFor(args[i]); ok {
+			return shellOrCommand(interactive(args[i:]))
+		}
+		if !strings.HasPrefix(args[i], "-") {
+			break
+		}
+	}
+	switch name {
+	case "unshare", "nsenter":
+		_, _, rest := parseArgs(args, "tSGRw")
+		return shellOrCommand(len(rest) == 0)
+	case "machinectl":
+		return shellOrCommand(len(args) > 0 && args[0] == "shell" && len(args) <= 2)
+	}
+	return CarriesCommand
+}
+
+// Far is the shell at the far end of a carrier in the pane, which
+// internal/call drives through the terminal stream.
+type Far struct {
+	Carrier Process      // the local end, or the far shell itself as another user on our terminal
+	Via     string       // how it was reached, for messages
+	Record  *FarRecord   // nil before the first probe
+	Hooked  bool         // its hooks say that it waits at its prompt; else a probe asks it first
+	Screen  *tmux.Screen // what the screen showed, when it was read
+}
+
+// readFar trusts a far shell's hooks when they speak; else the screen
+// must show a shell prompt with nothing typed at it.
 func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, err error) {
 	f := &Far{Carrier: s.Foreground, Via: via, Record: FarRecordFor(b, s.Foreground.PID)}
 	s.Far = f
@@ -41,33 +162,31 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 	if rec := f.Record; rec != nil && rec.Hooked && snap.PID == rec.PID {
 		switch snap.State {
 		case markers.StateTyped:
-			s.halfTyped()
-			return true, nil
+			return s.halfTyped()
 		case markers.StatePrompt:
 			f.Hooked = true
-			return s.freeFar()
+			return s.free(s.View.PanePID)
 		}
-		// It runs a command; perhaps another shell the human started in
-		// it (sudo -i on the far host), which is probed when the screen
-		// shows its prompt.
+		// It runs a command: perhaps another shell the human started in it
+		// (sudo -i on the far host), probed when the screen shows its prompt.
 		if scr, err := s.screen(); err == nil && CheckFarPrompt(scr, via) == nil {
 			f.Screen = &scr
-			return s.freeFar()
+			return s.free(s.View.PanePID)
 		}
-		s.Kind = Busy
-		s.Refusal = &failure.Error{
-			Code: failure.ExitBusy,
-			Msg: fmt.Sprintf("the shared terminal is busy: the shell at the far end (%s, through %s) is running a command, so nothing was typed",
-				rec.describe(), rec.CarrierName),
-			Hint: "ask the user to let it finish or press Ctrl-C in the ptybridge terminal, then retry " +
-				"(a program of theirs showing a shell-like prompt reads as busy too)",
+		kind := string(rec.Kind)
+		if rec.User != "" {
+			kind += " as " + rec.User + "@" + rec.Host
 		}
+		s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the shared terminal is busy: the shell at the far end (%s, through %s) is running a command, so nothing was typed",
+			kind, rec.CarrierName),
+			"ask the user to let it finish or press Ctrl-C in the ptybridge terminal, then retry "+
+				"(a program of theirs showing a shell-like prompt reads as busy too)")
 		return true, nil
 	}
 	if want == Nothing {
 		// Only a call can tell: it looks at the screen and asks the shell
 		// first, and refuses what it cannot drive.
-		return s.free(), nil
+		return s.idle()
 	}
 	scr, err := s.screen()
 	if err != nil {
@@ -81,26 +200,15 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 		}
 		return true, nil
 	}
-	return s.freeFar()
+	return s.free(s.View.PanePID)
 }
 
-func (s *State) freeFar() (bool, error) {
-	if platform.TypedAhead(s.View.PanePID) {
-		s.halfTyped()
-		return true, nil
-	}
-	return s.free(), nil
-}
-
-// carriedProgram follows a carrier's children, where /proc shows them
-// (sudo, su --pty, unshare; not ssh's far end), down to the shell it
-// carries, and names the program that shell runs in its foreground, or
-// the program the carrier runs that is no shell. "" when all is idle as
-// far as /proc can tell.
+// carriedProgram follows a carrier's children where /proc shows them
+// (sudo, su --pty, unshare; not ssh's far end) to the program that holds
+// the terminal, if any.
 func carriedProgram(pid int) (string, []string) {
-	cur := pid
 	for range 8 {
-		kids := platform.Children(cur)
+		kids := platform.Children(pid)
 		if len(kids) != 1 {
 			return "", nil
 		}
@@ -115,89 +223,55 @@ func carriedProgram(pid int) (string, []string) {
 		if ClassifyCarrier(args) == NotCarrier {
 			return platform.Name(child), args
 		}
-		cur = child
+		pid = child
 	}
 	return "", nil
 }
 
 // lazyRegexp compiles expr at its first use: compiled at start, the
-// patterns cost every ptysend 0.1 ms, most of which need none of them.
+// patterns cost every ptysend 0.1 ms.
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// The far shell has no hooks yet: what the screen shows must say that it
-// waits at its prompt before anything is typed, and ptysend must never
-// type into a password prompt. These patterns read the cursor line.
+// The cursor line of a far shell without hooks must show its prompt, and
+// ptysend must never type into a password prompt.
 var (
 	secretPrompt = lazyRegexp(`(?i)(password|passphrase|passcode|\bpin\b|verification code|` +
 		`\[y/n\]|\(y/n\)|yes/no|\(yes/no|continue\?|are you sure)`)
-	// promptEnd: a shell prompt ends with one of these, then (usually)
-	// the space before the cursor.
 	promptEnd = lazyRegexp(`[$#%>❯»➜λ] ?$`)
-	// notShellPrompt: a shell's continuation prompts (sh's "> ", zsh's
-	// "dquote> ") and REPLs' (">>> ", "... ") are no place to type.
+	// notShellPrompt: continuation prompts (sh's "> ", zsh's "dquote> ")
+	// and REPLs' (">>> ", "... ") are no place to type.
 	notShellPrompt = lazyRegexp(`^\s*(>|>>|>>>|\.\.\.|[a-z]+( [a-z]+)*>|In \[\d+\]:)\s*$`)
 )
 
-// AsksSecret reports whether a cursor line asks for a password, a PIN or
-// a yes/no answer.
-func AsksSecret(line string) bool { return secretPrompt().MatchString(line) }
-
-// CheckFarPrompt decides from the screen whether an unhooked far shell
-// waits at an empty prompt.
 func CheckFarPrompt(s tmux.Screen, carrier string) error {
 	if s.InMode {
 		return CopyModeError
 	}
 	if s.Alternate {
-		return &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the shared terminal shows a full-screen program (through %s), so nothing was typed", carrier),
-			Hint: "ask the user to quit it in the ptybridge terminal, then retry",
-		}
+		return refusal(fmt.Sprintf("the shared terminal shows a full-screen program (through %s), so nothing was typed", carrier),
+			"ask the user to quit it in the ptybridge terminal, then retry")
 	}
+	// One cell per rune: wide characters are rare in prompts, and a wrong
+	// count only makes the check stricter.
 	line := s.CursorLine()
-	before := cellsBefore(line, s.CursorX)
-	after := strings.TrimSpace(cellsFrom(line, s.CursorX))
+	cells := []rune(line)
+	col := min(s.CursorX, len(cells))
+	before, after := string(cells[:col]), strings.TrimSpace(string(cells[col:]))
 	if secretPrompt().MatchString(before) {
-		return &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the shared terminal asks for something (%q), so nothing was typed", strings.TrimSpace(before)),
-			Hint: "ask the user to answer it in the ptybridge terminal (a password is theirs to type), then retry",
-		}
+		return refusal(fmt.Sprintf("the shared terminal asks for something (%q), so nothing was typed", strings.TrimSpace(before)),
+			"ask the user to answer it in the ptybridge terminal (a password is theirs to type), then retry")
 	}
 	trimmed := strings.TrimRight(before, " ")
 	if trimmed == "" || after != "" || !promptEnd().MatchString(trimmed) || notShellPrompt().MatchString(trimmed) {
-		return &failure.Error{
-			Code: failure.ExitBusy,
-			Msg: fmt.Sprintf("the terminal runs %s, and its cursor line %q does not look like a shell prompt "+
-				"(the far shell is busy, or the user has typed part of a line), so nothing was typed", carrier, strings.TrimSpace(line)),
-			Hint: "ask the user to let it finish or clear their line (Ctrl-U) in the ptybridge terminal, then retry",
-		}
+		return refusal(fmt.Sprintf("the terminal runs %s, and its cursor line %q does not look like a shell prompt "+
+			"(the far shell is busy, or the user has typed part of a line), so nothing was typed", carrier, strings.TrimSpace(line)),
+			"ask the user to let it finish or clear their line (Ctrl-U) in the ptybridge terminal, then retry")
 	}
 	return nil
 }
 
-// cellsBefore is the part of line left of column col, counting one cell
-// per rune (wide characters are rare in prompts; a wrong count only makes
-// the prompt check stricter).
-func cellsBefore(line string, col int) string {
-	if col >= utf8.RuneCountInString(line) {
-		return line + strings.Repeat(" ", col-utf8.RuneCountInString(line))
-	}
-	return string([]rune(line)[:col])
-}
-
-func cellsFrom(line string, col int) string {
-	r := []rune(line)
-	if col >= len(r) {
-		return ""
-	}
-	return string(r[col:])
-}
-
-// NoAnswerError: the far end did not answer the probe.
 func NoAnswerError(carrier string, line string) error {
 	return &failure.Error{
 		Msg: fmt.Sprintf("the program at the other end of %s did not answer as a shell ptysend can drive "+
@@ -207,9 +281,9 @@ func NoAnswerError(carrier string, line string) error {
 	}
 }
 
-// foreignVia names how a shell of another user or namespace on our own
-// terminal was reached: its parent carrier (su, sudo, unshare), else the
-// shell itself.
+// foreignVia names how a shell of another user or namespace on our
+// terminal was reached: its parent carrier (su, sudo, unshare), else
+// itself.
 func foreignVia(pid int, name string) string {
 	if parent := platform.Parent(pid); parent > 0 && ClassifyCarrier(platform.Args(parent)) != NotCarrier {
 		return platform.Name(parent)
@@ -217,11 +291,8 @@ func foreignVia(pid int, name string) string {
 	return name + " of another user or namespace"
 }
 
-// FarRecord is what ptysend learnt of the far shell behind the pane's
-// carrier: its kind from the probe, and once its first call ran, that it
-// has the hooks, its pid (in its own namespace) and who and where it is.
-// It lives in the runtime directory (<session>.far.json) and holds for
-// one carrier process only.
+// FarRecord is what ptysend learnt of the far shell: its kind from the
+// probe, the rest from its first call. It holds for one carrier process.
 type FarRecord struct {
 	Carrier     string          `json:"carrier"` // platform.ExecImage of the carrier
 	CarrierName string          `json:"carrier_name"`
@@ -230,36 +301,55 @@ type FarRecord struct {
 	PID         int             `json:"pid"`
 	User        string          `json:"user,omitempty"`
 	Host        string          `json:"host,omitempty"`
-	// PromptCol and Width are the prompt's width and the pane's as the
-	// probe saw them: how many rows a typed loader line takes.
+	// As the probe saw them: how many rows a typed loader line takes.
 	PromptCol int `json:"prompt_col"`
 	Width     int `json:"width"`
 }
 
-// Where is "user@host" when known.
-func (r *FarRecord) Where() string {
-	if r == nil || r.User == "" {
-		return ""
-	}
-	return r.User + "@" + r.Host
-}
-
-func (r *FarRecord) describe() string {
-	if w := r.Where(); w != "" {
-		return string(r.Kind) + " as " + w
-	}
-	return string(r.Kind)
-}
-
-// SaveFar writes the record.
 func SaveFar(b bridge.Bridge, r *FarRecord) error { return saveJSON(b.File(".far.json"), r) }
 
-// FarRecordFor is the record of the far shell behind carrier pid, when
-// the record is about that very process; nil otherwise.
+// FarRecordFor is the far record when it is about carrier pid, or nil.
 func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 	var r FarRecord
 	if !loadJSON(b.File(".far.json"), &r) || r.Carrier == "" || r.Carrier != platform.ExecImage(carrier) {
 		return nil
 	}
 	return &r
+}
+
+// WaitsForHuman reports whether the pane's foreground program sleeps
+// until the terminal has input: waiting for the human, not hung, so the
+// no-output timeout must spare it.
+func WaitsForHuman(panePID int) bool {
+	fg, err := platform.ForegroundPID(panePID)
+	return err == nil && fg > 0 && waitsForInput(fg, platform.TTYOf(panePID), false)
+}
+
+func waitsForInput(pid int, tty string, lineEditor bool) bool {
+	f := platform.OpenTTY(tty)
+	if f == nil {
+		return false
+	}
+	defer f.Close()
+	return platform.WaitsForInput(pid, f) && (!lineEditor || platform.EditsLines(f))
+}
+
+func Asks(paneID string) string {
+	s, err := tmux.Capture(paneID)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(s.CursorLine())
+}
+
+var farAsks = lazyRegexp(`[:?]\s*$`)
+
+// FarAsks is what a far command asks the human, from the cursor line:
+// the kernel does not see the far program.
+func FarAsks(paneID string) string {
+	line := Asks(paneID)
+	if line == "" || !(secretPrompt().MatchString(line) || farAsks().MatchString(line)) {
+		return ""
+	}
+	return line
 }

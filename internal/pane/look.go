@@ -1,19 +1,18 @@
 // Package pane decides what the shared pane is doing and whether the
-// agent may type into it. One function decides, for every mode: Look,
-// on a turn at the pane (run, REPL start, evaluation, close, --wait-free,
-// --confirm), and Peek on a relay's status answer (--status, --sessions,
-// a job's start). They read the relay's view of the stream (the shell's
-// hook events, the stream's modes), the terminal's foreground process,
-// its input queue and wait channels (internal/platform), and the bridge's
-// records (copy mode, the far shell, the agent's REPL); they type
-// nothing. A refusal is an error with exit 75 (it clears by itself) or
-// 125 (the agent must act), and a hint that says what to ask the user.
+// agent may type into it: Look on a turn at the pane, Peek on a relay's
+// status answer. Both read the relay's view of the stream, the terminal's
+// foreground process, input queue and wait channels, and the bridge's
+// records (copy mode, the far shell, the agent's REPL); they type nothing.
+// A refusal is an error with exit 75 (it clears by itself) or 125 (the
+// agent must act), and a hint that says what to ask the user.
 package pane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -24,19 +23,13 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Want is what the agent would type into.
 type Want int
 
 const (
-	// IntoShell: a line for the shell (a command, a REPL's start).
-	IntoShell Want = iota
-	// IntoREPL: input for the agent's REPL (an evaluation).
-	IntoREPL
-	// CloseREPL: the keys that close the agent's REPL, which interrupt
-	// it first when it is busy.
-	CloseREPL
-	// Nothing: the caller only looks (--status, --sessions, a job).
-	Nothing
+	IntoShell Want = iota // a line for the shell (a command, a REPL's start)
+	IntoREPL              // input for the agent's REPL (an evaluation)
+	CloseREPL             // the keys that close the agent's REPL, interrupting it first when busy
+	Nothing               // the caller only looks (--status, --sessions, a job)
 )
 
 // The states of the pane, most telling first, as --status names them.
@@ -50,54 +43,42 @@ const (
 	HalfTyped   = "half_typed_line"
 )
 
-// State is what the pane is doing, as one look saw it.
 type State struct {
-	View relay.View
-	// Kind is one of the states above; Refusal is why the agent must not
-	// type what it wants (nil: it may), with the hint.
-	Kind    string
-	Refusal error
-	// Foreground is the terminal's foreground process.
-	Foreground Process
-	// Shell is the local shell that would read a typed line, or that
-	// runs the foreground program; nil when none of ours does.
-	Shell *Shell
-	// Far is the shell at the far end of a carrier (ssh, su...).
-	Far *Far
-	// REPL is the agent's REPL (--repl-start) when it leads the
-	// foreground.
-	REPL *REPLRecord
-	// Prompt is the agent's REPL's cursor line, when it waits at its
-	// prompt (IntoREPL).
-	Prompt              *PromptLine
+	View                relay.View
+	Kind                string // one of the states above
+	Refusal             error  // why the agent must not type what it wants, if so
+	Foreground          Process
+	Shell               *Shell      // ours that would read a typed line, or runs the foreground program
+	Far                 *Far        // the shell at the far end of a carrier (ssh, su...)
+	REPL                *REPLRecord // the agent's REPL (--repl-start) when it leads the foreground
+	Prompt              *PromptLine // the agent's REPL's, when it waits at it (IntoREPL)
 	CopyMode, HalfTyped bool
 }
 
-// Process is a process in the pane.
 type Process struct {
 	PID  int
 	Name string
 	Args []string
 }
 
-// Shell is a local shell of the pane.
 type Shell struct {
 	Process
-	Syntax markers.Shell
-	// Hooks: its events are the relay's last (the shell integration is
-	// in); NeedsHooks: a line typed now must install them first.
-	Hooks, NeedsHooks bool
+	Syntax     markers.Shell
+	Hooks      bool // its events are the relay's last
+	NeedsHooks bool // a line typed now must install them first
 }
 
-// settleLimit is how long a look waits for what may clear by itself in a
-// moment: the shell's prompt, drawn a moment after the last call's end;
-// a short-lived program of a prompt framework in the foreground.
-const settleLimit = 500 * time.Millisecond
+// settleLimit is how long a look waits for what may clear in a moment (the
+// prompt drawn after the last call's end, a prompt framework's helper);
+// its looks come soon, then less often.
+const (
+	settleLimit  = 500 * time.Millisecond
+	firstBackoff = time.Millisecond
+	maxBackoff   = 64 * time.Millisecond
+)
 
-// Look reads the pane's state on a turn: as the stream shows it up to
-// now (what waited in the relay's pipe included), and as the processes
-// are. What may clear in a moment gets settleLimit; the stream read while
-// it waits is the turn's (TypeIf then types only if nothing more came).
+// Look reads the pane's state on a turn. The stream read while it settles
+// is the turn's (TypeIf then types only if nothing more came).
 func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 	deadline := time.Now().Add(settleLimit)
 	tracker := t.Tracker
@@ -116,8 +97,6 @@ func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 	}
 }
 
-// Peek reads the pane's state from a relay's status answer, without a
-// turn and without waiting: for the modes that type nothing.
 func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
 	s := &State{View: st.View}
 	_, err := s.read(b, Nothing)
@@ -127,12 +106,11 @@ func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
 	return s, err
 }
 
-// waitForChange waits until the stream brings something, the program in
-// the foreground goes, or a moment passes: a shell or a REPL that is
-// about to sleep at its prompt shows it only to another look (backoff,
-// doubled at each look, up to deadline).
+// waitForChange waits until the stream brings something, the foreground
+// program goes, or backoff passes (doubled at each look): a shell or a
+// REPL about to sleep at its prompt shows it only to another look.
 func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, backoff *time.Duration, deadline time.Time) error {
-	ctx, cancel := contextUntil(deadline)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	exited := platform.WatchExit(ctx, fg)
 	next := time.Now().Add(*backoff)
@@ -160,14 +138,7 @@ func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, backoff *tim
 	}
 }
 
-// The looks of a settling pane come soon, then less often.
-const (
-	firstBackoff = time.Millisecond
-	maxBackoff   = 64 * time.Millisecond
-)
-
-// read fills s from the processes and the records; settle says that the
-// refusal may clear in a moment.
+// read fills s; settle says that the refusal may clear in a moment.
 func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	panePID := s.View.PanePID
 	fg, err := platform.ForegroundPID(panePID)
@@ -179,15 +150,18 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	}
 	s.Foreground = Process{PID: fg, Name: platform.Name(fg), Args: platform.Args(fg)}
 	s.CopyMode = b.InCopyMode(s.View.PaneID)
-	s.REPL = LoadREPL(b)
-	if s.REPL != nil && !s.REPL.InForeground(panePID) {
-		s.REPL = nil
+	if r := LoadREPL(b); r != nil && r.InForeground(panePID) {
+		s.REPL = r
 	}
 	if want == IntoREPL || want == CloseREPL {
 		return s.readREPL(b, want)
 	}
-	if s.REPL != nil && want == IntoShell {
-		s.Kind, s.Refusal = REPLState, replInTheWay(s.REPL)
+	if s.REPL != nil && want == IntoShell { // a shell command, or a second REPL: exit 125
+		s.Kind, s.Refusal = REPLState, &failure.Error{
+			Msg: "the REPL " + s.REPL.Program + " started with --repl-start is already running in the shared terminal, so nothing was typed",
+			Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close first " +
+				"(ptysend drives one REPL at a time)",
+		}
 		return false, nil
 	}
 	name, args := s.Foreground.Name, s.Foreground.Args
@@ -199,90 +173,66 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 		s.Shell = s.innerShell()
 		return s.readFar(b, foreignVia(fg, name), want)
 	}
-	if shell, ok := unsupportedShell(fg); ok {
-		s.Kind, s.Refusal = Unsupported, unsupportedShellError(shell)
+	if err := unsupportedShell(fg); err != nil {
+		s.Kind, s.Refusal = Unsupported, err
 		return false, nil
 	}
 	s.Shell = s.innerShell()
 	switch ClassifyCarrier(args) {
 	case CarriesShell:
 		if busy, busyArgs := carriedProgram(fg); busy != "" {
-			return s.busy(busy, busyArgs), nil
+			return s.busy(busy, busyArgs)
 		}
 		return s.readFar(b, name, want)
 	case CarriesCommand:
-		return s.busy(shortCommand(args), args), nil
+		return s.busy(shortCommand(args), args)
 	}
-	if IsInterpreter(name, args) {
+	if isInterpreter(name, args) {
 		s.busy(name, args)
 		s.Kind = REPLState
 		return true, nil
 	}
-	return s.busy(name, args), nil
+	return s.busy(name, args)
 }
 
-// readLocal decides for a local shell in the foreground: it waits at an
-// empty prompt when its hooks say so and it sleeps waiting for the
-// terminal; a shell without hooks yet (they come with the line typed
-// now) has only the processes to vouch for it.
+// readLocal: without hooks yet (they come with the line typed now), the
+// processes alone vouch for a local shell.
 func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	sh := s.Shell
 	snap := s.View.Shell
 	sh.Hooks = snap.PID == sh.PID
-	asleep := waitsForTerminal(sh)
+	// bash, zsh and fish always have a line editor at their prompt (a read
+	// in canonical mode is a builtin read); dash may have none.
+	editor := sh.Name == "bash" || sh.Name == "zsh" || sh.Name == "fish"
+	asleep := waitsForInput(sh.PID, platform.TTYOf(sh.PID), editor)
 	switch {
 	case !sh.Hooks || snap.State == markers.StateRunning && execdSince(b, sh.PID, asleep):
 		// A shell exec'd by the human keeps the pid and the last event of
 		// the one it replaced: at its prompt, it has no hooks.
 		sh.NeedsHooks = true
 		if !asleep {
-			return s.shellBusy(), nil
+			return s.shellBusy()
 		}
 	case snap.State == markers.StateRunning:
-		return s.shellBusy(), nil
+		return s.shellBusy()
 	case snap.State == markers.StateTyped:
-		s.halfTyped()
-		return true, nil
+		return s.halfTyped()
 	case !asleep: // at its prompt, still drawing it or reading keys
-		return s.shellBusy(), nil
+		return s.shellBusy()
 	}
-	if platform.TypedAhead(sh.PID) {
-		s.halfTyped()
-		return true, nil
-	}
-	return s.free(), nil
+	return s.free(sh.PID)
 }
 
-// waitsForTerminal reports whether the shell sleeps at its prompt until
-// the terminal has input: with the terminal in a line editor's mode for
-// bash, zsh and fish, which always have one (a read in canonical mode is
-// a builtin read), in any mode for a shell that may have none (dash).
-func waitsForTerminal(sh *Shell) bool {
-	tty := platform.OpenTTY(platform.TTYOf(sh.PID))
-	if tty == nil {
-		return false
-	}
-	defer tty.Close()
-	switch sh.Name {
-	case "bash", "zsh", "fish":
-		return platform.WaitsForInput(sh.PID, tty) && platform.EditsLines(tty)
-	}
-	return platform.WaitsForInput(sh.PID, tty)
-}
-
-// RecordHooked notes that the hooks are installed in the program that
-// pid runs now.
 func RecordHooked(b bridge.Bridge, pid int) {
 	if img := platform.ExecImage(pid); img != "" {
 		os.WriteFile(b.File(".hooked"), []byte(img), 0o600)
 	}
 }
 
-// execdSince reports whether the shell pid, whose last event said it runs
-// a command, is another program than the one the hooks were installed in
-// (the human exec'd a shell), waiting at its prompt. A program that still
-// is the hooked one runs a line editor of a command of the user's
-// (fish's read, bash's read -e).
+// execdSince: the shell pid, whose last event said it runs a command,
+// waits at its prompt as another program than the hooked one (the human
+// exec'd a shell). Still the hooked one, it runs a line editor of a
+// command of the user's (fish's read, bash's read -e).
 func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 	if !asleep || !platform.AtLineEditor(pid) {
 		return false
@@ -292,41 +242,8 @@ func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 	return err != nil || img == "" || string(rec) != img
 }
 
-// free settles the state of a shell at an empty prompt: idle, unless
-// the human scrolls back.
-func (s *State) free() bool {
-	if s.CopyMode {
-		s.Kind, s.Refusal = CopyMode, CopyModeError
-		return false
-	}
-	s.Kind = Idle
-	return false
-}
-
-func (s *State) halfTyped() {
-	s.Kind, s.Refusal, s.HalfTyped = HalfTyped, HalfTypedError, true
-}
-
-func (s *State) shellBusy() bool {
-	s.Kind = Busy
-	s.Refusal = &failure.Error{
-		Code: failure.ExitBusy,
-		Msg:  fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", s.Shell.Name),
-		Hint: "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry",
-	}
-	return true
-}
-
-// busy: a program holds the terminal. A short-lived one (a prompt
-// framework's helper) may be gone in a moment.
-func (s *State) busy(program string, args []string) bool {
-	s.Kind, s.Refusal = Busy, busyError(program, args)
-	return true
-}
-
 // innerShell is the innermost shell of ours that runs the foreground
-// program (a bash started inside fish, the shell of an editor), nil when
-// none does.
+// program (a bash inside fish, an editor's shell), or nil.
 func (s *State) innerShell() *Shell {
 	for pid, steps := platform.Parent(s.Foreground.PID), 0; pid > 1 && steps < 64; pid, steps = platform.Parent(pid), steps+1 {
 		name, args := platform.Name(pid), platform.Args(pid)
@@ -340,30 +257,31 @@ func (s *State) innerShell() *Shell {
 	return nil
 }
 
-// HalfTypedError: the human's line must never be spliced into.
-var HalfTypedError = &failure.Error{
-	Code: failure.ExitBusy,
-	Msg: "the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); " +
-		"nothing was typed, so their input stays intact",
-	Hint: "ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry",
-}
-
-// CopyModeError: keys sent now would drift the human's scrolled view.
-var CopyModeError = &failure.Error{
-	Code: failure.ExitBusy,
-	Msg:  "the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
-	Hint: "ask the user to leave copy mode (press q in the ptybridge terminal), then retry",
-}
-
-// replInTheWay refuses a shell command, or a second REPL, while the
-// agent's REPL runs: it does not clear by itself (exit 125).
-func replInTheWay(r *REPLRecord) error {
-	return &failure.Error{
-		Msg: "the REPL " + r.Program + " started with --repl-start is already running in the shared terminal, so nothing was typed",
-		Hint: "evaluate in it with ptysend --repl-eval EXPR, or leave it with ptysend --repl-close first " +
-			"(ptysend drives one REPL at a time)",
+// interactive: a shell's arguments leave it reading the terminal (no
+// script, no -c).
+func interactive(args []string) bool {
+	for _, a := range args[min(1, len(args)):] {
+		if a == "-c" || !strings.HasPrefix(a, "-") {
+			return false
+		}
 	}
+	return true
 }
 
-// screen captures the pane's screen (one tmux call).
+// unsupportedShell refuses a shell we cannot drive running as pid. A shell
+// in a scripting language (xonsh) runs as its interpreter, python3, but
+// comm names the script, so both names are checked.
+func unsupportedShell(pid int) error {
+	for _, name := range []string{platform.Name(pid), platform.Comm(pid)} {
+		if markers.Unsupported(name) {
+			return &failure.Error{
+				Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot drive", name),
+				Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal (e.g. type bash there), or to leave %s, then retry",
+					markers.Supported, name),
+			}
+		}
+	}
+	return nil
+}
+
 func (s *State) screen() (tmux.Screen, error) { return tmux.Capture(s.View.PaneID) }

@@ -3,66 +3,54 @@ package pane
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
-	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// interactive reports whether a shell's arguments leave it reading
-// commands from the terminal: no script, no -c.
-func interactive(args []string) bool {
-	for _, a := range args[min(1, len(args)):] {
-		if a == "-c" || !strings.HasPrefix(a, "-") {
-			return false
-		}
+// The setters of a look's state return read's results.
+
+// free: a shell at an empty prompt is idle, unless keys wait in the input
+// queue of pid's terminal or the human scrolls back.
+func (s *State) free(pid int) (settle bool, err error) {
+	if platform.TypedAhead(pid) {
+		return s.halfTyped()
 	}
-	return true
+	return s.idle()
 }
 
-// unsupportedShell names the shell we cannot drive that runs as pid, if
-// any. A shell written in a scripting language (xonsh) runs as its
-// interpreter, python3, but the kernel names the process after the script
-// (comm), so both names are checked.
-func unsupportedShell(pid int) (string, bool) {
-	for _, name := range []string{platform.Name(pid), platform.Comm(pid)} {
-		if markers.Unsupported(name) {
-			return name, true
-		}
+func (s *State) idle() (settle bool, err error) {
+	s.Kind = Idle
+	if s.CopyMode {
+		s.Kind, s.Refusal = CopyMode, CopyModeError
 	}
-	return "", false
+	return false, nil
 }
 
-func busyError(program string, args []string) error {
-	return &failure.Error{
-		Code: failure.ExitBusy,
-		Msg:  fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
-		Hint: busyHint(program, args),
-	}
+func (s *State) halfTyped() (settle bool, err error) {
+	s.Kind, s.Refusal, s.HalfTyped = HalfTyped, HalfTypedError, true
+	return true, nil
 }
 
-func unsupportedShellError(shell string) error {
-	return &failure.Error{
-		Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot drive", shell),
-		Hint: fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal (e.g. type bash there), or to leave %s, then retry",
-			markers.Supported, shell),
-	}
+func (s *State) shellBusy() (settle bool, err error) {
+	s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", s.Shell.Name),
+		"ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry")
+	return true, nil
 }
 
-// BusyHint is what to ask the user when program (run with args) holds
-// the shared terminal.
-func BusyHint(program string, args []string) string { return busyHint(program, args) }
-
-// IsInterpreter reports whether program, run with args, is an
-// interpreter reading commands from the terminal (python3 without a
-// script, node, irb...): a REPL of the user's.
-func IsInterpreter(program string, args []string) bool {
-	return quitKeys[programKey(program)] == "repl" && quitKey(program, args) != keyCtrlC
+// busy: a short-lived program (a prompt framework's helper) may be gone
+// in a moment.
+func (s *State) busy(program string, args []string) (settle bool, err error) {
+	s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
+		busyHint(program, args))
+	return true, nil
 }
 
-// shortCommand names a carrier running a command: "ssh web1 make".
+// shortCommand: "ssh web1 make".
 func shortCommand(args []string) string {
 	s := strings.Join(args, " ")
 	if len(s) > 60 {
@@ -71,7 +59,175 @@ func shortCommand(args []string) string {
 	return s
 }
 
-// contextUntil is a context that ends at deadline.
-func contextUntil(deadline time.Time) (context.Context, context.CancelFunc) {
-	return context.WithDeadline(context.Background(), deadline)
+// refusal is a refusal that clears by itself (exit 75).
+func refusal(msg, hint string) error {
+	return &failure.Error{Code: failure.ExitBusy, Msg: msg, Hint: hint}
+}
+
+// HalfTypedError: the human's line must never be spliced into.
+var HalfTypedError = refusal("the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); "+
+	"nothing was typed, so their input stays intact",
+	"ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry")
+
+// CopyModeError: keys sent now would drift the human's scrolled view.
+var CopyModeError = refusal("the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
+	"ask the user to leave copy mode (press q in the ptybridge terminal), then retry")
+
+// The hint of a busy pane says how the human leaves the program: Ctrl-C
+// does not stop a pager or an editor (less ignores it), so it names the
+// program's own key where it is well known, else only "quit it".
+const (
+	keyCtrlC = "Ctrl-C"
+	keyQ     = "press q there"
+)
+
+var quitKeys = map[string]string{
+	// Pagers, and programs that use one.
+	"less": keyQ, "more": keyQ, "most": keyQ, "pg": keyQ, "man": keyQ,
+	"git": "press q there if it shows a pager, else Ctrl-C",
+	// Editors.
+	"vim": ":q", "vi": ":q", "nvim": ":q", "view": ":q", "vimdiff": ":q", "ex": ":q",
+	"nano": "press Ctrl-X there", "pico": "press Ctrl-X there",
+	"emacs": "press Ctrl-X Ctrl-C there",
+	// Full-screen monitors.
+	"top": keyQ, "htop": keyQ, "btop": keyQ, "atop": keyQ, "iotop": keyQ, "nmon": keyQ,
+	// Interpreters and clients: end of input leaves them.
+	"python": "repl", "node": "repl", "irb": "repl", "ghci": "repl", "lua": "repl",
+	"psql": "press Ctrl-D (or type \\q) there", "mysql": "press Ctrl-D (or type exit) there",
+	"sqlite": "press Ctrl-D (or type .quit) there",
+	// Login sessions, and commands that run until stopped or take long.
+	"ssh": "type exit (or press Ctrl-D) there", "su": "type exit (or press Ctrl-D) there",
+	"sleep": keyCtrlC, "tail": keyCtrlC, "ping": keyCtrlC, "watch": keyCtrlC, "yes": keyCtrlC,
+	"cat": keyCtrlC, "make": keyCtrlC, "find": keyCtrlC, "grep": keyCtrlC, "dd": keyCtrlC,
+	"curl": keyCtrlC, "wget": keyCtrlC, "rsync": keyCtrlC, "cp": keyCtrlC,
+	// A shell here runs a script: an interactive one is ptysend's.
+	"sh": keyCtrlC, "bash": keyCtrlC, "dash": keyCtrlC, "zsh": keyCtrlC, "fish": keyCtrlC, "ksh": keyCtrlC,
+}
+
+func busyHint(program string, args []string) string {
+	switch key := quitKey(program, args); key {
+	case "":
+		return fmt.Sprintf("ask the user to let %s finish, or to quit it, in the ptybridge terminal, then retry", program)
+	case keyCtrlC:
+		return fmt.Sprintf("ask the user to let %s finish, or to stop it with Ctrl-C in the ptybridge terminal, then retry", program)
+	case ":q":
+		return fmt.Sprintf("ask the user to quit %s in the ptybridge terminal (type :q and Enter there; :wq saves first), then retry", program)
+	default:
+		return fmt.Sprintf("ask the user to quit %s in the ptybridge terminal (%s), then retry", program, key)
+	}
+}
+
+func quitKey(program string, args []string) string {
+	key := quitKeys[programKey(program)]
+	if key != "repl" {
+		return key
+	}
+	// python3 and its like run a script as often as a REPL.
+	for _, a := range args[min(1, len(args)):] {
+		if a == "-i" {
+			break
+		}
+		if a == "-" || !strings.HasPrefix(a, "-") || a == "-c" || a == "-m" || a == "-e" {
+			return keyCtrlC
+		}
+	}
+	return "press Ctrl-D there"
+}
+
+func isInterpreter(program string, args []string) bool {
+	return quitKeys[programKey(program)] == "repl" && quitKey(program, args) != keyCtrlC
+}
+
+// programKey is a program's name without its variant and version
+// suffixes: vim.basic is vim, python3.11 python, sqlite3 sqlite.
+func programKey(program string) string {
+	name, _, _ := strings.Cut(program, ".")
+	return strings.TrimRight(name, "0123456789")
+}
+
+// --wait-free: after a refusal that clears by itself (exit 75), a
+// FreeWaiter waits, without holding the pane, until it may have changed,
+// and the call tries again (a free terminal costs nothing extra):
+//
+//   - a program in the way (less, vim, a long command): until it exits,
+//     which the kernel says at once, or another one takes the foreground
+//     (looked at every recheck: Ctrl-Z stops a program without ending it);
+//   - copy mode: until the bridge's record of it says it ended;
+//   - anything else (a half-typed line, shell code of the human's, a busy
+//     REPL): recheck. Such an attempt itself follows the shell's events in
+//     the stream for up to settleLimit before it refuses again.
+const recheck = 100 * time.Millisecond
+
+type FreeWaiter struct {
+	bridge   bridge.Bridge
+	limit    time.Duration
+	deadline time.Time
+	stderr   io.Writer
+	said     map[string]bool
+}
+
+func NewFreeWaiter(b bridge.Bridge, limit time.Duration, stderr io.Writer) *FreeWaiter {
+	return &FreeWaiter{bridge: b, limit: limit, deadline: time.Now().Add(limit), stderr: stderr, said: map[string]bool{}}
+}
+
+// Again is called after an attempt that typed nothing, with the state the
+// refusal came from (or nil): it waits, if it may, and says whether to
+// try again.
+func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
+	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) || ctx.Err() != nil {
+		return false
+	}
+	if msg := failure.From(err).Msg; !w.said[msg] {
+		w.said[msg] = true
+		fmt.Fprintf(w.stderr, "ptysend: waiting up to %v (--wait-free) for the shared terminal to be free: %s\n", w.limit, msg)
+	}
+	w.wait(ctx, st)
+	return time.Now().Before(w.deadline) && ctx.Err() == nil
+}
+
+// Final is the error to report once Again said no: a refusal says that
+// it still stood after waiting, or that the call could have waited.
+func (w *FreeWaiter) Final(err error) error {
+	if err == nil || failure.From(err).Code != failure.ExitBusy {
+		return err
+	}
+	refusal := *failure.From(err)
+	if w.limit > 0 {
+		refusal.Msg += fmt.Sprintf(" (still so after waiting %v with --wait-free)", w.limit)
+	} else if refusal.Hint != "" {
+		refusal.Hint += "; or rerun with --wait-free DURATION (e.g. --wait-free 2m) to have ptysend wait for it"
+	}
+	return &refusal
+}
+
+func (w *FreeWaiter) wait(ctx context.Context, st *State) {
+	ctx, cancel := context.WithDeadline(ctx, w.deadline)
+	defer cancel()
+	tick := time.NewTicker(recheck)
+	defer tick.Stop()
+	var ended <-chan struct{}
+	if st != nil && st.Kind == Busy && st.Far == nil && (st.Shell == nil || st.Shell.PID != st.Foreground.PID) {
+		ended = platform.WatchExit(ctx, st.Foreground.PID)
+	}
+	for {
+		select {
+		case <-ended:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		switch {
+		case st != nil && st.CopyMode:
+			if !w.bridge.InCopyMode(st.View.PaneID) {
+				return
+			}
+		case ended != nil:
+			if fg, err := platform.ForegroundPID(st.View.PanePID); err != nil || fg != st.Foreground.PID {
+				return
+			}
+		default:
+			return
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package pane
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,36 +15,28 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// REPLRecord is the REPL that --repl-start runs in the shared pane, kept
-// between calls in the private runtime directory (<session>.repl.json).
 type REPLRecord struct {
-	// Command is what --repl-start ran; Program names it for messages.
 	Command string `json:"command"`
 	Program string `json:"program"`
-	// PID leads the REPL's process group, in the terminal's foreground
-	// while the REPL runs; ShellPID is the shell that runs it (-1 far).
-	PID      int `json:"pid"`
-	ShellPID int `json:"shell_pid"`
-	// TTY is the pane's terminal, whose mode tells when a line editor reads.
-	TTY          string `json:"tty"`
+	// PID leads the REPL's process group; ShellPID runs it (-1 far).
+	PID          int    `json:"pid"`
+	ShellPID     int    `json:"shell_pid"`
+	TTY          string `json:"tty"` // the pane's: its mode tells when a line editor reads
 	Prompt       string `json:"prompt"`
 	Continuation string `json:"continuation,omitempty"`
 	// ID is the wrapper's: its END marker, printed by the shell when the
 	// REPL exits, is how ptysend learns of a death without polling.
 	ID     markers.ID `json:"id"`
 	Script string     `json:"script,omitempty"`
-	// View is the cursor line as the last call left it.
-	View *LineView `json:"view,omitempty"`
-	// Far: the REPL runs in a far shell; PID is then the carrier's (ssh,
-	// su...), Carrier its platform.ExecImage.
+	View   *LineView  `json:"view,omitempty"` // the cursor line as the last call left it
+	// Far: PID is the carrier's, Carrier its platform.ExecImage.
 	Far     bool   `json:"far,omitempty"`
 	Carrier string `json:"carrier,omitempty"`
 }
 
-// LineView is a REPL's cursor line as a call left it, with the point of
+// LineView is a REPL's cursor line as a call left it, and the point of
 // the relay's stream it holds for: the next call trusts it only when its
-// own stream starts at that very point (not one byte was printed in
-// between), and asks tmux for the line otherwise.
+// stream starts there.
 type LineView struct {
 	Relay  string `json:"relay"`
 	Offset int64  `json:"offset"`
@@ -51,7 +44,6 @@ type LineView struct {
 	Col    int    `json:"col"`
 }
 
-// LoadREPL reads the REPL's record; nil when none was started.
 func LoadREPL(b bridge.Bridge) *REPLRecord {
 	var r REPLRecord
 	if !loadJSON(b.File(".repl.json"), &r) || !r.ID.Valid() {
@@ -60,10 +52,8 @@ func LoadREPL(b bridge.Bridge) *REPLRecord {
 	return &r
 }
 
-// SaveREPL writes the REPL's record.
 func SaveREPL(b bridge.Bridge, r *REPLRecord) error { return saveJSON(b.File(".repl.json"), r) }
 
-// ClearREPL forgets the REPL and removes its wrapper script.
 func ClearREPL(b bridge.Bridge, r *REPLRecord) {
 	os.Remove(b.File(".repl.json"))
 	if r != nil && r.Script != "" {
@@ -71,17 +61,13 @@ func ClearREPL(b bridge.Bridge, r *REPLRecord) {
 	}
 }
 
-// InForeground reports whether the REPL still leads the terminal's
-// foreground: it has not exited, been suspended or replaced.
+// InForeground: not exited, suspended or replaced (far: the carrier still
+// leads, the REPL's END has not come).
 func (r *REPLRecord) InForeground(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
-	if r.Far { // the carrier still leads: the REPL's END has not come
-		return err == nil && fg == r.PID && platform.ExecImage(fg) == r.Carrier
-	}
-	return err == nil && fg == r.PID
+	return err == nil && fg == r.PID && (!r.Far || platform.ExecImage(fg) == r.Carrier)
 }
 
-// PromptRE and ContinuationRE are the REPL's prompts, compiled.
 func (r *REPLRecord) PromptRE() *regexp.Regexp { return regexp.MustCompile(r.Prompt) }
 
 func (r *REPLRecord) ContinuationRE() *regexp.Regexp {
@@ -91,19 +77,14 @@ func (r *REPLRecord) ContinuationRE() *regexp.Regexp {
 	return regexp.MustCompile(r.Continuation)
 }
 
-// PromptLine is the cursor line of a REPL waiting at its prompt, and the
-// column of the cursor: the line an input is typed at, from where its
-// echo starts. Saved says that it came from the stream (the last call's
-// view), not from tmux.
+// PromptLine is the cursor line of a REPL at its prompt, and the column
+// where an input's echo starts. Saved: from the last call's view, not tmux.
 type PromptLine struct {
 	Line  string
 	Col   int
 	Saved bool
 }
 
-// readREPL decides for input to the agent's REPL: it must lead the
-// foreground, wait at its prompt with nothing typed at it, and sleep
-// until the terminal has input; no copy mode, no full-screen program.
 func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	r := s.REPL
 	if r == nil {
@@ -127,9 +108,7 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 			return false, nil
 		}
 		if scr.Alternate {
-			s.Kind = Busy
-			s.Refusal = busyError(s.Foreground.Name+" (a full-screen program started from the REPL "+r.Program+")", nil)
-			return true, nil
+			return s.busy(s.Foreground.Name+" (a full-screen program started from the REPL "+r.Program+")", nil)
 		}
 		line, col = scr.CursorRow(), scr.CursorX
 	}
@@ -140,70 +119,46 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 		line, col = line[start:], col-utf8.RuneCountInString(line[:start])
 		end, saved = end-start, false
 	}
+	// A far REPL cannot be seen: its prompt on the screen is all there is.
+	waits := start >= 0 && (r.Far || waitsForInput(s.Foreground.PID, r.TTY, false))
 	switch {
-	case (start < 0 || !s.replWaits(r)) && want == CloseREPL:
+	case !waits && want == CloseREPL:
 		return false, nil // closing a busy REPL interrupts it first
-	case start < 0 || !s.replWaits(r):
-		s.Refusal = &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the REPL %s is busy (not waiting at its prompt), so nothing was typed; the cursor line is %q", r.Program, strings.TrimRight(line, " ")),
-			Hint: "wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close",
-		}
+	case !waits:
+		s.Refusal = refusal(fmt.Sprintf("the REPL %s is busy (not waiting at its prompt), so nothing was typed; the cursor line is %q", r.Program, strings.TrimRight(line, " ")),
+			"wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close")
 		return true, nil
 	case strings.TrimSpace(line[end:]) != "":
 		s.HalfTyped = true
-		s.Refusal = &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.Program, strings.TrimRight(line, " ")),
-			Hint: "ask the user to finish or clear their line in the ptybridge terminal, then retry",
-		}
+		s.Refusal = refusal(fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.Program, strings.TrimRight(line, " ")),
+			"ask the user to finish or clear their line in the ptybridge terminal, then retry")
 		return true, nil
 	}
 	s.Prompt = &PromptLine{Line: line, Col: col, Saved: saved}
 	return false, nil
 }
 
-// replWaits reports whether the REPL sleeps until the terminal has input.
-// A far REPL cannot be seen: its prompt on the screen is all there is.
-func (s *State) replWaits(r *REPLRecord) bool {
-	if r.Far {
-		return true
-	}
-	tty := platform.OpenTTY(r.TTY)
-	if tty == nil {
-		return false
-	}
-	defer tty.Close()
-	return platform.WaitsForInput(s.Foreground.PID, tty)
-}
-
-// noREPL says why there is no REPL to type into: none was started, it is
-// suspended (that clears by itself), or it is gone (forgotten now).
+// noREPL: none was started, it is suspended (that clears by itself), or
+// it is gone (forgotten now).
 func (s *State) noREPL(b bridge.Bridge) error {
 	r := LoadREPL(b)
 	switch {
 	case r == nil:
 		return ErrNoREPL
 	case !r.Far && platform.Stopped(r.PID):
-		s.Kind = Busy
-		s.Refusal = &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", r.Program, r.PID),
-			Hint: "ask the user to resume it with fg in the ptybridge terminal, then retry",
-		}
+		s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the REPL %s (pid %d) is suspended (Ctrl-Z), so nothing was typed", r.Program, r.PID),
+			"ask the user to resume it with fg in the ptybridge terminal, then retry")
 		return nil
 	}
 	ClearREPL(b, r)
 	return &REPLGone{r}
 }
 
-// ErrNoREPL: no REPL was started with --repl-start.
 var ErrNoREPL = &failure.Error{
 	Msg:  "no REPL is running in the shared terminal",
 	Hint: "start one first, e.g. ptysend --repl-start python3 (or node, psql, irb, 'nix repl', ghci, lua, sqlite3; others with --prompt REGEX), then ptysend --repl-eval EXPR",
 }
 
-// REPLGone is a REPL that exited or was killed since the last call.
 type REPLGone struct{ R *REPLRecord }
 
 func (e *REPLGone) Error() string {
@@ -215,9 +170,9 @@ func (e *REPLGone) Hint() string {
 		markers.QuotePOSIX(e.R.Command))
 }
 
-// PromptIn finds the prompt on a cursor line: at its start (the human may
-// have typed after it), or ending the line (after output that had no
-// final newline). It returns the prompt's span, or -1, -1.
+// PromptIn finds the prompt's span on a cursor line, or -1, -1: at its
+// start (the human may have typed after it), or ending the line (after
+// output that had no final newline).
 func PromptIn(re *regexp.Regexp, line string) (int, int) {
 	if loc := re.FindStringIndex(line); loc != nil && loc[0] == 0 {
 		return 0, loc[1]
@@ -231,10 +186,8 @@ func PromptIn(re *regexp.Regexp, line string) (int, int) {
 	return -1, -1
 }
 
-// ScriptsInUse reports, for a file name in the runtime directory dir,
-// whether it is the wrapper script of a REPL that a bridge's record (any
-// bridge sharing the directory) says is running: not a leftover. The
-// records are read on the first question.
+// ScriptsInUse reports whether a file in the runtime directory dir is the
+// wrapper script of a running REPL, reading the records on first use.
 func ScriptsInUse(dir string) func(name string) bool {
 	var scripts map[string]bool
 	return func(name string) bool {
@@ -250,4 +203,32 @@ func ScriptsInUse(dir string) func(name string) bool {
 		}
 		return scripts[name]
 	}
+}
+
+// The records are written through a rename: a reader never sees half of
+// one.
+
+func saveJSON(path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// loadJSON removes a torn record.
+func loadJSON(path string, v any) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	if json.Unmarshal(data, v) != nil {
+		os.Remove(path)
+		return false
+	}
+	return true
 }

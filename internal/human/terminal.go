@@ -1,0 +1,189 @@
+package human
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/platform"
+	"github.com/ptybridge/ptybridge/internal/tmux"
+)
+
+// Screen is the shared pane as the human sees it, counted from 1 as a
+// terminal's cursor addressing.
+type Screen struct {
+	Rows            []string `json:"rows"`
+	CursorRow       int      `json:"cursor_row"`
+	CursorCol       int      `json:"cursor_col"`
+	Width           int      `json:"width"`
+	Height          int      `json:"height"`
+	AlternateScreen bool     `json:"alternate_screen"`
+	// CopyMode: the rows are the screen below the human's scrolled view.
+	CopyMode bool `json:"copy_mode"`
+}
+
+// ReadScreen reads the shared pane's screen with one tmux call (two when
+// another pane of the session is the active one).
+func ReadScreen(b bridge.Bridge) (Screen, error) {
+	c, err := tmux.Capture(tmux.SessionTarget(b.Name))
+	if err == nil && c.Session != b.Name {
+		return Screen{}, &failure.Error{Verbatim: bridge.NoBridgeMessage}
+	}
+	if err == nil && c.Shared != "" && c.Shared != c.Pane {
+		c, err = tmux.Capture(c.Shared)
+	}
+	if err != nil {
+		return Screen{}, noBridgeOr(err)
+	}
+	return screenOf(c), nil
+}
+
+func ReadPane(pane string) (Screen, error) {
+	c, err := tmux.Capture(pane)
+	return screenOf(c), err
+}
+
+// screenOf: a cursor past the last column (after a write there) shows at
+// the last.
+func screenOf(c tmux.Screen) Screen {
+	return Screen{Rows: c.Rows, CursorRow: c.CursorY + 1, CursorCol: min(c.CursorX+1, max(c.Width, 1)), Width: c.Width, Height: c.Height,
+		AlternateScreen: c.Alternate, CopyMode: c.InMode}
+}
+
+// Text is the rows without the blank ones below the text and the cursor.
+func (s Screen) Text() string {
+	last := s.CursorRow
+	for i, r := range s.Rows {
+		if strings.TrimSpace(r) != "" {
+			last = max(last, i+1)
+		}
+	}
+	last = min(last, len(s.Rows))
+	if last == 0 {
+		return ""
+	}
+	return strings.Join(s.Rows[:last], "\n") + "\n"
+}
+
+func (s Screen) CursorLine() string {
+	line := fmt.Sprintf("cursor at row %d, column %d (of %d x %d)", s.CursorRow, s.CursorCol, s.Width, s.Height)
+	if s.AlternateScreen {
+		line += "; a full-screen program's screen (alternate screen)"
+	}
+	if s.CopyMode {
+		line += "; the user is scrolling back (copy mode)"
+	}
+	return line
+}
+
+func noBridgeOr(err error) error {
+	if tmux.IsMissingSession(err) || errors.Is(err, tmux.ErrNoTmux) {
+		return &failure.Error{Verbatim: bridge.NoBridgeMessage}
+	}
+	return failure.From(err)
+}
+
+// NoticeTime is how long a notice stays on the human's message line. A
+// key clears it sooner: tmux's -N, which would keep it, swallows keys.
+const NoticeTime = 10 * time.Second
+
+const Speaker = "[agent] "
+
+type client struct {
+	name, tty     string
+	width, height int
+	activity      int64 // the time of its last key, in seconds
+}
+
+func clients(b bridge.Bridge) ([]client, error) {
+	out, err := tmux.Run("list-clients", "-t", tmux.SessionTarget(b.Name), "-F",
+		"#{client_name}\t#{client_tty}\t#{client_control_mode}\t#{client_width}\t#{client_height}\t#{client_activity}")
+	if err != nil {
+		return nil, noBridgeOr(err)
+	}
+	return parseClients(out), nil
+}
+
+// parseClients: control-mode clients (a terminal's tmux integration,
+// scripts) draw no status line nor popup.
+func parseClients(out string) []client {
+	var cs []client
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 6 || f[2] == "1" {
+			continue
+		}
+		c := client{name: f[0], tty: f[1]}
+		c.width, _ = strconv.Atoi(f[3])
+		c.height, _ = strconv.Atoi(f[4])
+		c.activity, _ = strconv.ParseInt(f[5], 10, 64)
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+func mostRecent(cs []client) client {
+	return slices.MaxFunc(cs, func(a, b client) int { return cmp.Compare(a.activity, b.activity) })
+}
+
+// Notify returns how many terminals show message.
+func Notify(b bridge.Bridge, message string) (int, error) {
+	cs, err := clients(b)
+	if err != nil {
+		return 0, err
+	}
+	if len(cs) == 0 {
+		return 0, &failure.Error{
+			Msg:  "no terminal of the user's is attached to the bridge session, so there is nobody to show it to",
+			Hint: "ask the user to open the shared terminal: run ptybridge in a terminal window",
+		}
+	}
+	text := noticeText(message)
+	var args []string
+	for _, c := range cs {
+		if len(args) > 0 {
+			args = append(args, ";")
+		}
+		args = append(args, "display-message", "-d", strconv.Itoa(int(NoticeTime/time.Millisecond)), "-c", c.name, text)
+	}
+	if _, err := tmux.Run(args...); err != nil {
+		return 0, noBridgeOr(err)
+	}
+	for _, c := range cs {
+		ringBell(c.tty)
+	}
+	return len(cs), nil
+}
+
+// noticeText: tmux expands formats ("#{...}") in a message and takes a
+// final ";" for a separator.
+func noticeText(message string) string {
+	blank := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
+	text := Speaker + strings.Join(strings.FieldsFunc(message, blank), " ")
+	text = strings.ReplaceAll(text, "#", "##")
+	if strings.HasSuffix(text, ";") {
+		text = strings.TrimSuffix(text, ";") + `\;`
+	}
+	return text
+}
+
+// ringBell writes a BEL to the human's terminal itself: no input to the
+// pane.
+func ringBell(tty string) {
+	if !strings.HasPrefix(tty, "/dev/") {
+		return
+	}
+	f, err := platform.OpenTTYToWriteNoWait(tty)
+	if err != nil {
+		return
+	}
+	f.WriteString("\a")
+	f.Close()
+}
