@@ -18,8 +18,7 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 	if err != nil {
 		return nil
 	}
-	// A non-blocking descriptor goes to the poller (os.NewFile).
-	pidfd := os.NewFile(uintptr(fd), "pidfd")
+	pidfd := os.NewFile(uintptr(fd), "pidfd") // non-blocking: the poller's
 	raw, err := pidfd.SyscallConn()
 	if err != nil {
 		pidfd.Close()
@@ -47,14 +46,10 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 // exited (it is then readable); failed when poll itself fails.
 func hasExited(pidfd int) (exited, failed bool) {
 	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return false, true
-		}
-		return n > 0 && fds[0].Revents&unix.POLLIN != 0, false
-	}
+	var n int
+	err := ignoringEINTR(func() (err error) {
+		n, err = unix.Poll(fds, 0)
+		return err
+	})
+	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0, err != nil
 }

@@ -7,6 +7,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// ignoringEINTR calls f again for as long as a signal interrupts it.
+func ignoringEINTR(f func() error) error {
+	for {
+		if err := f(); err != unix.EINTR {
+			return err
+		}
+	}
+}
+
 // OpenNoWait opens the fifo at path to read it with ReadNow: the open
 // does not wait for a writer.
 func OpenNoWait(path string) (*os.File, error) {
@@ -24,12 +33,11 @@ func ReadNow(f *os.File, p []byte) (int, error) {
 	var n int
 	var rerr error
 	err = raw.Read(func(fd uintptr) bool {
-		for {
-			n, rerr = unix.Read(int(fd), p)
-			if rerr != unix.EINTR {
-				return true // one try, never a wait
-			}
-		}
+		rerr = ignoringEINTR(func() (err error) {
+			n, err = unix.Read(int(fd), p)
+			return err
+		})
+		return true // one try, never a wait
 	})
 	switch {
 	case err != nil:
@@ -60,8 +68,8 @@ func SetStdoutAside(name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// Unread is how many bytes wait in f, a pipe, to be read: the relay
-// catches up with what tmux has written before it answers.
+// Unread is how many bytes wait in f, a pipe or terminal, to be read:
+// the relay catches up with what tmux has written before it answers.
 func Unread(f *os.File) int {
 	raw, err := f.SyscallConn()
 	if err != nil {

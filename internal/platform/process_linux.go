@@ -2,6 +2,7 @@ package platform
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"strconv"
@@ -10,7 +11,7 @@ import (
 	"time"
 )
 
-// ReadProc reads /proc/PID/stat.
+// ReadProc reads /proc/PID/stat; on an error, with the zero Proc.
 func ReadProc(pid int) (Proc, error) {
 	return readStat(fmt.Sprintf("/proc/%d/stat", pid))
 }
@@ -33,39 +34,30 @@ func readStat(path string) (Proc, error) {
 	if len(f) < 20 || len(f[0]) != 1 {
 		return Proc{}, fmt.Errorf("unexpected %s", path)
 	}
-	var s statParser
+	num := func(field string) int64 {
+		n, e := strconv.ParseInt(field, 10, 64)
+		err = cmp.Or(err, e)
+		return n
+	}
 	p := Proc{
-		PID:        s.num(string(bytes.TrimSpace(b[:j]))),
+		PID:        int(num(string(bytes.TrimSpace(b[:j])))),
 		State:      f[0][0],
-		PPID:       s.num(f[1]),
-		PGID:       s.num(f[2]),
-		SID:        s.num(f[3]),
-		TTY:        s.num(f[4]),
-		TPGID:      s.num(f[5]),
-		StartTicks: s.num64(f[19]),
+		PPID:       int(num(f[1])),
+		PGID:       int(num(f[2])),
+		SID:        int(num(f[3])),
+		TTY:        int(num(f[4])),
+		TPGID:      int(num(f[5])),
+		StartTicks: num(f[19]),
 	}
 	// startcode, endcode and startstack (fields 26 to 28), which the
 	// kernel shows as 0 to whoever may not trace the process.
 	if len(f) >= 26 && f[23] != "0" {
 		p.Image = strings.Join(f[23:26], " ")
 	}
-	if s.err != nil {
-		return Proc{}, fmt.Errorf("unexpected %s: %w", path, s.err)
+	if err != nil {
+		return Proc{}, fmt.Errorf("unexpected %s: %w", path, err)
 	}
 	return p, nil
-}
-
-// statParser parses the numbers of a stat file, keeping the first error.
-type statParser struct{ err error }
-
-func (s *statParser) num(field string) int { return int(s.num64(field)) }
-
-func (s *statParser) num64(field string) int64 {
-	n, err := strconv.ParseInt(field, 10, 64)
-	if err != nil && s.err == nil {
-		s.err = err
-	}
-	return n
 }
 
 // Args is the command line of pid.
@@ -131,16 +123,9 @@ func Environ(pid int) []string {
 // Children are the child processes of pid, as far as /proc shows them
 // (every thread's list), in no particular order.
 func Children(pid int) []int {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return nil
-	}
 	var kids []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
-		if err != nil {
-			continue
-		}
+	for _, task := range taskDirs(pid) {
+		b, _ := os.ReadFile(task + "children")
 		for _, f := range strings.Fields(string(b)) {
 			if n, err := strconv.Atoi(f); err == nil {
 				kids = append(kids, n)
@@ -150,22 +135,38 @@ func Children(pid int) []int {
 	return kids
 }
 
+// taskDirs are the /proc directories of the threads of process pid,
+// "/proc/PID/task/TID/" each.
+func taskDirs(pid int) []string {
+	dir := fmt.Sprintf("/proc/%d/task/", pid)
+	tasks, _ := os.ReadDir(dir)
+	dirs := make([]string, len(tasks))
+	for i, t := range tasks {
+		dirs[i] = dir + t.Name() + "/"
+	}
+	return dirs
+}
+
+// procValue is what follows "key:" on its line of /proc/PID/file (io,
+// status), spaces trimmed; "" when there is no such line.
+func procValue(pid int, file, key string) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
 // BytesWritten is the number of bytes process pid has written (wchar in
 // /proc/PID/io), or -1 when unknown.
 func BytesWritten(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	n, err := strconv.ParseInt(procValue(pid, "io", "wchar"), 10, 64)
 	if err != nil {
 		return -1
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err == nil {
-				return n
-			}
-		}
-	}
-	return -1
+	return n
 }
 
 // ProcessOwner is the user id that owns process pid.
@@ -191,31 +192,12 @@ func FileOwner(fi os.FileInfo) (int, bool) {
 	return int(st.Uid), true
 }
 
-// effectiveUID is the effective user id of pid, or -1 when /proc does
-// not say.
-func effectiveUID(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
-			f := strings.Fields(rest)
-			if len(f) >= 2 {
-				if n, err := strconv.Atoi(f[1]); err == nil {
-					return n
-				}
-			}
-		}
-	}
-	return -1
-}
-
 // SharesOurUserAndNamespaces reports whether pid runs as our effective
 // user, in our mount and pid namespaces, with a working directory we can
 // read.
 func SharesOurUserAndNamespaces(pid int) bool {
-	if effectiveUID(pid) != os.Geteuid() {
+	uids := strings.Fields(procValue(pid, "status", "Uid")) // real, effective, saved, file system
+	if len(uids) < 2 || uids[1] != strconv.Itoa(os.Geteuid()) {
 		return false
 	}
 	for _, ns := range []string{"mnt", "pid"} {
@@ -225,6 +207,6 @@ func SharesOurUserAndNamespaces(pid int) bool {
 			return false
 		}
 	}
-	_, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+	_, err := Cwd(pid)
 	return err == nil
 }

@@ -12,17 +12,13 @@ import (
 // (its DRBG, SHA-2 and SHA-3, AES, math/big: some 200 KB of code), which
 // costs every call as much resident memory.
 func RandomBytes(b []byte) error {
-	for {
-		n, err := unix.Getrandom(b, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if n != len(b) {
-			return fmt.Errorf("got %d of %d", n, len(b))
-		}
-		return nil
+	var n int
+	err := ignoringEINTR(func() (err error) {
+		n, err = unix.Getrandom(b, 0)
+		return err
+	})
+	if err == nil && n != len(b) {
+		err = fmt.Errorf("got %d of %d", n, len(b))
 	}
+	return err
 }

@@ -11,23 +11,40 @@ import (
 
 // DialUnix connects to the unix socket at path.
 func DialUnix(path string) (*os.File, error) {
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := dialUnix(path, 0)
 	if err != nil {
-		return nil, os.NewSyscallError("socket", err)
-	}
-	// A unix socket connects at once, or waits only while the listener's
-	// backlog is full, like net.Dial.
-	for {
-		err = unix.Connect(fd, &unix.SockaddrUnix{Name: path})
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		unix.Close(fd)
-		return nil, &os.PathError{Op: "dial", Path: path, Err: err}
+		return nil, err
 	}
 	return pollable(fd, path)
+}
+
+// DialUnixBlocking connects to the unix socket at path; every read and
+// write fails after timeout.
+func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) {
+	fd, err := dialUnix(path, timeout)
+	return BlockingConn(fd), err
+}
+
+// dialUnix connects a new socket to path, with the timeout (if any) of
+// its reads and writes. A unix socket connects at once, or waits only
+// while the listener's backlog is full (like net.Dial), as long as its
+// write timeout allows.
+func dialUnix(path string, timeout time.Duration) (int, error) {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("socket", err)
+	}
+	if timeout != 0 {
+		tv := unix.NsecToTimeval(timeout.Nanoseconds())
+		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	}
+	sa := &unix.SockaddrUnix{Name: path}
+	if err := ignoringEINTR(func() error { return unix.Connect(fd, sa) }); err != nil {
+		unix.Close(fd)
+		return -1, &os.PathError{Op: "dial", Path: path, Err: err}
+	}
+	return fd, nil
 }
 
 // pollable hands fd to the runtime poller: os.NewFile does so for a
@@ -54,11 +71,10 @@ func ListenUnix(path string) (*UnixListener, error) {
 	old := unix.Umask(0o177)
 	err = unix.Bind(fd, &unix.SockaddrUnix{Name: path})
 	unix.Umask(old)
-	if err != nil {
-		unix.Close(fd)
-		return nil, &os.PathError{Op: "listen", Path: path, Err: err}
+	if err == nil {
+		err = unix.Listen(fd, unix.SOMAXCONN)
 	}
-	if err := unix.Listen(fd, unix.SOMAXCONN); err != nil {
+	if err != nil {
 		unix.Close(fd)
 		return nil, &os.PathError{Op: "listen", Path: path, Err: err}
 	}
@@ -131,29 +147,6 @@ func PeerHungUp(c *os.File) bool {
 		gone = err == nil && n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLRDHUP|unix.POLLERR) != 0
 	})
 	return gone
-}
-
-// DialUnixBlocking connects to the unix socket at path; every read and
-// write fails after timeout.
-func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) {
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return -1, os.NewSyscallError("socket", err)
-	}
-	tv := unix.NsecToTimeval(timeout.Nanoseconds())
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
-	for {
-		err = unix.Connect(fd, &unix.SockaddrUnix{Name: path})
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		unix.Close(fd)
-		return -1, &os.PathError{Op: "dial", Path: path, Err: err}
-	}
-	return BlockingConn(fd), nil
 }
 
 func (c BlockingConn) Read(p []byte) (int, error) {

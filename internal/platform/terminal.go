@@ -9,9 +9,10 @@ type termMode struct {
 	translatesNewlines bool // its output turns "\n" into "\r\n"
 }
 
-// lineEditorMode reports whether the terminal is in non-canonical mode,
-// as line editors (readline, libedit, node's) set it while they read.
-func lineEditorMode(tty *os.File) bool {
+// EditsLines reports whether the terminal is in a line editor's mode
+// (non-canonical), as readline, libedit, zle, fish's and node's readers
+// set it while they read a line; a builtin read leaves it canonical.
+func EditsLines(tty *os.File) bool {
 	m, ok := readTermMode(tty)
 	return ok && !m.canonical
 }
@@ -32,19 +33,13 @@ func TranslatesNewlines(tty *os.File) bool {
 }
 
 // TypedAhead reports keys the human typed that the shell has not read yet:
-// they wait in the terminal's input queue, typed during the previous
-// command, and appear on the line only once the shell reads them.
+// typed during the previous command, they wait in the terminal's input
+// queue and appear on the line only once the shell reads them.
 func TypedAhead(shellPID int) bool {
 	tty := OpenTTY(TTYOf(shellPID))
 	if tty == nil {
 		return false
 	}
 	defer tty.Close()
-	n, err := queuedInput(tty)
-	return err == nil && n > 0
+	return Unread(tty) > 0
 }
-
-// EditsLines reports whether the terminal is in a line editor's mode
-// (non-canonical), as readline, zle and fish's reader set it while they
-// read a line; a builtin read leaves it canonical.
-func EditsLines(tty *os.File) bool { return lineEditorMode(tty) }

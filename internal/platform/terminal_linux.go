@@ -31,12 +31,6 @@ func readTermMode(tty *os.File) (termMode, bool) {
 	}, true
 }
 
-// queuedInput is the number of bytes in the input queue of the terminal
-// tty: typed, and not read yet.
-func queuedInput(tty *os.File) (int, error) {
-	return unix.IoctlGetInt(int(tty.Fd()), unix.TIOCINQ)
-}
-
 // SetForegroundGroup makes process group pgid the foreground one of the
 // terminal tty, which must be our controlling terminal.
 func SetForegroundGroup(tty *os.File, pgid int) error {
@@ -44,12 +38,9 @@ func SetForegroundGroup(tty *os.File, pgid int) error {
 }
 
 // OpenTTY opens the pane's terminal to read its mode: never as our
-// controlling terminal, never blocking.
+// controlling terminal, never blocking; nil when it cannot.
 func OpenTTY(path string) *os.File {
-	f, err := openUnpolled(path, unix.O_RDONLY)
-	if err != nil {
-		return nil
-	}
+	f, _ := openUnpolled(path, unix.O_RDONLY)
 	return f
 }
 
@@ -79,13 +70,12 @@ func OpenTTYToWriteNoWait(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
 }
 
-// TTYOf is the terminal of process pid: its controlling terminal (tty_nr
-// in /proc/PID/stat), else the first of its standard files that is a
-// terminal device. Standard input alone is not enough: while a shell runs
-// a builtin with redirections (ptysend's "eval ... <fifo 2<>fifo"), the
-// shell itself holds those files on 0 and 2; and a command's "</dev/tty"
-// puts the alias /dev/tty there, which would name our own terminal, not
-// the pane's, when opened by us.
+// TTYOf is the terminal of process pid: its controlling terminal, else
+// the first of its standard files that is a terminal. Standard input
+// alone is not enough: while a shell runs a builtin with redirections
+// (ptysend's "eval ... <fifo 2<>fifo") it holds those files on 0 and 2;
+// and a command's "</dev/tty" puts the alias /dev/tty there, which we
+// would open as our own terminal, not the pane's.
 func TTYOf(pid int) string {
 	if p := controllingPTY(pid); p != "" {
 		return p
@@ -100,11 +90,11 @@ func TTYOf(pid int) string {
 }
 
 // controllingPTY is the /dev/pts device that is pid's controlling
-// terminal, or "". The kernel encodes the device number in tty_nr; the
-// path is checked against it.
+// terminal, or "": the device number tty_nr of /proc/PID/stat encodes,
+// checked against the path.
 func controllingPTY(pid int) string {
-	p, err := ReadProc(pid)
-	if err != nil || p.TTY <= 0 {
+	p, _ := ReadProc(pid)
+	if p.TTY <= 0 {
 		return ""
 	}
 	nr := uint64(p.TTY)
