@@ -1,10 +1,10 @@
 package cleantext
 
-// A cell is one character cell of the line: the bytes of one UTF-8 rune, or
-// a single byte that is not valid UTF-8 (kept as is: a pipe would have
-// carried it), packed little-endian into a uint32. No byte of a cell is 0
-// (NUL is a control, never printed), so the packing needs no length, and 0
-// is free to mean a blank cell: one the program skipped over or erased.
+// A cell is one character cell of the line: the bytes of one UTF-8 rune,
+// or a single byte that is not valid UTF-8 (kept as a pipe would carry
+// it), packed little-endian into a uint32. No byte of a cell is 0 (NUL is
+// a control, never printed), so 0 is free to mean a blank cell: one the
+// program skipped over or erased.
 type cell uint32
 
 const (
@@ -21,7 +21,6 @@ func cellOf(b []byte) cell {
 	return c
 }
 
-// appendTo appends the character's bytes to dst.
 func (c cell) appendTo(dst []byte) []byte {
 	for ; c != 0; c >>= 8 {
 		dst = append(dst, byte(c))
@@ -31,14 +30,13 @@ func (c cell) appendTo(dst []byte) []byte {
 
 // farthestColumn bounds how far right a cursor movement may go past the
 // text already on the line. A real terminal stops at its right margin; we
-// do not know the width, and without a bound a tiny sequence such as
-// "\x1b[999999999C" followed by one character would pad the line with a
-// billion blanks. No terminal is this wide.
+// do not know the width, and without a bound "\x1b[999999999C" and one
+// character would pad the line with a billion blanks.
 const farthestColumn = 1024
 
 // keptCapacity is the number of cells whose storage survives the end of a
-// line: after a huge line the big buffer is let go rather than kept for
-// the rest of a long output.
+// line: a huge line's buffer is let go rather than kept for the rest of a
+// long output.
 const keptCapacity = 1 << 16
 
 // line is the screen line the cursor is on, as the terminal shows it.
@@ -53,7 +51,6 @@ type line struct {
 // the state in which bytes may be passed through without interpreting.
 func (l *line) isEmpty() bool { return len(l.cells) == 0 && l.col == 0 }
 
-// reset starts a new, empty line.
 func (l *line) reset() {
 	if cap(l.cells) > keptCapacity {
 		l.cells = nil
@@ -79,7 +76,7 @@ func (l *line) put(c cell) {
 	l.col++
 }
 
-// putASCII writes a run of printable ASCII characters, one cell each.
+// putASCII puts a run of printable ASCII characters, one cell each.
 func (l *line) putASCII(run []byte) {
 	if l.col == len(l.cells) {
 		// The usual case, the cursor at the end of the text: append.
@@ -94,41 +91,29 @@ func (l *line) putASCII(run []byte) {
 	}
 }
 
-// carriageReturn moves the cursor to the start of the line ("\r").
+// The cursor's moves and the erasures of the controls and CSI sequences
+// (see editLine). The cursor stays within the line's text or at most at
+// farthestColumn; it stops at the left margin.
 func (l *line) carriageReturn() { l.col = 0 }
-
-// backspace moves the cursor one cell left, stopping at the margin ("\b").
-func (l *line) backspace() { l.col = max(0, l.col-1) }
-
-// moveTo puts the cursor at column col (0-based), within the line's text
-// or at most farthestColumn.
-func (l *line) moveTo(col int) {
-	l.col = max(0, min(col, max(len(l.cells), farthestColumn)))
-}
-
-// moveRight and moveLeft move the cursor n cells (CUF, CUB).
+func (l *line) backspace()      { l.col = max(0, l.col-1) }
+func (l *line) moveTo(col int)  { l.col = max(0, min(col, max(len(l.cells), farthestColumn))) }
 func (l *line) moveRight(n int) { l.moveTo(l.col + n) }
 func (l *line) moveLeft(n int)  { l.moveTo(l.col - n) }
 
-// eraseToEnd erases from the cursor to the end of the line (EL 0).
 func (l *line) eraseToEnd() {
 	if l.col < len(l.cells) {
 		l.cells = l.cells[:l.col]
 	}
 }
 
-// eraseToStart erases from the start of the line to the cursor, the
-// cursor's cell included (EL 1). Text after the cursor keeps its column.
-func (l *line) eraseToStart() { l.blankOut(0, l.col+1) }
-
-// eraseAll erases the whole line (EL 2); the cursor stays where it is.
-func (l *line) eraseAll() { l.cells = l.cells[:0] }
-
-// eraseCells blanks n cells from the cursor on (ECH); nothing moves.
+// eraseToStart erases the cursor's cell too; text after it keeps its
+// column. eraseAll leaves the cursor where it is.
+func (l *line) eraseToStart()    { l.blankOut(0, l.col+1) }
+func (l *line) eraseAll()        { l.cells = l.cells[:0] }
 func (l *line) eraseCells(n int) { l.blankOut(l.col, l.col+n) }
 
-// deleteCells removes n cells at the cursor (DCH); the text after them
-// moves left.
+// deleteCells removes n cells at the cursor; the text after them moves
+// left.
 func (l *line) deleteCells(n int) {
 	if l.col >= len(l.cells) {
 		return
@@ -137,8 +122,8 @@ func (l *line) deleteCells(n int) {
 	l.cells = append(l.cells[:l.col], rest...)
 }
 
-// insertBlanks inserts n blanks at the cursor (ICH); the text after them
-// moves right.
+// insertBlanks inserts n blanks at the cursor; the text after them moves
+// right.
 func (l *line) insertBlanks(n int) {
 	if l.col >= len(l.cells) {
 		return
@@ -155,37 +140,35 @@ func (l *line) blankOut(from, to int) {
 	}
 }
 
-// appendText appends what the line shows to dst: blanks between
-// characters are spaces (they keep the text after them in its column),
-// trailing blanks are nothing (no program wrote them). Spaces the program
-// wrote are characters, kept wherever they are.
+// appendText appends what the line shows to dst: trailing blanks are
+// nothing (no program wrote them); spaces the program wrote are
+// characters, kept wherever they are.
 func (l *line) appendText(dst []byte) []byte {
 	end := len(l.cells)
 	for end > 0 && l.cells[end-1] == blank {
 		end--
 	}
-	for _, c := range l.cells[:end] {
-		if c == blank {
-			c = ' '
-		}
-		dst = c.appendTo(dst)
-	}
-	return dst
+	return appendCells(dst, l.cells[:end])
 }
 
 // appendUpTo appends what the line shows as far as its last character
-// that is not a space, or column col if that is farther (blanks and
-// spaces up to it shown as spaces).
+// that is not a space, or column col if that is farther.
 func (l *line) appendUpTo(dst []byte, col int) []byte {
 	end := len(l.cells)
 	for end > col && (l.cells[end-1] == blank || l.cells[end-1] == ' ') {
 		end--
 	}
-	for i := 0; i < max(end, col); i++ {
-		c := blank
-		if i < end {
-			c = l.cells[i]
-		}
+	dst = appendCells(dst, l.cells[:end])
+	for range col - end {
+		dst = append(dst, ' ')
+	}
+	return dst
+}
+
+// appendCells appends the characters of cells to dst, blanks between them
+// as spaces: they keep the text after them in its column.
+func appendCells(dst []byte, cells []cell) []byte {
+	for _, c := range cells {
 		if c == blank {
 			c = ' '
 		}

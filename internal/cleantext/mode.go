@@ -6,11 +6,11 @@ import (
 )
 
 // Mode is a terminal mode a program switches, as its output shows it:
-// bracketed paste (ESC[?2004h, ESC[?2004l; a terminal reset, ESC c, ends
-// it), with which tmux's paste-buffer -p wraps a paste in ESC[200~ ...
-// ESC[201~ and a line editor takes the text as text (a TAB is no
-// completion, a newline does not run the line); the alternate screen
-// (ESC[?1049h and its older forms 1047 and 47) of a full-screen program.
+// bracketed paste (ESC[?2004h, ESC[?2004l; a reset, ESC c, ends it), in
+// which a line editor takes text that tmux's paste-buffer -p wraps in
+// ESC[200~ ... ESC[201~ as text (a TAB is no completion, a newline does
+// not run the line); the alternate screen (ESC[?1049h and its older forms
+// 1047 and 47) of a full-screen program.
 type Mode string
 
 const (
@@ -23,13 +23,11 @@ const (
 // makes a mode switch it carries unknown.
 const MaxParams = 32
 
-// pasteModes is bracketed paste's number.
 var pasteModes = []string{"2004"}
 
 // ModeSwitch is a mode after a CSI sequence ending in h (set) or l
 // (reset) with the given parameter bytes: private modes ("?1;2004")
-// switch it when they list one of its numbers. Parameters longer than
-// MaxParams leave it unknown.
+// switch it when they list one of its numbers.
 func ModeSwitch(params []byte, set bool, mode Mode, numbers []string) Mode {
 	if len(params) == 0 || params[0] != '?' {
 		return mode

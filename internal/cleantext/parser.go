@@ -3,8 +3,6 @@ package cleantext
 // The parser follows tmux's input parser (input.c), because tmux is the
 // terminal the pane's output went through: a sequence it hides, we drop;
 // a control it acts on in the middle of a sequence, we act on too.
-
-// parserState is where the parser is between or inside escape sequences.
 type parserState uint8
 
 const (
@@ -18,7 +16,6 @@ const (
 	dcsEscape                             // an ESC inside a DCS: ST if '\' follows
 )
 
-// The C0 controls the parser treats specially.
 const (
 	bel = 0x07
 	can = 0x18 // cancels a sequence
@@ -30,10 +27,10 @@ const (
 // farthestColumn) and must not overflow.
 const largestArg = 1 << 16
 
-// csiSequence is what matters of the CSI being read: its first parameter,
-// and whether it is plain (no private marker such as '?', no intermediate
-// byte), the only kind that may edit the line; and its parameter bytes,
-// for a mode switch.
+// csiSequence is what matters of the CSI being read: its first parameter;
+// whether it is plain (no private marker such as '?', no intermediate
+// byte), the only kind that may edit the line; its parameter bytes, for a
+// mode switch.
 type csiSequence struct {
 	arg     int
 	argDone bool // the first parameter has ended (';' or ':')
@@ -41,10 +38,9 @@ type csiSequence struct {
 	params  []byte
 }
 
-// control acts on a C0 control byte as the terminal does. It is called in
-// ground state and also in the middle of an escape or CSI sequence, where
-// the terminal acts on controls too (and ESC, CAN and SUB end the
-// sequence).
+// control acts on a C0 control byte as the terminal does, in ground state
+// and in the middle of an escape or CSI sequence too (where ESC, CAN and
+// SUB end the sequence).
 func (c *Writer) control(b byte) {
 	switch b {
 	case '\n':
@@ -63,8 +59,7 @@ func (c *Writer) control(b byte) {
 	// BEL, NUL, SO, SI, VT, FF, DEL...: nothing shows in the text.
 }
 
-// sequenceByte moves the parser on by one byte while it is not in ground
-// state.
+// sequenceByte moves the parser on by one byte outside ground state.
 func (c *Writer) sequenceByte(b byte) {
 	switch c.state {
 	case dcsString:
@@ -97,9 +92,9 @@ func (c *Writer) sequenceByte(b byte) {
 	}
 }
 
-// stringByte reads one byte of an OSC or other control string. Its content
-// (titles, hyperlink targets, ...) is never text. Any ESC ends the string,
-// and "ESC \" (ST) then ends as an escape sequence of its own.
+// stringByte reads one byte of an OSC or other control string, whose
+// content (titles, hyperlink targets...) is never text. Any ESC ends the
+// string, and "ESC \" (ST) then ends as an escape sequence of its own.
 func (c *Writer) stringByte(b byte) {
 	switch {
 	case b == esc:
@@ -111,9 +106,9 @@ func (c *Writer) stringByte(b byte) {
 	}
 }
 
-// escapeByte reads the byte after ESC, which says what kind of sequence
-// this is. Bytes from 0x7f up are ignored there, as tmux does; so a UTF-8
-// character is never split, whatever state it meets.
+// escapeByte reads the byte after ESC. Bytes from 0x7f up are ignored
+// there, as tmux does; so a UTF-8 character is never split, whatever
+// state it meets.
 func (c *Writer) escapeByte(b byte) {
 	switch {
 	case b >= 0x20 && b <= 0x2f:
@@ -135,7 +130,7 @@ func (c *Writer) escapeByte(b byte) {
 }
 
 // csiByte reads one byte of a CSI sequence; the final byte (0x40..0x7e)
-// ends it and, if the sequence is plain, carries it out.
+// ends it and carries it out.
 func (c *Writer) csiByte(b byte) {
 	if b < 0x40 && len(c.seq.params) <= MaxParams {
 		c.seq.params = append(c.seq.params, b)
@@ -160,9 +155,10 @@ func (c *Writer) csiByte(b byte) {
 }
 
 // editLine carries out the CSI sequences that change what the current
-// line shows. All others (colours, moves to other rows, ...) show nothing
-// in the text and are dropped; of the modes, bracketed paste is followed.
+// line shows. All others (colours, moves to other rows...) show nothing
+// in the text and are dropped.
 func (c *Writer) editLine(final byte, arg int) {
+	n := max(1, arg) // a count or column: absent or 0 means 1
 	switch final {
 	case 'K', 'J': // EL; ED, which erases the line as a part of the screen
 		switch arg {
@@ -174,19 +170,16 @@ func (c *Writer) editLine(final byte, arg int) {
 			c.line.eraseAll()
 		}
 	case 'G': // CHA, 1-based
-		c.line.moveTo(countOf(arg) - 1)
+		c.line.moveTo(n - 1)
 	case 'C': // CUF
-		c.line.moveRight(countOf(arg))
+		c.line.moveRight(n)
 	case 'D': // CUB
-		c.line.moveLeft(countOf(arg))
+		c.line.moveLeft(n)
 	case 'P': // DCH
-		c.line.deleteCells(countOf(arg))
+		c.line.deleteCells(n)
 	case 'X': // ECH
-		c.line.eraseCells(countOf(arg))
+		c.line.eraseCells(n)
 	case '@': // ICH
-		c.line.insertBlanks(countOf(arg))
+		c.line.insertBlanks(n)
 	}
 }
-
-// countOf is a count or column parameter: absent or 0 means 1.
-func countOf(arg int) int { return max(1, arg) }

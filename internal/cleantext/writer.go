@@ -10,10 +10,9 @@ import (
 // Writer cleans what is written to it and writes the clean text to the
 // underlying writer, line by line as each '\n' arrives (a partial line
 // waits in the Writer until its end or Close). Escape sequences and UTF-8
-// characters may be split across Write calls.
-//
-// Its methods may be called from different goroutines (ptysend calls
-// TakePending while another goroutine writes).
+// characters may be split across Write calls. Its methods may be called
+// from different goroutines (ptysend calls TakePendingIf while another
+// goroutine writes).
 type Writer struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -30,15 +29,15 @@ type Writer struct {
 	partial  [utf8.UTFMax]byte
 	npartial int
 
-	// dropping: TakePending has taken the line; what follows up to the
+	// dropping: TakePendingIf has taken the line; what follows up to the
 	// next '\n' is the echo of the human's answer, not output.
 	dropping bool
 	paste    Mode // bracketed paste, as the output switched it
 }
 
-// flushSize is how much clean text collects before it is written to w.
-// It keeps the number of writes low for output that needs interpreting
-// (coloured lines, "\r\n" lines) while bounding the memory that takes.
+// flushSize is how much clean text collects before it is written to w:
+// few writes for output that needs interpreting (coloured lines, "\r\n"
+// lines), in bounded memory.
 const flushSize = 32 << 10
 
 // NewWriter returns a Writer that writes clean text to w.
@@ -62,7 +61,7 @@ func (c *Writer) Write(p []byte) (int, error) {
 			p = c.dropAnswer(p)
 			continue
 		}
-		if c.atLineStart() {
+		if c.settled() && c.line.isEmpty() {
 			p = c.passCleanLines(p)
 		}
 		p = c.interpret(p)
@@ -88,21 +87,6 @@ func (c *Writer) Close() error {
 	return c.err
 }
 
-// TakePending returns, cleaned, the partial line shown so far (no '\n'
-// yet) and removes it from the output; it also makes the Writer drop
-// everything up to and including the next '\n'.
-//
-// ptysend calls it when the command blocks waiting for the human: the
-// pending line is the question the terminal asks ("[sudo] password for
-// u: "), and what follows up to Enter is the echo of the human's answer;
-// both belong in a note to the agent, not in the command's output. An
-// escape sequence left open is dropped with the line.
-func (c *Writer) TakePending() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.takePending()
-}
-
 // Pending returns, cleaned, the partial line shown so far (a character
 // cut off at its end left out), and leaves it in the output.
 func (c *Writer) Pending() string {
@@ -111,29 +95,29 @@ func (c *Writer) Pending() string {
 	return string(c.line.appendText(nil))
 }
 
-// TakePendingIf is TakePending when is holds for the partial line shown
-// so far, cleaned (a character cut off at its end left out); otherwise it
-// changes nothing and returns false. The look and the take are one step:
-// output that another goroutine writes meanwhile cannot come between them.
+// TakePendingIf, when is holds for the partial line shown so far (as
+// Pending returns it), returns that line and removes it from the output,
+// a character cut off at its end included, an escape sequence left open
+// dropped; the Writer then drops everything up to and including the next
+// '\n'. Otherwise it changes nothing and returns false. The look and the take are one step: output that another
+// goroutine writes meanwhile cannot come between them.
 //
-// ptysend takes the line only once it is the question the terminal shows:
-// a look that found a question where there is none must not take output.
+// ptysend takes the line once it is the question the terminal asks while
+// the command waits for the human ("[sudo] password for u: "): it and the
+// echo of the answer up to Enter belong in a note to the agent, not in
+// the command's output.
 func (c *Writer) TakePendingIf(is func(pending string) bool) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !is(string(c.line.appendText(nil))) {
 		return "", false
 	}
-	return c.takePending(), true
-}
-
-func (c *Writer) takePending() string {
 	c.putPartialRune()
 	question := string(c.line.appendText(nil))
 	c.line.reset()
 	c.state = ground
 	c.dropping = true
-	return question
+	return question, true
 }
 
 // Line is the line being shown and the cursor's column: what a REPL's
@@ -165,17 +149,19 @@ func (c *Writer) SetLine(text string, col int) {
 func (c *Writer) Settled() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.state == ground && c.npartial == 0
+	return c.settled()
 }
 
-// Paste is the bracketed paste mode as of what was written: unknown when
-// no switch came since from (the mode the reading started in), or in the
-// middle of a sequence.
+func (c *Writer) settled() bool { return c.state == ground && c.npartial == 0 }
+
+// Paste is the bracketed paste mode as of what was written: unknown in
+// the middle of a sequence; from (the mode the reading started in) when
+// no switch came.
 func (c *Writer) Paste(from Mode) Mode {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case c.state != ground || c.npartial > 0:
+	case !c.settled():
 		return Unknown
 	case c.paste == "":
 		return from
@@ -192,27 +178,22 @@ func String(s string) string {
 	return b.String()
 }
 
-// atLineStart reports whether the Writer holds nothing: no line begun, no
-// sequence or character open. Only then may bytes bypass the emulation.
-func (c *Writer) atLineStart() bool {
-	return c.state == ground && c.npartial == 0 && c.line.isEmpty()
-}
-
-// passCleanLines writes the complete lines at the start of p that need no
+// passCleanLines is the fast path, taken when the Writer holds nothing:
+// most output is plain lines, which cost one scan and one write per
+// chunk. It writes the complete lines at the start of p that need no
 // interpreting straight to w, and returns the rest of p, which starts
-// with a line that needs interpreting or is not complete. It is the fast
-// path: most output is plain lines, and those cost one scan and one write
-// per chunk.
+// with a line that needs interpreting or is not complete.
 func (c *Writer) passCleanLines(p []byte) []byte {
 	for {
 		clean := cleanPrefix(p)
 		if end := bytes.LastIndexByte(p[:clean], '\n') + 1; end > 0 {
-			c.writeThrough(p[:end])
+			c.flush()
+			c.write(p[:end])
 			p, clean = p[end:], clean-end
 		}
 		// A plain line ending in "\r\n" or "\r\r\n" (a second pty: sudo,
-		// ssh -t) is clean once its "\r"s go; the "\r"s only moved the
-		// cursor home before the line feed.
+		// ssh -t) is clean once its "\r"s, which only moved the cursor
+		// home, go.
 		crs := countCRsBeforeLF(p[clean:])
 		if crs == 0 {
 			return p
@@ -270,8 +251,7 @@ func (c *Writer) interpret(p []byte) []byte {
 
 // putRune puts the UTF-8 character at the start of p on the line and
 // returns its length. A byte that is not valid UTF-8 is a character of its
-// own, kept as is. A character cut off by the end of p waits for the next
-// Write.
+// own. A character cut off by the end of p waits for the next Write.
 func (c *Writer) putRune(p []byte) int {
 	if !utf8.FullRune(p) {
 		c.npartial = copy(c.partial[:], p)
@@ -306,8 +286,7 @@ func (c *Writer) finishRune(p []byte) []byte {
 }
 
 // putPartialRune puts the bytes of a cut-off character on the line, one
-// character each, as invalid UTF-8 is shown (at Close, or when the next
-// bytes turn out not to complete it).
+// character each, as invalid UTF-8 is shown.
 func (c *Writer) putPartialRune() {
 	for _, b := range c.partial[:c.npartial] {
 		c.line.put(cell(b))
@@ -326,7 +305,7 @@ func (c *Writer) endLine() {
 }
 
 // dropAnswer drops p up to and including its first '\n' (the echo of what
-// the human typed after TakePending) and returns the rest of p.
+// the human typed after TakePendingIf) and returns the rest of p.
 func (c *Writer) dropAnswer(p []byte) []byte {
 	i := bytes.IndexByte(p, '\n')
 	if i < 0 {
@@ -334,13 +313,6 @@ func (c *Writer) dropAnswer(p []byte) []byte {
 	}
 	c.dropping = false
 	return p[i+1:]
-}
-
-// writeThrough writes p, which needs no cleaning, to w, after the clean
-// text collected before it.
-func (c *Writer) writeThrough(p []byte) {
-	c.flush()
-	c.write(p)
 }
 
 // flush writes the collected clean text to w.
