@@ -1,7 +1,6 @@
 // Package cli is what ptybridge and ptysend share on the command line:
-// the duration flag type, the hidden flags with which tmux starts the
-// relay, and printing a failure in the project's style with its exit
-// code. The mains hold the rest of their flags and the wiring.
+// flag types, the hidden flags with which tmux starts the relay, the
+// version, and printing a failure in the project's style.
 package cli
 
 import (
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
@@ -21,7 +21,6 @@ import (
 // of seconds ("10", "0.5"). Zero disables the limit.
 type Duration time.Duration
 
-// UnmarshalText parses a flag value.
 func (d *Duration) UnmarshalText(b []byte) error {
 	s := strings.TrimSpace(string(b))
 	if secs, err := strconv.ParseFloat(s, 64); err == nil {
@@ -42,17 +41,55 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
+func (d Duration) Duration() time.Duration { return time.Duration(d) }
+
+// UnmarshalJSON takes a number of seconds or a duration string, as an
+// MCP tool's limits are given.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case float64:
+		return d.UnmarshalText([]byte(strconv.FormatFloat(v, 'f', -1, 64)))
+	case string:
+		return d.UnmarshalText([]byte(v))
+	}
+	return fmt.Errorf("%s is not a duration: use seconds (10) or a unit (\"90s\", \"2m\")", b)
+}
+
+// OptionalValue is a flag whose value may be left out: --history or
+// --history=5. Given without "=", it takes no value, so the next word is
+// never taken for one.
+type OptionalValue struct {
+	Set   bool
+	Value string // "" when given without one
+}
+
+// Decode takes the value attached with "=", if any.
+func (o *OptionalValue) Decode(ctx *kong.DecodeContext) error {
+	o.Set = true
+	if ctx.Scan.Peek().Type == kong.FlagValueToken {
+		o.Value = fmt.Sprint(ctx.Scan.Pop().Value)
+	}
+	return nil
+}
+
+// IsBool makes kong parse the flag as one without a separate value.
+func (o *OptionalValue) IsBool() bool { return true }
+
 // Report prints err for the tool in the project's style ("tool: error:
 // what happened", then "hint: what to do") and returns the exit code.
 func Report(w io.Writer, tool string, err error) int {
 	e := failure.From(err)
-	if e.Verbatim != "" {
+	switch {
+	case e.Verbatim != "":
 		fmt.Fprint(w, e.Verbatim)
-		return e.ExitCode()
-	}
-	fmt.Fprintf(w, "%s: error: %s\n", tool, e.Msg)
-	if e.Hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", e.Hint)
+	case e.Hint != "":
+		fmt.Fprintf(w, "%s: error: %s\nhint: %s\n", tool, e.Msg, e.Hint)
+	default:
+		fmt.Fprintf(w, "%s: error: %s\n", tool, e.Msg)
 	}
 	return e.ExitCode()
 }
@@ -84,23 +121,4 @@ func (f RelayFlags) Run() error {
 		}
 	}
 	return relay.Run(cfg)
-}
-
-// Duration is the value.
-func (d Duration) Duration() time.Duration { return time.Duration(d) }
-
-// UnmarshalJSON takes a number of seconds or a string of a duration, as
-// an MCP tool's limits are given.
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	switch v := v.(type) {
-	case float64:
-		return d.UnmarshalText([]byte(strconv.FormatFloat(v, 'f', -1, 64)))
-	case string:
-		return d.UnmarshalText([]byte(v))
-	}
-	return fmt.Errorf("%s is not a duration: use seconds (10) or a unit (\"90s\", \"2m\")", b)
 }

@@ -5,19 +5,17 @@ import (
 	"strings"
 )
 
-// Version is what --version prints for both tools, from the binary's
-// build information: the module version when it was built from a
-// release (go install ...@v1.2.3), else the revision and commit date of
-// the checkout it was built in (go build stamps them), with "+dirty" when
-// the checkout had changes.
+// Version is what --version prints for both tools: the module version of
+// a release (go install ...@v1.2.3), else the revision and commit date of
+// the checkout go build stamped, "+dirty" when it had changes.
 func Version() string {
 	info, _ := debug.ReadBuildInfo()
 	return VersionFrom(info)
 }
 
-// isPseudoVersion reports a Go pseudo-version (v0.0.0-20060102150405-abcdef123456,
-// v1.2.4-0.20060102150405-..., v1.2.4-pre.0.20060102150405-...), which names
-// a commit, not a release. (No regexp: this runs at every start of ptysend.)
+// isPseudoVersion reports a Go pseudo-version, which names a commit, not a
+// release: v0.0.0-20060102150405-abcdef123456, v1.2.4-0.2006..., v1.2.4-pre.0.2006...
+// No regexp: this runs at every start of ptysend.
 func isPseudoVersion(v string) bool {
 	v, _, _ = strings.Cut(v, "+")
 	i := strings.LastIndexByte(v, '-')
@@ -35,9 +33,9 @@ func VersionFrom(info *debug.BuildInfo) string {
 		return noVersion
 	}
 	v := info.Main.Version
-	release := v != "" && v != "(devel)" && !isPseudoVersion(v) && !strings.Contains(v, "+dirty")
-	if release {
-		return v
+	versioned := v != "" && v != "(devel)"
+	if versioned && !isPseudoVersion(v) && !strings.Contains(v, "+dirty") {
+		return v // a release
 	}
 	var rev, date string
 	dirty := false
@@ -61,13 +59,12 @@ func VersionFrom(info *debug.BuildInfo) string {
 		}
 		return out
 	}
-	if v != "" && v != "(devel)" {
+	if versioned {
 		return v // a pseudo-version: go install ...@COMMIT or @latest without tags
 	}
 	return noVersion
 }
 
-// noVersion is a binary whose build recorded neither a module version
-// nor its checkout (go build -buildvcs=false, or in a git worktree,
-// which go does not stamp).
+// noVersion is a build that recorded neither a module version nor a
+// checkout (go build -buildvcs=false, or in a git worktree).
 const noVersion = "dev (built without version information)"

@@ -1,8 +1,7 @@
 // Package failure is how ptybridge and ptysend fail: an error that says
 // what happened and what to do next, with the exit code ptysend reports
-// for it. It knows nothing of tmux, the pane or the command line; every
-// other package returns its failures as an *Error or as an error with a
-// Hint method, and the mains print them (internal/cli).
+// for it. Other packages return an *Error or an error with a Hint method;
+// the mains print them (internal/cli).
 package failure
 
 import (
@@ -27,12 +26,10 @@ const (
 
 // Error is a failure with a line that tells the agent what to do.
 type Error struct {
-	Msg  string
-	Hint string
-	// Code is the exit code; zero means ExitFailure.
-	Code int
-	// Verbatim, when set, is printed instead of Msg and Hint.
-	Verbatim string
+	Msg      string
+	Hint     string
+	Code     int    // the exit code; zero means ExitFailure
+	Verbatim string // when set, printed instead of Msg and Hint
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -45,19 +42,13 @@ func (e *Error) ExitCode() int {
 	return e.Code
 }
 
-// Hinted is an error of another package that knows what to do about it.
-type Hinted interface {
-	error
-	Hint() string
-}
-
 // From turns any error into an *Error that says what to do.
 func From(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	var h Hinted
+	var h interface{ Hint() string } // an error of another package that knows what to do
 	if errors.As(err, &h) {
 		return &Error{Msg: err.Error(), Hint: h.Hint()}
 	}

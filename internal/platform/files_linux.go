@@ -23,8 +23,8 @@ func OpenNoWait(path string) (*os.File, error) {
 }
 
 // ReadNow reads what f, a pipe or fifo the runtime's poller serves,
-// holds now, without waiting for more: ErrWouldWait when it holds nothing
-// and a writer is left, io.EOF when none is.
+// holds now: ErrWouldWait when it holds nothing and a writer is left,
+// io.EOF when none is.
 func ReadNow(f *os.File, p []byte) (int, error) {
 	raw, err := f.SyscallConn()
 	if err != nil {
@@ -53,9 +53,8 @@ func ReadNow(f *os.File, p []byte) (int, error) {
 }
 
 // SetStdoutAside moves our standard output to a new descriptor, which
-// children do not inherit, and points descriptor 1 at standard error:
-// whatever writes to fd 1 from then on (a stray print, a child process)
-// cannot reach what the returned file leads to.
+// children do not inherit, and points descriptor 1 at standard error: a
+// stray print or a child cannot reach what the returned file leads to.
 func SetStdoutAside(name string) (*os.File, error) {
 	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {

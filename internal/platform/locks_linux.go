@@ -6,10 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// On Linux, ByteLocks are open file description locks: they belong to
-// the open, where classic fcntl locks belong to the process.
-
-// OpenByteLocks opens dir to lock its bytes.
+// OpenByteLocks opens dir to lock its bytes. On Linux they are open file
+// description locks, which belong to the open, where classic fcntl locks
+// belong to the process.
 func OpenByteLocks(dir string) (*ByteLocks, error) {
 	fd, err := openDir(dir)
 	if err != nil {
@@ -38,9 +37,9 @@ func (l *ByteLocks) Held(n int64) bool {
 // Close drops the locks taken through l.
 func (l *ByteLocks) Close() { unix.Close(l.fd) }
 
-// LockDir waits for the exclusive lock of directory dir (flock), until
-// release is called or the process ends, however it ends. It is
-// independent of the ByteLocks of the same directory.
+// LockDir waits for the exclusive lock (flock) of directory dir, held
+// until release or the process ends, however it ends. It is independent
+// of the ByteLocks of the same directory.
 func LockDir(dir string) (release func(), err error) {
 	fd, err := openDir(dir)
 	if err != nil {

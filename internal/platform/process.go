@@ -7,9 +7,8 @@ import (
 	"strings"
 )
 
-// Proc is what the kernel says of one process at one moment, read whole
-// by ReadProc: every question about a process's family, terminal or
-// state has that one reader.
+// Proc is what the kernel says of one process at one moment: every
+// question about a process's family, terminal or state has this reader.
 type Proc struct {
 	PID        int
 	State      byte // 'R' running, 'S' asleep, 'D' in disk I/O, 'T' stopped, 'Z' a zombie...
@@ -19,14 +18,13 @@ type Proc struct {
 	TTY        int   // the controlling terminal's device number; 0: none
 	TPGID      int   // the foreground process group of that terminal; -1: none
 	StartTicks int64 // clock ticks since boot
-	// Image is where the kernel placed its code and stack, at random,
-	// anew for each program it execs; "" when the kernel does not say.
+	// Image is where the kernel placed its code and stack, at random for
+	// each exec; "" when the kernel does not say.
 	Image string
 }
 
-// ForegroundPID is the foreground process group of the pane's terminal,
-// as the pane's process sees it: a shell's pid while it waits at its
-// prompt.
+// ForegroundPID is the foreground process group of the pane's terminal:
+// a shell's pid while it waits at its prompt.
 func ForegroundPID(panePID int) (int, error) {
 	p, err := ReadProc(panePID)
 	return p.TPGID, err
@@ -52,8 +50,8 @@ func Stopped(pid int) bool {
 	return p.State == 'T'
 }
 
-// ExecImage tells one exec of process pid from another: its pid and the
-// place of its code and stack. "" when the kernel does not show them.
+// ExecImage tells one exec of process pid from another (see Proc.Image);
+// "" when the kernel does not say.
 func ExecImage(pid int) string {
 	p, _ := ReadProc(pid)
 	if p.Image == "" {
@@ -70,23 +68,14 @@ func Name(pid int) string {
 	return Comm(pid)
 }
 
-// Which processes are "ours" has several answers, for different
-// questions, which must not be merged:
-//
-//   - OwnedByUs: the kernel's owner of the process is our effective user.
-//     That is the user it runs as, or root when it is not dumpable (a
-//     set-uid program). A job runs as the tmux server's user, so it takes
-//     no root shell's settings.
-//   - SharesOurUserAndNamespaces: a shell ptysend can drive the fast way,
-//     which must read the private runtime directory (same effective
-//     user), see the same files there (same mount namespace) and be
-//     watched through /proc (same pid namespace). Any other shell is
-//     driven through the terminal stream (far mode).
-//   - PeerUID: the user at the other end of a unix socket, as it was when
-//     it connected.
+// Which processes are "ours" has three answers, for different questions,
+// which must not be merged: OwnedByUs, SharesOurUserAndNamespaces and
+// PeerUID.
 
-// OwnedByUs reports whether process pid is owned by our effective user
-// (see ProcessOwner).
+// OwnedByUs reports whether the kernel's owner of process pid is our
+// effective user: the user it runs as, or root when it is not dumpable (a
+// set-uid program). A job runs as the tmux server's user, so it takes no
+// root shell's settings.
 func OwnedByUs(pid int) bool {
 	uid, err := ProcessOwner(pid)
 	return err == nil && uid == os.Geteuid()

@@ -3,12 +3,15 @@ package platform
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ReadProc reads /proc/PID/stat; on an error, with the zero Proc.
@@ -79,9 +82,8 @@ func Comm(pid int) string {
 // every Linux architecture Go supports.
 const clockTicks = 100
 
-// StartTime is when process pid started, to the kernel's tick: its
-// start in ticks since boot, against the uptime now (the boot time that
-// /proc/stat gives is rounded to the second).
+// StartTime is when process pid started, to the tick: against the uptime
+// now, as the boot time that /proc/stat gives is rounded to the second.
 func StartTime(pid int) (time.Time, error) {
 	now := time.Now()
 	p, err := ReadProc(pid)
@@ -107,7 +109,7 @@ func Cwd(pid int) (string, error) {
 }
 
 // Executable is the program file that process pid runs, as it was named
-// when the process started it (it may since have been replaced).
+// when the process started it.
 func Executable(pid int) (string, error) {
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	return strings.TrimSuffix(exe, " (deleted)"), err
@@ -120,8 +122,8 @@ func Environ(pid int) []string {
 	return strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 })
 }
 
-// Children are the child processes of pid, as far as /proc shows them
-// (every thread's list), in no particular order.
+// Children are the child processes of pid (of every thread), in no
+// particular order.
 func Children(pid int) []int {
 	var kids []int
 	for _, task := range taskDirs(pid) {
@@ -135,8 +137,8 @@ func Children(pid int) []int {
 	return kids
 }
 
-// taskDirs are the /proc directories of the threads of process pid,
-// "/proc/PID/task/TID/" each.
+// taskDirs are the directories of the threads of process pid:
+// /proc/PID/task/TID/.
 func taskDirs(pid int) []string {
 	dir := fmt.Sprintf("/proc/%d/task/", pid)
 	tasks, _ := os.ReadDir(dir)
@@ -169,7 +171,7 @@ func BytesWritten(pid int) int64 {
 	return n
 }
 
-// ProcessOwner is the user id that owns process pid.
+// ProcessOwner is the user id that owns process pid (see OwnedByUs).
 func ProcessOwner(pid int) (int, error) {
 	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 	if err != nil {
@@ -192,9 +194,11 @@ func FileOwner(fi os.FileInfo) (int, bool) {
 	return int(st.Uid), true
 }
 
-// SharesOurUserAndNamespaces reports whether pid runs as our effective
-// user, in our mount and pid namespaces, with a working directory we can
-// read.
+// SharesOurUserAndNamespaces reports whether pid is a shell ptysend can
+// drive the fast way: one that reads the private runtime directory (our
+// effective user), sees the same files there (our mount namespace) and can
+// be watched through /proc (our pid namespace, a working directory we can
+// read). Any other is driven through the terminal stream (far mode).
 func SharesOurUserAndNamespaces(pid int) bool {
 	uids := strings.Fields(procValue(pid, "status", "Uid")) // real, effective, saved, file system
 	if len(uids) < 2 || uids[1] != strconv.Itoa(os.Geteuid()) {
@@ -209,4 +213,51 @@ func SharesOurUserAndNamespaces(pid int) bool {
 	}
 	_, err := Cwd(pid)
 	return err == nil
+}
+
+// WatchExit returns a channel that is closed when process pid exits, or
+// nil when the process cannot be watched (gone already, or no pidfd
+// support). The kernel wakes the watcher through a pidfd, which the
+// runtime's poller waits on with the rest: nothing polls on a timer, and
+// no thread is held while the process runs. Once ctx is done the pidfd is
+// closed and the watcher ends; the channel is then never closed.
+func WatchExit(ctx context.Context, pid int) <-chan struct{} {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		return nil
+	}
+	pidfd := os.NewFile(uintptr(fd), "pidfd") // non-blocking: the poller's
+	raw, err := pidfd.SyscallConn()
+	if err != nil {
+		pidfd.Close()
+		return nil
+	}
+	exited := make(chan struct{})
+	// Closing the file wakes the waiting Read, which then fails.
+	stopClosing := context.AfterFunc(ctx, func() { pidfd.Close() })
+	go func() {
+		defer stopClosing()
+		defer pidfd.Close()
+		var gone bool
+		if raw.Read(func(fd uintptr) bool {
+			var failed bool
+			gone, failed = hasExited(int(fd))
+			return gone || failed // else: wait until readable
+		}) == nil && gone {
+			close(exited)
+		}
+	}()
+	return exited
+}
+
+// hasExited asks the pidfd, without waiting, whether its process has
+// exited (it is then readable); failed when poll itself fails.
+func hasExited(pidfd int) (exited, failed bool) {
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	var n int
+	err := ignoringEINTR(func() (err error) {
+		n, err = unix.Poll(fds, 0)
+		return err
+	})
+	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0, err != nil
 }

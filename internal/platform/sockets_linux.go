@@ -26,9 +26,8 @@ func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) 
 }
 
 // dialUnix connects a new socket to path, with the timeout (if any) of
-// its reads and writes. A unix socket connects at once, or waits only
-// while the listener's backlog is full (like net.Dial), as long as its
-// write timeout allows.
+// its reads and writes. It waits only while the listener's backlog is
+// full (like net.Dial), as long as the write timeout allows.
 func dialUnix(path string, timeout time.Duration) (int, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -47,7 +46,7 @@ func dialUnix(path string, timeout time.Duration) (int, error) {
 	return fd, nil
 }
 
-// pollable hands fd to the runtime poller: os.NewFile does so for a
+// pollable hands fd to the runtime poller, as os.NewFile does for a
 // non-blocking descriptor.
 func pollable(fd int, name string) (*os.File, error) {
 	if err := unix.SetNonblock(fd, true); err != nil {
@@ -57,17 +56,15 @@ func pollable(fd int, name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// ListenUnix listens on path, which must not exist. The socket file is
-// made with mode 0600, as private as the directory it is in (defence in
-// depth).
+// ListenUnix listens on path, which must not exist. The socket file has
+// mode 0600, as private as its directory (defence in depth).
 func ListenUnix(path string) (*UnixListener, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
-	// bind makes the file with the umask applied; a chmod after it would
-	// leave a moment with the wider mode. The umask is the process's, and
-	// nothing else in the relay makes files meanwhile.
+	// bind applies the umask; a chmod after it would leave a moment with
+	// the wider mode. Nothing else in the relay makes files meanwhile.
 	old := unix.Umask(0o177)
 	err = unix.Bind(fd, &unix.SockaddrUnix{Name: path})
 	unix.Umask(old)
@@ -96,8 +93,7 @@ func (l *UnixListener) Accept() (*os.File, error) {
 	err = raw.Read(func(fd uintptr) bool {
 		for {
 			nfd, _, aerr = unix.Accept4(int(fd), unix.SOCK_CLOEXEC)
-			// A client that hung up while queued is not an error (net
-			// skips it too).
+			// A client that hung up while queued is skipped, as net does.
 			if aerr != unix.EINTR && aerr != unix.ECONNABORTED {
 				break
 			}

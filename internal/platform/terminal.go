@@ -2,7 +2,6 @@ package platform
 
 import "os"
 
-// termMode is what a terminal's settings say, as far as ptybridge asks.
 type termMode struct {
 	canonical          bool // it reads whole lines: no line editor reads it now
 	echo               bool // it shows what is typed
@@ -10,8 +9,8 @@ type termMode struct {
 }
 
 // EditsLines reports whether the terminal is in a line editor's mode
-// (non-canonical), as readline, libedit, zle, fish's and node's readers
-// set it while they read a line; a builtin read leaves it canonical.
+// (non-canonical), as readline, libedit, zle, fish and node set it while
+// they read a line; a builtin read leaves it canonical.
 func EditsLines(tty *os.File) bool {
 	m, ok := readTermMode(tty)
 	return ok && !m.canonical
@@ -25,16 +24,16 @@ func passwordMode(tty *os.File) bool {
 }
 
 // TranslatesNewlines reports whether the terminal tty turns "\n" into
-// "\r\n" in its output; true when it does not say, as terminals do by
-// default.
+// "\r\n" in its output, as terminals do by default (and when it does not
+// say).
 func TranslatesNewlines(tty *os.File) bool {
 	m, ok := readTermMode(tty)
 	return !ok || m.translatesNewlines
 }
 
-// TypedAhead reports keys the human typed that the shell has not read yet:
-// typed during the previous command, they wait in the terminal's input
-// queue and appear on the line only once the shell reads them.
+// TypedAhead reports keys the human typed during the previous command,
+// which wait in the terminal's input queue: they appear on the line only
+// once the shell reads them.
 func TypedAhead(shellPID int) bool {
 	tty := OpenTTY(TTYOf(shellPID))
 	if tty == nil {

@@ -14,8 +14,7 @@ func isTerminalPath(p string) bool {
 	return strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty")
 }
 
-// readTermMode reads the mode of the terminal tty; false when tty is
-// nil or no terminal.
+// readTermMode reads the mode of the terminal tty; false for no terminal.
 func readTermMode(tty *os.File) (termMode, bool) {
 	if tty == nil {
 		return termMode{}, false
@@ -37,24 +36,23 @@ func SetForegroundGroup(tty *os.File, pgid int) error {
 	return unix.IoctlSetPointerInt(int(tty.Fd()), unix.TIOCSPGRP, pgid)
 }
 
-// OpenTTY opens the pane's terminal to read its mode: never as our
-// controlling terminal, never blocking; nil when it cannot.
+// OpenTTY opens the pane's terminal to read its mode, never as our
+// controlling terminal; nil when it cannot.
 func OpenTTY(path string) *os.File {
 	f, _ := openUnpolled(path, unix.O_RDONLY)
 	return f
 }
 
 // OpenTTYToWrite opens the terminal at path to write to it, never as our
-// controlling terminal. Its writes wait while the terminal does not take
+// controlling terminal. Its writes wait while the terminal takes no
 // output (the human pressed Ctrl-S).
 func OpenTTYToWrite(path string) (*os.File, error) {
 	return openUnpolled(path, unix.O_WRONLY)
 }
 
-// openUnpolled opens a terminal as a file that Go's poller leaves alone
-// (os.OpenFile would add it): in the poller, a terminal wakes the process
-// at every change of its queues, every byte the pane prints, for a file
-// that is only asked about or written to.
+// openUnpolled opens a terminal as a file that Go's poller leaves alone,
+// unlike os.OpenFile: there a terminal wakes the process at every byte
+// the pane prints, for a file only asked about or written to.
 func openUnpolled(path string, flags int) (*os.File, error) {
 	fd, err := unix.Open(path, flags|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -90,8 +88,7 @@ func TTYOf(pid int) string {
 }
 
 // controllingPTY is the /dev/pts device that is pid's controlling
-// terminal, or "": the device number tty_nr of /proc/PID/stat encodes,
-// checked against the path.
+// terminal (Proc.TTY), or "".
 func controllingPTY(pid int) string {
 	p, _ := ReadProc(pid)
 	if p.TTY <= 0 {

@@ -13,23 +13,22 @@ import (
 )
 
 // A prompt on the screen is not enough to know that a REPL is done:
-// output can look like a prompt (print(">>> fake")). The second signal
-// is the kernel's: the REPL sleeps until the terminal has input. Measured
-// on Linux 6.x, its threads then sleep in one of these wait channels:
+// output can look like one (print(">>> fake")). The second signal is the
+// kernel's: the REPL sleeps until the terminal has input. Measured on
+// Linux 6.x, its threads then sleep in
 //
 //   - wait_woken (n_tty_read on older kernels): a plain read() of the
-//     terminal; cooked-mode REPLs and getpass.
+//     terminal; cooked-mode REPLs and getpass;
 //   - poll_schedule_timeout, do_select, do_sys_poll (python's readline),
-//     ep_poll or do_epoll_wait (node): waiting for any of several files;
-//     the terminal is one of them only if a line editor reads it, and
-//     line editors make the terminal non-canonical for that. Python's
-//     time.sleep is hrtimer_nanosleep, a busy loop is state R, and a
-//     select() on a socket in cooked mode does not count.
+//     ep_poll or do_epoll_wait (node): waiting for several files, the
+//     terminal among them only if a line editor reads it, which makes the
+//     terminal non-canonical. Python's time.sleep is hrtimer_nanosleep, a
+//     busy loop is state R, and a select() on a socket in cooked mode
+//     does not count.
 //
-// Node keeps the terminal non-canonical while it awaits a promise, so for
-// node prompt-shaped output without a newline followed by an await is
-// still ambiguous; output ending with a newline never is (the cursor line
-// is then empty).
+// Node keeps the terminal non-canonical while it awaits a promise, so
+// prompt-shaped output without a newline followed by an await is still
+// ambiguous for node; output ending with a newline never is.
 var (
 	ttyReadWaits = []string{"wait_woken", "n_tty_read"}
 	selectWaits  = []string{"poll_schedule_timeout", "do_select", "do_sys_poll"}
@@ -39,11 +38,10 @@ var (
 // WaitsForInput reports whether process pid sleeps until the terminal tty
 // has input: none of its threads runs, and one sleeps in a read of a
 // terminal, or in poll while the terminal is in a line editor's mode.
-//
-// The kernel hides the wait channel (it reads "0", and the system call
-// cannot be read) of a process we may not trace: a set-uid program such
-// as sudo or su asking for a password. Such a process waits for the
-// human when it sleeps while the terminal is in a password prompt's mode.
+// The kernel hides the wait channel ("0") and the system call of a
+// process we may not trace, such as sudo or su asking for a password: it
+// waits for the human when it sleeps with the terminal in a password
+// prompt's mode.
 func WaitsForInput(pid int, tty *os.File) bool {
 	reading, polling, hidden := false, false, false
 	for _, dir := range taskDirs(pid) {
@@ -67,18 +65,12 @@ func WaitsForInput(pid int, tty *os.File) bool {
 
 // WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt on
 // the screen backs it up: pid waits for the terminal and nothing else.
-// Two of WaitsForInput's signals are ambiguous on their own:
-//
-//   - epoll: an event loop waits there alike while it awaits anything
-//     (node's await of a timer), the terminal left non-canonical, so it
-//     never counts here;
-//   - wait_woken: a TCP socket's read sleeps there too, so it counts only
-//     when the thread's system call is a read of the terminal; not at all
-//     where that cannot be read (Yama's ptrace scope).
-//
-// poll or select with the terminal non-canonical is a line editor reading
-// (python's readline): the terminal is canonical while the REPL
-// evaluates.
+// epoll never counts, as an event loop waits there alike for anything
+// (node's await of a timer) with the terminal left non-canonical; a
+// TCP socket's read sleeps in wait_woken too, so that counts only when
+// the system call, where we may read it, is a read of the terminal. poll
+// or select counts with the terminal non-canonical: a line editor reads
+// (python's readline), as the REPL evaluates in canonical mode.
 func WaitsOnlyForInput(pid int, tty *os.File) bool {
 	if tty == nil {
 		return false
@@ -97,8 +89,8 @@ func WaitsOnlyForInput(pid int, tty *os.File) bool {
 }
 
 // AtLineEditor reports whether the shell waits for keys in its line
-// editor: asleep in poll or select with the terminal in non-canonical
-// mode. A loop of builtins runs; a builtin read sleeps in a cooked read.
+// editor: asleep in poll or select, the terminal non-canonical (a builtin
+// read sleeps in a cooked read).
 func AtLineEditor(shellPID int) bool {
 	tty := OpenTTY(TTYOf(shellPID))
 	if tty == nil {
@@ -111,12 +103,10 @@ func AtLineEditor(shellPID int) bool {
 
 // readsTerminal reports whether the task at taskDir, asleep in
 // wait_woken, is in a read() of a terminal: the same wait channel serves
-// a write() to a terminal whose output is full and a read of a TCP
-// socket, which are no question to the human. When /proc hides the
-// system call from us, the wait channel is trusted. A task that runs
-// again by now ("running") or is gone waits for nothing: a command
-// blocked in its last write() can finish it, exit and be reaped between
-// the read of its wait channel and this one.
+// a write() to a full terminal and a read of a TCP socket. When /proc
+// hides the system call, the wait channel is trusted. A task that runs
+// again by now or is gone waits for nothing: a command blocked in its
+// last write() can finish it, exit and be reaped in the meantime.
 func readsTerminal(pid int, taskDir string) bool {
 	call, hidden := syscallOf(taskDir)
 	if hidden {
@@ -135,9 +125,8 @@ func readsFile(pid int, taskDir, file string) bool {
 }
 
 // syscallOf is the system call of the task at taskDir as /proc shows it
-// ("running" for one that runs), "" when it cannot be read. hidden says
-// that the kernel hides it from us (a process we may not trace: a set-uid
-// program, or Yama's ptrace scope); a task that is gone hides nothing.
+// ("running" for one that runs), "" when unreadable; hidden when the
+// kernel hides it from us (a set-uid program, Yama's ptrace scope).
 func syscallOf(taskDir string) (call string, hidden bool) {
 	b, err := os.ReadFile(taskDir + "syscall")
 	if err != nil {
@@ -147,8 +136,8 @@ func syscallOf(taskDir string) (call string, hidden bool) {
 }
 
 // fileOfCall parses a system call as syscallOf shows it: its number, and
-// the file of process pid that its first argument names as a descriptor
-// ("" when that cannot be read). ok is false for no call at all.
+// the file of process pid its first argument names as a descriptor (""
+// when unreadable).
 func fileOfCall(pid int, call string) (nr int, file string, ok bool) {
 	f := strings.Fields(call)
 	if len(f) < 2 {
@@ -163,8 +152,8 @@ func fileOfCall(pid int, call string) (nr int, file string, ok bool) {
 	return nr, file, true
 }
 
-// taskState is the state letter of the task (or process) at taskDir in
-// /proc, 0 when unreadable.
+// taskState is the state letter of the task (or process) at taskDir, 0
+// when unreadable.
 func taskState(taskDir string) byte {
 	p, _ := readStat(taskDir + "stat")
 	return p.State

@@ -14,14 +14,12 @@ import (
 // removes its own when it ends, but a ptysend killed with SIGKILL cannot,
 // so each call also removes those of calls that are gone.
 //
-// Which calls are gone? Several bridges may share the runtime directory,
-// each with a call running, so a file is not a leftover just because this
-// bridge's turn is ours. Each call therefore claims its id before it
-// creates any file: it holds a lock on one byte of the runtime directory
-// (an open file description lock; the byte is the id's number). The
-// kernel drops the lock when the process ends, however it ends, so a file
-// whose id nobody holds belongs to a call that is gone. No file is made
-// for the lock, and a call takes it with two system calls.
+// Several bridges may share the runtime directory, each with a call
+// running, so each call claims its id before it creates any file: it
+// holds a lock on one byte of the runtime directory (the id's number),
+// which the kernel drops when the process ends, however it ends. A file
+// whose id nobody holds belongs to a call that is gone. The lock takes no
+// file, and two system calls.
 
 // claimed holds the locks that claim our ids, open until the process
 // exits.
@@ -47,12 +45,7 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 	if err != nil {
 		return
 	}
-	var locks *platform.ByteLocks
-	defer func() {
-		if locks != nil {
-			locks.Close()
-		}
-	}()
+	var locks *platform.ByteLocks // another open than claimed's, to see our own claims
 	live := map[string]bool{}
 	for _, e := range entries {
 		name := e.Name()
@@ -64,6 +57,7 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 			if locks, err = platform.OpenByteLocks(dir); err != nil {
 				return
 			}
+			defer locks.Close()
 		}
 		held, seen := live[id]
 		if !seen {

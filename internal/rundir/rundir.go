@@ -1,10 +1,8 @@
 // Package rundir owns the private runtime directory where the relay's
 // socket and the per-call files live: where it is, the checks that no
-// other local user could have planted it or can read it (a real
-// directory, ours, mode 0700), and which per-call files are leftovers of
-// calls that are gone (calls.go: the locks that claim call ids, which
-// internal/platform takes). It must not create anything inside it beyond
-// the directory itself.
+// other local user could have planted it or can read it, and which
+// per-call files are leftovers of calls that are gone. It creates nothing
+// inside it.
 package rundir
 
 import (
@@ -45,8 +43,7 @@ func Path() string {
 
 // Ensure creates the runtime directory with mode 0700 when it is
 // missing, and refuses one that another user could have planted or can
-// read: it must be a real directory (not a symlink), owned by us, with no
-// permissions for group or others.
+// read: a symlink, or a directory not ours or open to group or others.
 func Ensure(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(dir), err)
@@ -67,7 +64,6 @@ func (e *UnsafeDirError) Error() string {
 	return fmt.Sprintf("the runtime directory %s is not private: %s", e.Path, e.Reason)
 }
 
-// Hint says what to do about it.
 func (e *UnsafeDirError) Hint() string {
 	return fmt.Sprintf("it must be a directory owned by you with mode 0700; if you did not create it, someone else may have: remove it (rm -r %s) or set PTYBRIDGE_RUNTIME_DIR to a private directory", e.Path)
 }
@@ -92,8 +88,8 @@ func checkPrivateDir(dir string) error {
 	return nil
 }
 
-// SocketPath is the relay's socket for a session. Characters outside
-// a safe set are encoded so that any session name is one file name.
+// SocketPath is the relay's socket for a session, any name of which is
+// encoded into one file name.
 func SocketPath(dir, sessionName string) string {
 	var b strings.Builder
 	for _, c := range []byte(sessionName) {

@@ -1,10 +1,8 @@
-// Package tmux runs the tmux program: Run runs every tmux command of the
-// project, with a timeout and tmux's stderr in the error, but for the
-// one that waits for the human (RunUntil: a popup returns when they close
-// it). Only this package starts tmux. It always reaches the user's default
-// server: $TMUX is removed from every call, so ptybridge and ptysend agree
-// on the server whether or not either runs inside another tmux;
-// TMUX_TMPDIR is honoured, as tmux itself does.
+// Package tmux runs the tmux program, the only package that starts it.
+// Every call reaches the user's default server: $TMUX is removed from its
+// environment, so that ptybridge and ptysend agree on the server whether
+// or not either runs inside another tmux (TMUX_TMPDIR is honoured, as
+// tmux itself does).
 package tmux
 
 import (
@@ -14,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -33,20 +32,12 @@ func (noTmux) Hint() string {
 	return "install tmux (e.g. sudo apt-get install tmux, or brew install tmux)"
 }
 
-// Env is the environment of every tmux call: ours without $TMUX, so the
-// default server of this user is used even from inside another tmux.
-func Env() []string {
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "TMUX=") {
-			env = append(env, kv)
-		}
-	}
-	return env
+func env() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TMUX=") })
 }
 
-// Run runs one tmux command and returns its standard output. Every tmux
-// call of the project goes through here. A failure carries tmux's stderr.
+// Run runs one tmux command and returns its standard output; a failure
+// carries tmux's stderr.
 func Run(args ...string) (string, error) { return RunInput("", args...) }
 
 // RunInput is Run with input on tmux's standard input (load-buffer -).
@@ -57,13 +48,13 @@ func RunInput(input string, args ...string) (string, error) {
 }
 
 // RunUntil runs one tmux command that returns only once the human has
-// done something (display-popup returns when its popup closes), without
-// Run's time limit: ctx ends it.
+// done something (display-popup returns when its popup closes): no time
+// limit but ctx.
 func RunUntil(ctx context.Context, args ...string) (string, error) { return run(ctx, "", args) }
 
 func run(ctx context.Context, input string, args []string) (string, error) {
 	cmd := exec.CommandContext(ctx, "tmux", args...)
-	cmd.Env = Env()
+	cmd.Env = env()
 	cmd.Stdin = strings.NewReader(input)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -98,14 +89,14 @@ type Error struct {
 func (e *Error) Error() string { return "tmux " + e.Args[0] + ": " + e.Msg }
 
 // IsMissingSession reports whether err is tmux saying that the target
-// session or its server does not exist.
+// session or its server does not exist; a server that is exiting (its
+// last session just ended) says "server exited unexpectedly" or "lost
+// server".
 func IsMissingSession(err error) bool {
 	var te *Error
 	if !errors.As(err, &te) {
 		return false
 	}
-	// A server that is exiting (its last session just ended) answers
-	// "server exited unexpectedly" or "lost server".
 	for _, s := range []string{"can't find session", "no server running", "error connecting to", "can't find pane", "can't find window",
 		"server exited unexpectedly", "lost server"} {
 		if strings.Contains(te.Msg, s) {
@@ -127,8 +118,8 @@ func IsDuplicateSession(err error) bool {
 }
 
 // Screen is a pane as the human sees it, from one tmux call: its visible
-// rows as text (a full-screen program's alternate screen when it is on),
-// the cursor (counted from 0, as tmux does), the size and the modes.
+// rows (a full-screen program's alternate screen when it is on), the
+// cursor (counted from 0), the size and the modes.
 type Screen struct {
 	Session   string // the pane's session (tmux 3.3a answers for another one when ours is gone)
 	Shared    string // the session's shared pane (@ptybridge_pane), "" when it has none
@@ -144,9 +135,9 @@ type Screen struct {
 
 const screenFormat = "#{session_name}\t#{@ptybridge_pane}\t#{pane_id}\t#{cursor_x}\t#{cursor_y}\t#{pane_width}\t#{pane_height}\t#{alternate_on}\t#{pane_in_mode}"
 
-// Capture reads the screen of the pane target: display-message for the
-// facts, chained with capture-pane for the rows. It is how ptysend looks
-// at a screen, everywhere.
+// Capture reads the screen of the pane target, as ptysend looks at a
+// screen everywhere: display-message for the facts, chained with
+// capture-pane for the rows.
 func Capture(target string) (Screen, error) {
 	out, err := Run("display-message", "-p", "-t", target, screenFormat, ";", "capture-pane", "-p", "-t", target)
 	if err != nil {
@@ -155,7 +146,6 @@ func Capture(target string) (Screen, error) {
 	return parseScreen(out)
 }
 
-// parseScreen reads Capture's answer: the facts, then the rows.
 func parseScreen(out string) (Screen, error) {
 	head, rows, _ := strings.Cut(out, "\n")
 	f := strings.Split(head, "\t")
@@ -197,12 +187,30 @@ func (s Screen) CursorRow() string {
 	return string(row[:end])
 }
 
-// Exec replaces this process with tmux run with args (attaching the
-// human's terminal), so that the terminal talks to tmux directly.
+// Exec replaces this process with tmux run with args, so that the human's
+// terminal talks to tmux directly.
 func Exec(args ...string) error {
 	path, err := exec.LookPath("tmux")
 	if err != nil {
 		return ErrNoTmux
 	}
-	return syscall.Exec(path, append([]string{"tmux"}, args...), Env())
+	return syscall.Exec(path, append([]string{"tmux"}, args...), env())
+}
+
+// Foreground runs tmux with args as a child on this process's terminal
+// and waits for it. A tmux that exits because the session ended is no
+// failure.
+func Foreground(args ...string) error {
+	path, err := exec.LookPath("tmux")
+	if err != nil {
+		return ErrNoTmux
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = env()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	var ee *exec.ExitError
+	if err := cmd.Run(); !errors.As(err, &ee) {
+		return err
+	}
+	return nil
 }
