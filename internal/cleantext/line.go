@@ -1,10 +1,9 @@
 package cleantext
 
 // A cell is one character cell of the line: the bytes of one UTF-8 rune,
-// or a single byte that is not valid UTF-8 (kept as a pipe would carry
-// it), packed little-endian into a uint32. No byte of a cell is 0 (NUL is
-// a control, never printed), so 0 is free to mean a blank cell: one the
-// program skipped over or erased.
+// or a single byte that is not valid UTF-8, packed little-endian. NUL is
+// never printed, so 0 is free to mean a blank cell: one the program
+// skipped over or erased.
 type cell uint32
 
 const (
@@ -12,7 +11,6 @@ const (
 	tab   cell = '\t'
 )
 
-// cellOf packs the 1 to 4 bytes of one character.
 func cellOf(b []byte) cell {
 	var c cell
 	for i, x := range b {
@@ -29,26 +27,20 @@ func (c cell) appendTo(dst []byte) []byte {
 }
 
 // farthestColumn bounds how far right a cursor movement may go past the
-// text already on the line. A real terminal stops at its right margin; we
-// do not know the width, and without a bound "\x1b[999999999C" and one
-// character would pad the line with a billion blanks.
+// text on the line, as a terminal's right margin would: without it
+// "\x1b[999999999C" and one character would make a billion blanks.
 const farthestColumn = 1024
 
 // keptCapacity is the number of cells whose storage survives the end of a
-// line: a huge line's buffer is let go rather than kept for the rest of a
-// long output.
+// line: a huge line's is let go.
 const keptCapacity = 1 << 16
 
 // line is the screen line the cursor is on, as the terminal shows it.
-// cells runs up to the last cell written (it may end in blanks after an
-// erase; those are not text and are not output).
 type line struct {
-	cells []cell
-	col   int // the cursor, 0-based; may lie past the end of cells
+	cells []cell // up to the last cell written; trailing blanks are no text
+	col   int    // the cursor, 0-based; may lie past the end of cells
 }
 
-// isEmpty reports whether nothing is on the line and the cursor is home:
-// the state in which bytes may be passed through without interpreting.
 func (l *line) isEmpty() bool { return len(l.cells) == 0 && l.col == 0 }
 
 func (l *line) reset() {
@@ -59,8 +51,7 @@ func (l *line) reset() {
 	l.col = 0
 }
 
-// put writes one character at the cursor, overwriting what was there, and
-// moves the cursor right. Skipped-over cells before it become blanks.
+// put writes one character at the cursor and moves the cursor right.
 func (l *line) put(c cell) {
 	switch {
 	case l.col < len(l.cells):
@@ -76,10 +67,8 @@ func (l *line) put(c cell) {
 	l.col++
 }
 
-// putASCII puts a run of printable ASCII characters, one cell each.
 func (l *line) putASCII(run []byte) {
-	if l.col == len(l.cells) {
-		// The usual case, the cursor at the end of the text: append.
+	if l.col == len(l.cells) { // the usual case
 		for _, b := range run {
 			l.cells = append(l.cells, cell(b))
 		}
@@ -91,9 +80,7 @@ func (l *line) putASCII(run []byte) {
 	}
 }
 
-// The cursor's moves and the erasures of the controls and CSI sequences
-// (see editLine). The cursor stays within the line's text or at most at
-// farthestColumn; it stops at the left margin.
+// The moves and erasures of controls and CSI sequences (see editLine).
 func (l *line) carriageReturn() { l.col = 0 }
 func (l *line) backspace()      { l.col = max(0, l.col-1) }
 func (l *line) moveTo(col int)  { l.col = max(0, min(col, max(len(l.cells), farthestColumn))) }
@@ -106,14 +93,11 @@ func (l *line) eraseToEnd() {
 	}
 }
 
-// eraseToStart erases the cursor's cell too; text after it keeps its
-// column. eraseAll leaves the cursor where it is.
+// eraseToStart erases the cursor's cell too; eraseAll leaves the cursor.
 func (l *line) eraseToStart()    { l.blankOut(0, l.col+1) }
 func (l *line) eraseAll()        { l.cells = l.cells[:0] }
 func (l *line) eraseCells(n int) { l.blankOut(l.col, l.col+n) }
 
-// deleteCells removes n cells at the cursor; the text after them moves
-// left.
 func (l *line) deleteCells(n int) {
 	if l.col >= len(l.cells) {
 		return
@@ -122,8 +106,6 @@ func (l *line) deleteCells(n int) {
 	l.cells = append(l.cells[:l.col], rest...)
 }
 
-// insertBlanks inserts n blanks at the cursor; the text after them moves
-// right.
 func (l *line) insertBlanks(n int) {
 	if l.col >= len(l.cells) {
 		return
@@ -132,7 +114,6 @@ func (l *line) insertBlanks(n int) {
 	l.cells = append(l.cells[:l.col], append(make([]cell, n), l.cells[l.col:]...)...)
 }
 
-// blankOut blanks the cells in [from, to) that exist.
 func (l *line) blankOut(from, to int) {
 	to = min(to, len(l.cells))
 	for i := from; i < to; i++ {
@@ -141,8 +122,7 @@ func (l *line) blankOut(from, to int) {
 }
 
 // appendText appends what the line shows to dst: trailing blanks are
-// nothing (no program wrote them); spaces the program wrote are
-// characters, kept wherever they are.
+// nothing (no program wrote them), unlike spaces.
 func (l *line) appendText(dst []byte) []byte {
 	end := len(l.cells)
 	for end > 0 && l.cells[end-1] == blank {
@@ -165,8 +145,7 @@ func (l *line) appendUpTo(dst []byte, col int) []byte {
 	return dst
 }
 
-// appendCells appends the characters of cells to dst, blanks between them
-// as spaces: they keep the text after them in its column.
+// appendCells appends cells to dst, blanks as spaces.
 func appendCells(dst []byte, cells []cell) []byte {
 	for _, c := range cells {
 		if c == blank {

@@ -19,8 +19,8 @@ const (
 	On      Mode = "on"
 )
 
-// MaxParams bounds the parameters kept of a CSI sequence; a longer one
-// makes a mode switch it carries unknown.
+// MaxParams bounds the parameters kept of a CSI sequence; a mode switch
+// in a longer one is unknown.
 const MaxParams = 32
 
 var pasteModes = []string{"2004"}

@@ -23,24 +23,20 @@ const (
 	esc = 0x1b
 )
 
-// largestArg caps a CSI parameter: digits beyond it cannot matter (see
-// farthestColumn) and must not overflow.
+// largestArg caps a CSI parameter: more cannot matter (farthestColumn),
+// and must not overflow.
 const largestArg = 1 << 16
 
-// csiSequence is what matters of the CSI being read: its first parameter;
-// whether it is plain (no private marker such as '?', no intermediate
-// byte), the only kind that may edit the line; its parameter bytes, for a
-// mode switch.
+// csiSequence is what matters of the CSI being read.
 type csiSequence struct {
-	arg     int
-	argDone bool // the first parameter has ended (';' or ':')
-	plain   bool
+	arg     int  // the first parameter
+	argDone bool // it has ended (';' or ':')
+	plain   bool // no private marker such as '?', no intermediate byte: it may edit the line
 	params  []byte
 }
 
-// control acts on a C0 control byte as the terminal does, in ground state
-// and in the middle of an escape or CSI sequence too (where ESC, CAN and
-// SUB end the sequence).
+// control acts on a C0 control byte as the terminal does, in the middle
+// of an escape or CSI sequence too (where ESC, CAN and SUB end it).
 func (c *Writer) control(b byte) {
 	switch b {
 	case '\n':
@@ -93,8 +89,8 @@ func (c *Writer) sequenceByte(b byte) {
 }
 
 // stringByte reads one byte of an OSC or other control string, whose
-// content (titles, hyperlink targets...) is never text. Any ESC ends the
-// string, and "ESC \" (ST) then ends as an escape sequence of its own.
+// content is never text. Any ESC ends it ("ESC \", ST, then ends as an
+// escape sequence of its own).
 func (c *Writer) stringByte(b byte) {
 	switch {
 	case b == esc:
@@ -106,9 +102,8 @@ func (c *Writer) stringByte(b byte) {
 	}
 }
 
-// escapeByte reads the byte after ESC. Bytes from 0x7f up are ignored
-// there, as tmux does; so a UTF-8 character is never split, whatever
-// state it meets.
+// escapeByte reads the byte after ESC. Bytes from 0x7f up are ignored,
+// as tmux does, so a UTF-8 character is never split.
 func (c *Writer) escapeByte(b byte) {
 	switch {
 	case b >= 0x20 && b <= 0x2f:
@@ -154,9 +149,8 @@ func (c *Writer) csiByte(b byte) {
 	}
 }
 
-// editLine carries out the CSI sequences that change what the current
-// line shows. All others (colours, moves to other rows...) show nothing
-// in the text and are dropped.
+// editLine carries out the CSI sequences that change what the line shows;
+// all others (colours, moves to other rows...) are dropped.
 func (c *Writer) editLine(final byte, arg int) {
 	n := max(1, arg) // a count or column: absent or 0 means 1
 	switch final {

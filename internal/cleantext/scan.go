@@ -42,12 +42,10 @@ const (
 )
 
 // specialBytes returns x, eight bytes, with the high bit set in every
-// byte for which isSpecial holds and no other bit set.
-//
-// For a byte b, (b&0x7f) + (0x80-n) has its high bit set exactly when
-// b&0x7f >= n, and never carries into the next byte; OR-ing b back in
-// counts bytes from 0x80 up as large. That gives "b >= n" for the bounds
-// needed: special is b < 9, 11 <= b < 0x20, or b == 0x7f.
+// byte for which isSpecial holds and no other bit set. For a byte b,
+// (b&0x7f) + (0x80-n) has its high bit set exactly when b&0x7f >= n, and
+// never carries into the next byte; OR-ing b back in counts bytes from
+// 0x80 up as large. Special is b < 9, 11 <= b < 0x20, or b == 0x7f.
 func specialBytes(x uint64) uint64 {
 	low7 := x & lows
 	atLeast9 := (low7 + (0x80-9)*ones) | x

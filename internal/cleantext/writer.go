@@ -8,11 +8,9 @@ import (
 )
 
 // Writer cleans what is written to it and writes the clean text to the
-// underlying writer, line by line as each '\n' arrives (a partial line
-// waits in the Writer until its end or Close). Escape sequences and UTF-8
+// underlying writer as each line ends. Escape sequences and UTF-8
 // characters may be split across Write calls. Its methods may be called
-// from different goroutines (ptysend calls TakePendingIf while another
-// goroutine writes).
+// from different goroutines.
 type Writer struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -25,29 +23,22 @@ type Writer struct {
 	seq   csiSequence // the CSI being read, when state is csi
 
 	// partial holds the first npartial bytes of a UTF-8 character that the
-	// end of a Write cut off, until the next Write brings the rest.
+	// end of a Write cut off.
 	partial  [utf8.UTFMax]byte
 	npartial int
 
-	// dropping: TakePendingIf has taken the line; what follows up to the
-	// next '\n' is the echo of the human's answer, not output.
-	dropping bool
+	dropping bool // up to the next '\n', after TakePendingIf
 	paste    Mode // bracketed paste, as the output switched it
 }
 
 // flushSize is how much clean text collects before it is written to w:
-// few writes for output that needs interpreting (coloured lines, "\r\n"
-// lines), in bounded memory.
+// few writes for interpreted output, in bounded memory.
 const flushSize = 32 << 10
 
-// NewWriter returns a Writer that writes clean text to w.
-func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: w}
-}
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
 // Write cleans p. The clean text of every line p completes is written to
-// the underlying writer before Write returns. It returns len(p) and the
-// underlying writer's error, if any.
+// the underlying writer before Write returns, its error returned.
 func (c *Writer) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -71,17 +62,11 @@ func (c *Writer) Write(p []byte) (int, error) {
 }
 
 // Close writes the pending partial line as it shows, without adding a
-// newline, and drops an unterminated escape sequence. It does not close
-// the underlying writer.
+// newline. It does not close the underlying writer.
 func (c *Writer) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.putPartialRune()
-	if c.err == nil {
-		c.out = c.line.appendText(c.out)
-	}
-	c.line.reset()
-	c.state = ground
+	c.out = c.takeLine(c.out)
 	c.dropping = false
 	c.flush()
 	return c.err
@@ -95,35 +80,37 @@ func (c *Writer) Pending() string {
 	return string(c.line.appendText(nil))
 }
 
-// TakePendingIf, when is holds for the partial line shown so far (as
-// Pending returns it), returns that line and removes it from the output,
-// a character cut off at its end included, an escape sequence left open
-// dropped; the Writer then drops everything up to and including the next
-// '\n'. Otherwise it changes nothing and returns false. The look and the take are one step: output that another
-// goroutine writes meanwhile cannot come between them.
+// TakePendingIf, when is holds for the partial line as Pending returns
+// it, takes that line out of the output and returns it; the Writer then
+// drops everything up to and including the next '\n'. The look and the
+// take are one step that output written meanwhile cannot come between.
 //
 // ptysend takes the line once it is the question the terminal asks while
 // the command waits for the human ("[sudo] password for u: "): it and the
-// echo of the answer up to Enter belong in a note to the agent, not in
-// the command's output.
+// echo of the answer belong in a note to the agent, not in the output.
 func (c *Writer) TakePendingIf(is func(pending string) bool) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !is(string(c.line.appendText(nil))) {
 		return "", false
 	}
-	c.putPartialRune()
-	question := string(c.line.appendText(nil))
-	c.line.reset()
-	c.state = ground
 	c.dropping = true
-	return question, true
+	return string(c.takeLine(nil)), true
 }
 
-// Line is the line being shown and the cursor's column: what a REPL's
-// prompt is looked for on. It runs up to the cursor at least (the blanks
-// before the cursor, a prompt's space, are the line's); spaces past the
-// cursor and the text are not.
+// takeLine appends the line as it shows, a character cut off at its end
+// included, to dst and starts a new line, an open sequence dropped.
+func (c *Writer) takeLine(dst []byte) []byte {
+	c.putPartialRune()
+	dst = c.line.appendText(dst)
+	c.line.reset()
+	c.state = ground
+	return dst
+}
+
+// Line is the line being shown, where a REPL's prompt is looked for, and
+// the cursor's column. It runs up to the cursor at least (a prompt's
+// space is the line's); spaces past the cursor and the text are not.
 func (c *Writer) Line() (string, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -131,8 +118,8 @@ func (c *Writer) Line() (string, int) {
 }
 
 // SetLine starts the line being shown over with text, the cursor at
-// column col: what the line showed where the output read from here on
-// begins (a REPL's prompt line, known from an earlier read or tmux).
+// column col: what it showed where the output from here on begins (a
+// REPL's prompt line, known from an earlier read or tmux).
 func (c *Writer) SetLine(text string, col int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -145,7 +132,7 @@ func (c *Writer) SetLine(text string, col int) {
 }
 
 // Settled reports whether no escape sequence or character is half read:
-// the line and the modes hold as of what was written.
+// the line and the modes are those of what was written.
 func (c *Writer) Settled() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -155,8 +142,7 @@ func (c *Writer) Settled() bool {
 func (c *Writer) settled() bool { return c.state == ground && c.npartial == 0 }
 
 // Paste is the bracketed paste mode as of what was written: unknown in
-// the middle of a sequence; from (the mode the reading started in) when
-// no switch came.
+// the middle of a sequence, from when no switch came.
 func (c *Writer) Paste(from Mode) Mode {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -178,11 +164,10 @@ func String(s string) string {
 	return b.String()
 }
 
-// passCleanLines is the fast path, taken when the Writer holds nothing:
-// most output is plain lines, which cost one scan and one write per
-// chunk. It writes the complete lines at the start of p that need no
-// interpreting straight to w, and returns the rest of p, which starts
-// with a line that needs interpreting or is not complete.
+// passCleanLines is the fast path, for most output is plain lines: when
+// the Writer holds nothing, it writes the complete lines at the start of
+// p that need no interpreting straight to w (one scan and one write), and
+// returns the rest of p.
 func (c *Writer) passCleanLines(p []byte) []byte {
 	for {
 		clean := cleanPrefix(p)
@@ -192,8 +177,7 @@ func (c *Writer) passCleanLines(p []byte) []byte {
 			p, clean = p[end:], clean-end
 		}
 		// A plain line ending in "\r\n" or "\r\r\n" (a second pty: sudo,
-		// ssh -t) is clean once its "\r"s, which only moved the cursor
-		// home, go.
+		// ssh -t) is clean without its "\r"s.
 		crs := countCRsBeforeLF(p[clean:])
 		if crs == 0 {
 			return p
@@ -207,8 +191,7 @@ func (c *Writer) passCleanLines(p []byte) []byte {
 	}
 }
 
-// countCRsBeforeLF returns n if p starts with n > 0 "\r"s and then a
-// "\n", and 0 otherwise.
+// countCRsBeforeLF returns n if p starts with n "\r"s and a "\n".
 func countCRsBeforeLF(p []byte) int {
 	n := 0
 	for n < len(p) && p[n] == '\r' {
@@ -250,8 +233,8 @@ func (c *Writer) interpret(p []byte) []byte {
 }
 
 // putRune puts the UTF-8 character at the start of p on the line and
-// returns its length. A byte that is not valid UTF-8 is a character of its
-// own. A character cut off by the end of p waits for the next Write.
+// returns its length; a byte that is not valid UTF-8 is a character of
+// its own.
 func (c *Writer) putRune(p []byte) int {
 	if !utf8.FullRune(p) {
 		c.npartial = copy(c.partial[:], p)
@@ -262,8 +245,7 @@ func (c *Writer) putRune(p []byte) int {
 	return size
 }
 
-// finishRune completes the character the previous Write cut off with the
-// first bytes of p, and returns the rest of p.
+// finishRune completes the character the previous Write cut off.
 func (c *Writer) finishRune(p []byte) []byte {
 	for c.npartial > 0 && len(p) > 0 {
 		c.partial[c.npartial] = p[0]
@@ -285,8 +267,8 @@ func (c *Writer) finishRune(p []byte) []byte {
 	return p
 }
 
-// putPartialRune puts the bytes of a cut-off character on the line, one
-// character each, as invalid UTF-8 is shown.
+// putPartialRune puts the bytes of a cut-off character on the line as
+// invalid UTF-8, one character each.
 func (c *Writer) putPartialRune() {
 	for _, b := range c.partial[:c.npartial] {
 		c.line.put(cell(b))
@@ -294,7 +276,6 @@ func (c *Writer) putPartialRune() {
 	c.npartial = 0
 }
 
-// endLine finishes the current line: its text and a '\n' go to the output.
 func (c *Writer) endLine() {
 	c.out = c.line.appendText(c.out)
 	c.out = append(c.out, '\n')
@@ -304,8 +285,8 @@ func (c *Writer) endLine() {
 	}
 }
 
-// dropAnswer drops p up to and including its first '\n' (the echo of what
-// the human typed after TakePendingIf) and returns the rest of p.
+// dropAnswer drops p up to and including its first '\n': the echo of
+// what the human typed after TakePendingIf.
 func (c *Writer) dropAnswer(p []byte) []byte {
 	i := bytes.IndexByte(p, '\n')
 	if i < 0 {
@@ -315,7 +296,6 @@ func (c *Writer) dropAnswer(p []byte) []byte {
 	return p[i+1:]
 }
 
-// flush writes the collected clean text to w.
 func (c *Writer) flush() {
 	if len(c.out) > 0 {
 		c.write(c.out)
@@ -326,7 +306,6 @@ func (c *Writer) flush() {
 	c.out = c.out[:0]
 }
 
-// write writes p to w unless w has already failed.
 func (c *Writer) write(p []byte) {
 	if c.err != nil {
 		return

@@ -6,9 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// OpenByteLocks opens dir to lock its bytes. On Linux they are open file
-// description locks, which belong to the open, where classic fcntl locks
-// belong to the process.
+// OpenByteLocks opens dir to lock its bytes: open file description
+// locks, unlike classic fcntl locks, which belong to the process.
 func OpenByteLocks(dir string) (*ByteLocks, error) {
 	fd, err := openDir(dir)
 	if err != nil {

@@ -7,8 +7,7 @@ import (
 	"strings"
 )
 
-// Proc is what the kernel says of one process at one moment: every
-// question about a process's family, terminal or state has this reader.
+// Proc is what the kernel says of one process at one moment.
 type Proc struct {
 	PID        int
 	State      byte // 'R' running, 'S' asleep, 'D' in disk I/O, 'T' stopped, 'Z' a zombie...
@@ -68,14 +67,11 @@ func Name(pid int) string {
 	return Comm(pid)
 }
 
-// Which processes are "ours" has three answers, for different questions,
-// which must not be merged: OwnedByUs, SharesOurUserAndNamespaces and
-// PeerUID.
-
 // OwnedByUs reports whether the kernel's owner of process pid is our
 // effective user: the user it runs as, or root when it is not dumpable (a
-// set-uid program). A job runs as the tmux server's user, so it takes no
-// root shell's settings.
+// set-uid program); a job, which runs as the tmux server's user, takes no
+// root shell's settings. "Ours" has two other answers, for other
+// questions, not to be merged: SharesOurUserAndNamespaces and PeerUID.
 func OwnedByUs(pid int) bool {
 	uid, err := ProcessOwner(pid)
 	return err == nil && uid == os.Geteuid()

@@ -19,15 +19,14 @@ func ReadProc(pid int) (Proc, error) {
 	return readStat(fmt.Sprintf("/proc/%d/stat", pid))
 }
 
-// readStat parses a stat file of /proc: a process's, or one of its
-// threads' (/proc/PID/task/TID/stat).
+// readStat parses a stat file of a process or a thread.
 func readStat(path string) (Proc, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Proc{}, err
 	}
-	// The command name, in parentheses after the pid, may itself hold
-	// spaces and parentheses: the fields after it start at the last ')'.
+	// The command name, in parentheses, may itself hold spaces and
+	// parentheses: the fields after it start at the last ')'.
 	i := bytes.LastIndexByte(b, ')')
 	j := bytes.IndexByte(b, '(')
 	if i < 0 || j < 0 || j > i {
@@ -52,8 +51,7 @@ func readStat(path string) (Proc, error) {
 		TPGID:      int(num(f[5])),
 		StartTicks: num(f[19]),
 	}
-	// startcode, endcode and startstack (fields 26 to 28), which the
-	// kernel shows as 0 to whoever may not trace the process.
+	// startcode, endcode and startstack, 0 to whoever may not trace it.
 	if len(f) >= 26 && f[23] != "0" {
 		p.Image = strings.Join(f[23:26], " ")
 	}
@@ -78,9 +76,7 @@ func Comm(pid int) string {
 	return strings.TrimSpace(string(b))
 }
 
-// clockTicks is the kernel's USER_HZ, the unit of stat's times: 100 on
-// every Linux architecture Go supports.
-const clockTicks = 100
+const clockTicks = 100 // USER_HZ, the unit of stat's times, on every architecture Go supports
 
 // StartTime is when process pid started, to the tick: against the uptime
 // now, as the boot time that /proc/stat gives is rounded to the second.
@@ -115,8 +111,8 @@ func Executable(pid int) (string, error) {
 	return strings.TrimSuffix(exe, " (deleted)"), err
 }
 
-// Environ is the environment process pid started with, "KEY=value"
-// each: the kernel shows nothing of the changes it made since.
+// Environ is the environment process pid started with (the kernel shows
+// no later change).
 func Environ(pid int) []string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 	return strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 })
@@ -150,7 +146,7 @@ func taskDirs(pid int) []string {
 }
 
 // procValue is what follows "key:" on its line of /proc/PID/file (io,
-// status), spaces trimmed; "" when there is no such line.
+// status), trimmed.
 func procValue(pid int, file, key string) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
 	for line := range strings.Lines(string(b)) {
@@ -184,8 +180,7 @@ func ProcessOwner(pid int) (int, error) {
 	return uid, nil
 }
 
-// FileOwner is the user id that owns the file fi describes; false when
-// the file system does not say.
+// FileOwner is the user id that owns the file fi describes, if known.
 func FileOwner(fi os.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
@@ -195,10 +190,10 @@ func FileOwner(fi os.FileInfo) (int, bool) {
 }
 
 // SharesOurUserAndNamespaces reports whether pid is a shell ptysend can
-// drive the fast way: one that reads the private runtime directory (our
-// effective user), sees the same files there (our mount namespace) and can
-// be watched through /proc (our pid namespace, a working directory we can
-// read). Any other is driven through the terminal stream (far mode).
+// drive the fast way, not through the terminal stream (far mode): it reads
+// the runtime directory (our effective user), sees the same files there
+// (our mount namespace) and can be watched through /proc (our pid
+// namespace, a working directory we can read).
 func SharesOurUserAndNamespaces(pid int) bool {
 	uids := strings.Fields(procValue(pid, "status", "Uid")) // real, effective, saved, file system
 	if len(uids) < 2 || uids[1] != strconv.Itoa(os.Geteuid()) {
@@ -216,11 +211,9 @@ func SharesOurUserAndNamespaces(pid int) bool {
 }
 
 // WatchExit returns a channel that is closed when process pid exits, or
-// nil when the process cannot be watched (gone already, or no pidfd
-// support). The kernel wakes the watcher through a pidfd, which the
-// runtime's poller waits on with the rest: nothing polls on a timer, and
-// no thread is held while the process runs. Once ctx is done the pidfd is
-// closed and the watcher ends; the channel is then never closed.
+// nil when it cannot be watched (gone already, or no pidfd). The runtime's
+// poller waits on the pidfd: no timer, no thread held. Once ctx is done
+// the watcher ends and the channel is never closed.
 func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if err != nil {
@@ -250,8 +243,8 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 	return exited
 }
 
-// hasExited asks the pidfd, without waiting, whether its process has
-// exited (it is then readable); failed when poll itself fails.
+// hasExited asks the pidfd, without waiting, whether it is readable: its
+// process has exited.
 func hasExited(pidfd int) (exited, failed bool) {
 	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
 	var n int

@@ -6,11 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// RandomBytes fills b, of at most 256 bytes (which getrandom(2) reads
-// whole), from the kernel's random number generator, as crypto/rand
-// does. crypto/rand itself would link Go's FIPS 140 module into ptysend
-// (its DRBG, SHA-2 and SHA-3, AES, math/big: some 200 KB of code), which
-// costs every call as much resident memory.
+// RandomBytes fills b, at most 256 bytes (which getrandom(2) reads whole),
+// from the kernel, as crypto/rand does: crypto/rand would link Go's FIPS
+// 140 module into ptysend, some 200 KB of code each call maps.
 func RandomBytes(b []byte) error {
 	var n int
 	err := ignoringEINTR(func() (err error) {

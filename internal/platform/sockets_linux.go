@@ -25,9 +25,8 @@ func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) 
 	return BlockingConn(fd), err
 }
 
-// dialUnix connects a new socket to path, with the timeout (if any) of
-// its reads and writes. It waits only while the listener's backlog is
-// full (like net.Dial), as long as the write timeout allows.
+// dialUnix connects a new socket to path. It waits only while the
+// listener's backlog is full (like net.Dial), as long as timeout allows.
 func dialUnix(path string, timeout time.Duration) (int, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -46,8 +45,7 @@ func dialUnix(path string, timeout time.Duration) (int, error) {
 	return fd, nil
 }
 
-// pollable hands fd to the runtime poller, as os.NewFile does for a
-// non-blocking descriptor.
+// pollable hands fd to the runtime poller (os.NewFile does, non-blocking).
 func pollable(fd int, name string) (*os.File, error) {
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)

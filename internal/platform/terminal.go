@@ -9,8 +9,8 @@ type termMode struct {
 }
 
 // EditsLines reports whether the terminal is in a line editor's mode
-// (non-canonical), as readline, libedit, zle, fish and node set it while
-// they read a line; a builtin read leaves it canonical.
+// (non-canonical), as readline, zle, fish and node set it while they read
+// a line; a builtin read leaves it canonical.
 func EditsLines(tty *os.File) bool {
 	m, ok := readTermMode(tty)
 	return ok && !m.canonical
@@ -24,16 +24,14 @@ func passwordMode(tty *os.File) bool {
 }
 
 // TranslatesNewlines reports whether the terminal tty turns "\n" into
-// "\r\n" in its output, as terminals do by default (and when it does not
-// say).
+// "\r\n" in its output, as by default.
 func TranslatesNewlines(tty *os.File) bool {
 	m, ok := readTermMode(tty)
 	return !ok || m.translatesNewlines
 }
 
-// TypedAhead reports keys the human typed during the previous command,
-// which wait in the terminal's input queue: they appear on the line only
-// once the shell reads them.
+// TypedAhead reports keys typed during the previous command that wait in
+// the terminal's input queue, not yet on the shell's line.
 func TypedAhead(shellPID int) bool {
 	tty := OpenTTY(TTYOf(shellPID))
 	if tty == nil {
