@@ -1,5 +1,7 @@
 package cleantext
 
+import "slices"
+
 // A cell is one character cell of the line: the bytes of one UTF-8 rune,
 // or a single byte that is not valid UTF-8, packed little-endian. NUL is
 // never printed, so 0 is free to mean a blank cell: one the program
@@ -51,17 +53,15 @@ func (l *line) reset() {
 	l.col = 0
 }
 
-// put writes one character at the cursor and moves the cursor right.
+// put writes one character at the cursor, blanks before it if the cursor
+// is past the text, and moves the cursor right.
 func (l *line) put(c cell) {
-	switch {
-	case l.col < len(l.cells):
+	for len(l.cells) < l.col {
+		l.cells = append(l.cells, blank)
+	}
+	if l.col < len(l.cells) {
 		l.cells[l.col] = c
-	case l.col == len(l.cells):
-		l.cells = append(l.cells, c)
-	default:
-		for len(l.cells) < l.col {
-			l.cells = append(l.cells, blank)
-		}
+	} else {
 		l.cells = append(l.cells, c)
 	}
 	l.col++
@@ -99,19 +99,15 @@ func (l *line) eraseAll()        { l.cells = l.cells[:0] }
 func (l *line) eraseCells(n int) { l.blankOut(l.col, l.col+n) }
 
 func (l *line) deleteCells(n int) {
-	if l.col >= len(l.cells) {
-		return
+	if l.col < len(l.cells) {
+		l.cells = slices.Delete(l.cells, l.col, min(len(l.cells), l.col+n))
 	}
-	rest := l.cells[min(len(l.cells), l.col+n):]
-	l.cells = append(l.cells[:l.col], rest...)
 }
 
 func (l *line) insertBlanks(n int) {
-	if l.col >= len(l.cells) {
-		return
+	if l.col < len(l.cells) {
+		l.cells = slices.Insert(l.cells, l.col, make([]cell, min(n, farthestColumn))...)
 	}
-	n = min(n, farthestColumn)
-	l.cells = append(l.cells[:l.col], append(make([]cell, n), l.cells[l.col:]...)...)
 }
 
 func (l *line) blankOut(from, to int) {

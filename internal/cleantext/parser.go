@@ -69,7 +69,14 @@ func (c *Writer) sequenceByte(b byte) {
 			c.state = dcsString // tmux's passthrough doubles the ESCs it carries inside a DCS
 		}
 	case oscString, controlString:
-		c.stringByte(b)
+		// The content is never text. Any ESC ends it ("ESC \", ST, then
+		// ends as an escape sequence of its own).
+		switch {
+		case b == esc:
+			c.state = escape
+		case b == can || b == sub, b == bel && c.state == oscString:
+			c.state = ground
+		}
 	default:
 		if b < 0x20 {
 			c.control(b)
@@ -85,20 +92,6 @@ func (c *Writer) sequenceByte(b byte) {
 		case csi:
 			c.csiByte(b)
 		}
-	}
-}
-
-// stringByte reads one byte of an OSC or other control string, whose
-// content is never text. Any ESC ends it ("ESC \", ST, then ends as an
-// escape sequence of its own).
-func (c *Writer) stringByte(b byte) {
-	switch {
-	case b == esc:
-		c.state = escape
-	case b == can || b == sub:
-		c.state = ground
-	case b == bel && c.state == oscString:
-		c.state = ground
 	}
 }
 

@@ -22,9 +22,7 @@ type Writer struct {
 	state parserState
 	seq   csiSequence // the CSI being read, when state is csi
 
-	// partial holds the first npartial bytes of a UTF-8 character that the
-	// end of a Write cut off.
-	partial  [utf8.UTFMax]byte
+	partial  [utf8.UTFMax]byte // a UTF-8 character the end of a Write cut off
 	npartial int
 
 	dropping bool // up to the next '\n', after TakePendingIf
@@ -178,33 +176,27 @@ func (c *Writer) passCleanLines(p []byte) []byte {
 		}
 		// A plain line ending in "\r\n" or "\r\r\n" (a second pty: sudo,
 		// ssh -t) is clean without its "\r"s.
-		crs := countCRsBeforeLF(p[clean:])
+		crs := crsBeforeLF(p[clean:])
 		if crs == 0 {
 			return p
 		}
 		c.out = append(c.out, p[:clean]...)
-		c.out = append(c.out, '\n')
+		c.newline()
 		p = p[clean+crs+1:]
-		if len(c.out) >= flushSize {
-			c.flush()
-		}
 	}
 }
 
-// countCRsBeforeLF returns n if p starts with n "\r"s and a "\n".
-func countCRsBeforeLF(p []byte) int {
-	n := 0
-	for n < len(p) && p[n] == '\r' {
-		n++
+// crsBeforeLF is n if p starts with n "\r"s and a "\n", else 0.
+func crsBeforeLF(p []byte) int {
+	rest := bytes.TrimLeft(p, "\r")
+	if len(rest) == 0 || rest[0] != '\n' {
+		return 0
 	}
-	if n < len(p) && p[n] == '\n' {
-		return n
-	}
-	return 0
+	return len(p) - len(rest)
 }
 
 // interpret runs the one-line terminal over p until the current line
-// ends, and returns the rest of p (nil if p ran out first).
+// ends, and returns the rest of p.
 func (c *Writer) interpret(p []byte) []byte {
 	for i := 0; i < len(p); {
 		b := p[i]
@@ -247,23 +239,21 @@ func (c *Writer) putRune(p []byte) int {
 
 // finishRune completes the character the previous Write cut off.
 func (c *Writer) finishRune(p []byte) []byte {
-	for c.npartial > 0 && len(p) > 0 {
-		c.partial[c.npartial] = p[0]
-		seq := c.partial[:c.npartial+1]
-		if !utf8.FullRune(seq) {
-			c.npartial++
-			p = p[1:]
-			continue
-		}
-		if _, size := utf8.DecodeRune(seq); size == len(seq) {
-			c.line.put(cellOf(seq))
-			c.npartial = 0
-			return p[1:]
-		}
-		// p[0] cannot continue the character: the bytes before it were
-		// invalid UTF-8, and p[0] is read afresh, as in one Write.
-		c.putPartialRune()
+	n := c.npartial
+	if n == 0 {
+		return p
 	}
+	seq := c.partial[:n+copy(c.partial[n:], p)]
+	if !utf8.FullRune(seq) {
+		c.npartial = len(seq)
+		return nil
+	}
+	if _, size := utf8.DecodeRune(seq); size > 1 {
+		c.line.put(cellOf(seq[:size]))
+		c.npartial = 0
+		return p[size-n:]
+	}
+	c.putPartialRune() // invalid UTF-8: p is read afresh, as in one Write
 	return p
 }
 
@@ -278,8 +268,12 @@ func (c *Writer) putPartialRune() {
 
 func (c *Writer) endLine() {
 	c.out = c.line.appendText(c.out)
-	c.out = append(c.out, '\n')
 	c.line.reset()
+	c.newline()
+}
+
+func (c *Writer) newline() {
+	c.out = append(c.out, '\n')
 	if len(c.out) >= flushSize {
 		c.flush()
 	}
