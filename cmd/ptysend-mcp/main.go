@@ -1,13 +1,11 @@
-// Command ptysend-mcp is the MCP server that `ptysend --mcp` runs (it
-// execs this program, found next to itself or on PATH): the shared
-// terminal served to an agent as MCP tools on stdin and stdout
-// (internal/mcpserver).
+// Command ptysend-mcp is the MCP server that `ptysend --mcp` execs (found
+// next to itself or on PATH): the shared terminal served to an agent as
+// MCP tools on stdin and stdout. Its flags are ptysend's to pass.
 //
 // It is a program of its own so that the MCP SDK, with the net/http, TLS
 // and JSON-schema packages it links, does not weigh on every ptysend call:
 // linked into ptysend it made each call start about 1 ms slower and use
-// 4 MiB more memory (scripts/bench). Its flags are ptysend's to pass, not
-// a user interface.
+// 4 MiB more memory (scripts/bench).
 package main
 
 import (
