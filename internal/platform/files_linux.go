@@ -25,27 +25,33 @@ func OpenNoWait(path string) (*os.File, error) {
 // ReadNow reads what f, a pipe or fifo the runtime's poller serves,
 // holds now: ErrWouldWait when it holds nothing and a writer is left,
 // io.EOF when none is.
-func ReadNow(f *os.File, p []byte) (int, error) {
+func ReadNow(f *os.File, p []byte) (n int, err error) {
 	raw, err := f.SyscallConn()
 	if err != nil {
 		return 0, err
 	}
-	var n int
-	var rerr error
-	err = raw.Read(func(fd uintptr) bool {
-		rerr = ignoringEINTR(func() (err error) {
-			n, err = unix.Read(int(fd), p)
-			return err
-		})
+	if rerr := raw.Read(func(fd uintptr) bool {
+		n, err = readFD(int(fd), p)
 		return true // one try, never a wait
+	}); rerr != nil {
+		return 0, rerr
+	}
+	if err == unix.EAGAIN {
+		return 0, ErrWouldWait
+	}
+	return n, err
+}
+
+// readFD reads fd once (EAGAIN when it would block), io.EOF at the end.
+func readFD(fd int, p []byte) (int, error) {
+	var n int
+	err := ignoringEINTR(func() (err error) {
+		n, err = unix.Read(fd, p)
+		return err
 	})
 	switch {
 	case err != nil:
 		return 0, err
-	case rerr == unix.EAGAIN:
-		return 0, ErrWouldWait
-	case rerr != nil:
-		return 0, rerr
 	case n == 0 && len(p) > 0:
 		return 0, io.EOF
 	}

@@ -2,7 +2,6 @@ package platform
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -144,20 +143,11 @@ func PeerHungUp(c *os.File) bool {
 }
 
 func (c BlockingConn) Read(p []byte) (int, error) {
-	for {
-		n, err := unix.Read(int(c), p)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			return 0, os.ErrDeadlineExceeded
-		case err != nil:
-			return 0, err
-		case n == 0 && len(p) > 0:
-			return 0, io.EOF
-		}
-		return n, nil
+	n, err := readFD(int(c), p)
+	if err == unix.EAGAIN {
+		return 0, os.ErrDeadlineExceeded
 	}
+	return n, err
 }
 
 func (c BlockingConn) Write(p []byte) (int, error) {
