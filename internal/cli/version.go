@@ -37,29 +37,21 @@ func VersionFrom(info *debug.BuildInfo) string {
 	if versioned && !isPseudoVersion(v) && !strings.Contains(v, "+dirty") {
 		return v // a release
 	}
-	var rev, date string
-	dirty := false
+	var rev, dirty, date string
 	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			date = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+dirty"
+		case s.Key == "vcs.time" && s.Value != "":
+			date = " (" + s.Value + ")"
 		}
 	}
-	if rev != "" {
-		out := rev[:min(len(rev), 12)]
-		if dirty {
-			out += "+dirty"
-		}
-		if date != "" {
-			out += " (" + date + ")"
-		}
-		return out
-	}
-	if versioned {
+	switch {
+	case rev != "":
+		return rev + dirty + date
+	case versioned:
 		return v // a pseudo-version: go install ...@COMMIT or @latest without tags
 	}
 	return noVersion

@@ -5,6 +5,7 @@
 package failure
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"syscall"
@@ -35,12 +36,7 @@ type Error struct {
 func (e *Error) Error() string { return e.Msg }
 
 // ExitCode is the process exit code for this failure.
-func (e *Error) ExitCode() int {
-	if e.Code == 0 {
-		return ExitFailure
-	}
-	return e.Code
-}
+func (e *Error) ExitCode() int { return cmp.Or(e.Code, ExitFailure) }
 
 // From turns any error into an *Error that says what to do.
 func From(err error) *Error {

@@ -16,15 +16,14 @@ func ignoringEINTR(f func() error) error {
 	}
 }
 
-// OpenNoWait opens the fifo at path to read it with ReadNow: the open
-// does not wait for a writer.
+// OpenNoWait opens the fifo at path for ReadNow, without waiting for a
+// writer.
 func OpenNoWait(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 }
 
-// ReadNow reads what f, a pipe or fifo the runtime's poller serves,
-// holds now: ErrWouldWait when it holds nothing and a writer is left,
-// io.EOF when none is.
+// ReadNow reads what the pipe or fifo f holds now: ErrWouldWait when
+// nothing but a writer is left, io.EOF when none is.
 func ReadNow(f *os.File, p []byte) (n int, err error) {
 	raw, err := f.SyscallConn()
 	if err != nil {
@@ -58,9 +57,9 @@ func readFD(fd int, p []byte) (int, error) {
 	return n, nil
 }
 
-// SetStdoutAside moves our standard output to a new descriptor, which
-// children do not inherit, and points descriptor 1 at standard error: a
-// stray print or a child cannot reach what the returned file leads to.
+// SetStdoutAside moves our standard output to a descriptor children do
+// not inherit, and points descriptor 1 at standard error, out of reach of
+// a stray print or a child.
 func SetStdoutAside(name string) (*os.File, error) {
 	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {
@@ -73,8 +72,7 @@ func SetStdoutAside(name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// Unread is how many bytes wait in f, a pipe or terminal, to be read:
-// the relay catches up with what tmux has written before it answers.
+// Unread is how many bytes wait in f, a pipe or terminal, to be read.
 func Unread(f *os.File) int {
 	raw, err := f.SyscallConn()
 	if err != nil {

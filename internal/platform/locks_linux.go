@@ -16,15 +16,14 @@ func OpenByteLocks(dir string) (*ByteLocks, error) {
 	return &ByteLocks{fd: fd}, nil
 }
 
-// Share takes a shared lock of byte n, or fails at once when a process
-// holds an exclusive one.
+// Share takes a shared lock of byte n, or fails at once.
 func (l *ByteLocks) Share(n int64) error {
 	lk := unix.Flock_t{Type: unix.F_RDLCK, Start: n, Len: 1}
 	return os.NewSyscallError("fcntl", unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_SETLK, &lk))
 }
 
 // Held reports whether a lock of byte n is held through another open of
-// the directory (this process's own included). When in doubt, it is.
+// the directory (this process's included); when in doubt, it is.
 func (l *ByteLocks) Held(n int64) bool {
 	lk := unix.Flock_t{Type: unix.F_WRLCK, Start: n, Len: 1}
 	if err := unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_GETLK, &lk); err != nil {
@@ -33,12 +32,10 @@ func (l *ByteLocks) Held(n int64) bool {
 	return lk.Type != unix.F_UNLCK
 }
 
-// Close drops the locks taken through l.
 func (l *ByteLocks) Close() { unix.Close(l.fd) }
 
 // LockDir waits for the exclusive lock (flock) of directory dir, held
-// until release or the process ends, however it ends. It is independent
-// of the ByteLocks of the same directory.
+// until release or the process ends, independent of its ByteLocks.
 func LockDir(dir string) (release func(), err error) {
 	fd, err := openDir(dir)
 	if err != nil {

@@ -14,12 +14,10 @@ type Proc struct {
 	PPID       int
 	PGID       int
 	SID        int
-	TTY        int   // the controlling terminal's device number; 0: none
-	TPGID      int   // the foreground process group of that terminal; -1: none
-	StartTicks int64 // clock ticks since boot
-	// Image is where the kernel placed its code and stack, at random for
-	// each exec; "" when the kernel does not say.
-	Image string
+	TTY        int    // the controlling terminal's device number; 0: none
+	TPGID      int    // the foreground process group of that terminal; -1: none
+	StartTicks int64  // clock ticks since boot
+	Image      string // where the kernel placed its code and stack, anew for each exec; "": unknown
 }
 
 // ForegroundPID is the foreground process group of the pane's terminal:
@@ -35,8 +33,8 @@ func Parent(pid int) int {
 	return p.PPID
 }
 
-// SameTerminal reports whether process pid has the controlling terminal
-// of process other, and one at all.
+// SameTerminal reports whether processes pid and other share a
+// controlling terminal.
 func SameTerminal(pid, other int) bool {
 	a, _ := ReadProc(pid)
 	b, _ := ReadProc(other)
@@ -49,8 +47,7 @@ func Stopped(pid int) bool {
 	return p.State == 'T'
 }
 
-// ExecImage tells one exec of process pid from another (see Proc.Image);
-// "" when the kernel does not say.
+// ExecImage tells one exec of process pid from another; "" when unknown.
 func ExecImage(pid int) string {
 	p, _ := ReadProc(pid)
 	if p.Image == "" {

@@ -19,7 +19,6 @@ func ReadProc(pid int) (Proc, error) {
 	return readStat(fmt.Sprintf("/proc/%d/stat", pid))
 }
 
-// readStat parses a stat file of a process or a thread.
 func readStat(path string) (Proc, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -78,8 +77,8 @@ func Comm(pid int) string {
 
 const clockTicks = 100 // USER_HZ, the unit of stat's times, on every architecture Go supports
 
-// StartTime is when process pid started, to the tick: against the uptime
-// now, as the boot time that /proc/stat gives is rounded to the second.
+// StartTime is when process pid started, against the uptime: the boot
+// time in /proc/stat is rounded to the second.
 func StartTime(pid int) (time.Time, error) {
 	now := time.Now()
 	p, err := ReadProc(pid)
@@ -104,7 +103,7 @@ func Cwd(pid int) (string, error) {
 	return os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
 }
 
-// Executable is the program file that process pid runs, as it was named
+// Executable is the program file that process pid runs, named as it was
 // when the process started it.
 func Executable(pid int) (string, error) {
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
@@ -118,8 +117,7 @@ func Environ(pid int) []string {
 	return strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 })
 }
 
-// Children are the child processes of pid (of every thread), in no
-// particular order.
+// Children are the child processes of pid, of every thread.
 func Children(pid int) []int {
 	var kids []int
 	for _, task := range taskDirs(pid) {
@@ -133,8 +131,7 @@ func Children(pid int) []int {
 	return kids
 }
 
-// taskDirs are the directories of the threads of process pid:
-// /proc/PID/task/TID/.
+// taskDirs are the /proc/PID/task/TID/ of process pid.
 func taskDirs(pid int) []string {
 	dir := fmt.Sprintf("/proc/%d/task/", pid)
 	tasks, _ := os.ReadDir(dir)
@@ -145,8 +142,7 @@ func taskDirs(pid int) []string {
 	return dirs
 }
 
-// procValue is what follows "key:" on its line of /proc/PID/file (io,
-// status), trimmed.
+// procValue is what follows "key:" in /proc/PID/file (io, status).
 func procValue(pid int, file, key string) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
 	for line := range strings.Lines(string(b)) {
@@ -157,8 +153,8 @@ func procValue(pid int, file, key string) string {
 	return ""
 }
 
-// BytesWritten is the number of bytes process pid has written (wchar in
-// /proc/PID/io), or -1 when unknown.
+// BytesWritten is the number of bytes process pid has written, -1 when
+// unknown.
 func BytesWritten(pid int) int64 {
 	n, err := strconv.ParseInt(procValue(pid, "io", "wchar"), 10, 64)
 	if err != nil {
@@ -173,11 +169,7 @@ func ProcessOwner(pid int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	uid, ok := FileOwner(fi)
-	if !ok {
-		return 0, fmt.Errorf("no owner of process %d", pid)
-	}
-	return uid, nil
+	return int(fi.Sys().(*syscall.Stat_t).Uid), nil
 }
 
 // FileOwner is the user id that owns the file fi describes, if known.
@@ -190,10 +182,9 @@ func FileOwner(fi os.FileInfo) (int, bool) {
 }
 
 // SharesOurUserAndNamespaces reports whether pid is a shell ptysend can
-// drive the fast way, not through the terminal stream (far mode): it reads
-// the runtime directory (our effective user), sees the same files there
-// (our mount namespace) and can be watched through /proc (our pid
-// namespace, a working directory we can read).
+// drive the fast way, not through the terminal stream (far mode): one that
+// reads the runtime directory (our effective user), sees our files (our
+// mount namespace) and can be watched through /proc (our pid namespace).
 func SharesOurUserAndNamespaces(pid int) bool {
 	uids := strings.Fields(procValue(pid, "status", "Uid")) // real, effective, saved, file system
 	if len(uids) < 2 || uids[1] != strconv.Itoa(os.Geteuid()) {
@@ -210,10 +201,9 @@ func SharesOurUserAndNamespaces(pid int) bool {
 	return err == nil
 }
 
-// WatchExit returns a channel that is closed when process pid exits, or
-// nil when it cannot be watched (gone already, or no pidfd). The runtime's
-// poller waits on the pidfd: no timer, no thread held. Once ctx is done
-// the watcher ends and the channel is never closed.
+// WatchExit returns a channel that is closed when process pid exits, nil
+// when it cannot be watched (gone, or no pidfd), never closed once ctx is
+// done. The runtime's poller waits on the pidfd: no timer, no thread held.
 func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if err != nil {
@@ -243,7 +233,7 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 	return exited
 }
 
-// hasExited asks the pidfd, without waiting, whether it is readable: its
+// hasExited asks, without waiting, whether the pidfd is readable: its
 // process has exited.
 func hasExited(pidfd int) (exited, failed bool) {
 	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}

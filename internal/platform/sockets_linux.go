@@ -17,8 +17,8 @@ func DialUnix(path string) (*os.File, error) {
 	return pollable(fd, path)
 }
 
-// DialUnixBlocking connects to the unix socket at path; every read and
-// write fails after timeout.
+// DialUnixBlocking connects to the unix socket at path; reads and writes
+// fail after timeout.
 func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) {
 	fd, err := dialUnix(path, timeout)
 	return BlockingConn(fd), err
@@ -53,15 +53,15 @@ func pollable(fd int, name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// ListenUnix listens on path, which must not exist. The socket file has
-// mode 0600, as private as its directory (defence in depth).
+// ListenUnix listens on path, which must not exist, with a socket file of
+// mode 0600 (defence in depth: its directory is private).
 func ListenUnix(path string) (*UnixListener, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
-	// bind applies the umask; a chmod after it would leave a moment with
-	// the wider mode. Nothing else in the relay makes files meanwhile.
+	// bind applies the umask, leaving no moment with a wider mode as a
+	// chmod would; nothing else in the relay makes files meanwhile.
 	old := unix.Umask(0o177)
 	err = unix.Bind(fd, &unix.SockaddrUnix{Name: path})
 	unix.Umask(old)
@@ -106,8 +106,8 @@ func (l *UnixListener) Accept() (*os.File, error) {
 	return pollable(nfd, l.f.Name())
 }
 
-// PeerUID is the user id of the process at the other end of the unix
-// socket c, as it was when it connected.
+// PeerUID is the user id of the process at the other end of socket c,
+// as it was when it connected.
 func PeerUID(c *os.File) (int, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
@@ -126,8 +126,8 @@ func PeerUID(c *os.File) (int, error) {
 	return int(cred.Uid), nil
 }
 
-// PeerHungUp reports whether the peer of the unix socket c has closed
-// its end, without reading from c.
+// PeerHungUp reports, without reading, whether the peer of socket c has
+// closed its end.
 func PeerHungUp(c *os.File) bool {
 	raw, err := c.SyscallConn()
 	if err != nil {

@@ -16,8 +16,7 @@ func EditsLines(tty *os.File) bool {
 	return ok && !m.canonical
 }
 
-// passwordMode reports whether the terminal reads lines without echoing
-// them, as getpass, sudo and su set it while they ask for a password.
+// passwordMode: lines read without echo, as getpass, sudo and su ask.
 func passwordMode(tty *os.File) bool {
 	m, ok := readTermMode(tty)
 	return ok && m.canonical && !m.echo

@@ -51,7 +51,22 @@ func Ensure(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("creating the runtime directory %s: %w", dir, err)
 	}
-	return checkPrivateDir(dir)
+	fi, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("checking the runtime directory: %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return &UnsafeDirError{dir, "it is a symbolic link"}
+	case !fi.IsDir():
+		return &UnsafeDirError{dir, "it is not a directory"}
+	}
+	if uid, ok := platform.FileOwner(fi); ok && uid != os.Geteuid() {
+		return &UnsafeDirError{dir, fmt.Sprintf("it is owned by uid %d, not by you (uid %d)", uid, os.Geteuid())}
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return &UnsafeDirError{dir, fmt.Sprintf("it has mode %04o, so other users can reach it", perm)}
+	}
+	return nil
 }
 
 // UnsafeDirError is a runtime directory that is not private to us.
@@ -66,26 +81,6 @@ func (e *UnsafeDirError) Error() string {
 
 func (e *UnsafeDirError) Hint() string {
 	return fmt.Sprintf("it must be a directory owned by you with mode 0700; if you did not create it, someone else may have: remove it (rm -r %s) or set PTYBRIDGE_RUNTIME_DIR to a private directory", e.Path)
-}
-
-func checkPrivateDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("checking the runtime directory: %w", err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return &UnsafeDirError{dir, "it is a symbolic link"}
-	}
-	if !fi.IsDir() {
-		return &UnsafeDirError{dir, "it is not a directory"}
-	}
-	if uid, ok := platform.FileOwner(fi); ok && uid != os.Geteuid() {
-		return &UnsafeDirError{dir, fmt.Sprintf("it is owned by uid %d, not by you (uid %d)", uid, os.Geteuid())}
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return &UnsafeDirError{dir, fmt.Sprintf("it has mode %04o, so other users can reach it", perm)}
-	}
-	return nil
 }
 
 // SocketPath is the relay's socket for a session, any name of which is

@@ -93,17 +93,8 @@ func (e *Error) Error() string { return "tmux " + e.Args[0] + ": " + e.Msg }
 // last session just ended) says "server exited unexpectedly" or "lost
 // server".
 func IsMissingSession(err error) bool {
-	var te *Error
-	if !errors.As(err, &te) {
-		return false
-	}
-	for _, s := range []string{"can't find session", "no server running", "error connecting to", "can't find pane", "can't find window",
-		"server exited unexpectedly", "lost server"} {
-		if strings.Contains(te.Msg, s) {
-			return true
-		}
-	}
-	return false
+	return said(err, "can't find session", "no server running", "error connecting to", "can't find pane", "can't find window",
+		"server exited unexpectedly", "lost server")
 }
 
 // SessionTarget is the exact-match target of a session (a bare name would
@@ -112,9 +103,12 @@ func SessionTarget(name string) string { return "=" + name + ":" }
 
 // IsDuplicateSession reports whether err is tmux refusing to create a
 // session that exists.
-func IsDuplicateSession(err error) bool {
+func IsDuplicateSession(err error) bool { return said(err, "duplicate session") }
+
+// said reports whether err is tmux saying one of msgs.
+func said(err error, msgs ...string) bool {
 	var te *Error
-	return errors.As(err, &te) && strings.Contains(te.Msg, "duplicate session")
+	return errors.As(err, &te) && slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(te.Msg, m) })
 }
 
 // Screen is a pane as the human sees it, from one tmux call: its visible
