@@ -16,8 +16,7 @@ func ignoringEINTR(f func() error) error {
 	}
 }
 
-// OpenNoWait opens the fifo at path for ReadNow, without waiting for a
-// writer.
+// OpenNoWait opens a fifo for ReadNow, without waiting for a writer.
 func OpenNoWait(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 }
@@ -57,9 +56,8 @@ func readFD(fd int, p []byte) (int, error) {
 	return n, nil
 }
 
-// SetStdoutAside moves our standard output to a descriptor children do
-// not inherit, and points descriptor 1 at standard error, out of reach of
-// a stray print or a child.
+// SetStdoutAside moves our standard output where no child or stray print
+// reaches it, and points descriptor 1 at standard error.
 func SetStdoutAside(name string) (*os.File, error) {
 	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {

@@ -6,8 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// OpenByteLocks opens dir to lock its bytes: open file description
-// locks, unlike classic fcntl locks, which belong to the process.
+// OpenByteLocks opens dir to lock its bytes: open file description locks.
 func OpenByteLocks(dir string) (*ByteLocks, error) {
 	fd, err := openDir(dir)
 	if err != nil {
@@ -22,8 +21,8 @@ func (l *ByteLocks) Share(n int64) error {
 	return os.NewSyscallError("fcntl", unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_SETLK, &lk))
 }
 
-// Held reports whether a lock of byte n is held through another open of
-// the directory (this process's included); when in doubt, it is.
+// Held reports whether byte n is locked through another open (ours too);
+// when in doubt, it is.
 func (l *ByteLocks) Held(n int64) bool {
 	lk := unix.Flock_t{Type: unix.F_WRLCK, Start: n, Len: 1}
 	if err := unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_GETLK, &lk); err != nil {

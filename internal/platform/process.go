@@ -64,11 +64,10 @@ func Name(pid int) string {
 	return Comm(pid)
 }
 
-// OwnedByUs reports whether the kernel's owner of process pid is our
-// effective user: the user it runs as, or root when it is not dumpable (a
-// set-uid program); a job, which runs as the tmux server's user, takes no
-// root shell's settings. "Ours" has two other answers, for other
-// questions, not to be merged: SharesOurUserAndNamespaces and PeerUID.
+// OwnedByUs reports whether the kernel's owner of process pid (root for a
+// set-uid program) is our effective user: a job, run as the tmux server's
+// user, takes no root shell's settings. "Ours" has two other answers, not
+// to be merged: SharesOurUserAndNamespaces and PeerUID.
 func OwnedByUs(pid int) bool {
 	uid, err := ProcessOwner(pid)
 	return err == nil && uid == os.Geteuid()

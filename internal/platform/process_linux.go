@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ReadProc reads /proc/PID/stat; on an error, with the zero Proc.
+// ReadProc reads /proc/PID/stat; the zero Proc on an error.
 func ReadProc(pid int) (Proc, error) {
 	return readStat(fmt.Sprintf("/proc/%d/stat", pid))
 }
@@ -77,8 +77,8 @@ func Comm(pid int) string {
 
 const clockTicks = 100 // USER_HZ, the unit of stat's times, on every architecture Go supports
 
-// StartTime is when process pid started, against the uptime: the boot
-// time in /proc/stat is rounded to the second.
+// StartTime is when process pid started, against the uptime (the boot
+// time in /proc/stat is rounded to the second).
 func StartTime(pid int) (time.Time, error) {
 	now := time.Now()
 	p, err := ReadProc(pid)
@@ -103,15 +103,13 @@ func Cwd(pid int) (string, error) {
 	return os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
 }
 
-// Executable is the program file that process pid runs, named as it was
-// when the process started it.
+// Executable is the program file process pid runs, as named at its start.
 func Executable(pid int) (string, error) {
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	return strings.TrimSuffix(exe, " (deleted)"), err
 }
 
-// Environ is the environment process pid started with (the kernel shows
-// no later change).
+// Environ is the environment process pid started with.
 func Environ(pid int) []string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 	return strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 })
@@ -153,8 +151,7 @@ func procValue(pid int, file, key string) string {
 	return ""
 }
 
-// BytesWritten is the number of bytes process pid has written, -1 when
-// unknown.
+// BytesWritten is how many bytes process pid has written, -1: unknown.
 func BytesWritten(pid int) int64 {
 	n, err := strconv.ParseInt(procValue(pid, "io", "wchar"), 10, 64)
 	if err != nil {
@@ -181,10 +178,10 @@ func FileOwner(fi os.FileInfo) (int, bool) {
 	return int(st.Uid), true
 }
 
-// SharesOurUserAndNamespaces reports whether pid is a shell ptysend can
-// drive the fast way, not through the terminal stream (far mode): one that
-// reads the runtime directory (our effective user), sees our files (our
-// mount namespace) and can be watched through /proc (our pid namespace).
+// SharesOurUserAndNamespaces reports whether ptysend can drive shell pid
+// the fast way, not through the terminal stream (far mode): it reads the
+// runtime directory (our user), sees our files (our mount namespace) and
+// can be watched through /proc (our pid namespace).
 func SharesOurUserAndNamespaces(pid int) bool {
 	uids := strings.Fields(procValue(pid, "status", "Uid")) // real, effective, saved, file system
 	if len(uids) < 2 || uids[1] != strconv.Itoa(os.Geteuid()) {
@@ -233,8 +230,7 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 	return exited
 }
 
-// hasExited asks, without waiting, whether the pidfd is readable: its
-// process has exited.
+// hasExited asks, without waiting, whether the pidfd is readable.
 func hasExited(pidfd int) (exited, failed bool) {
 	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
 	var n int

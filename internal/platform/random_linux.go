@@ -6,9 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// RandomBytes fills b, at most 256 bytes (which getrandom(2) reads whole),
-// from the kernel, as crypto/rand does: crypto/rand would link Go's FIPS
-// 140 module into ptysend, some 200 KB of code each call maps.
+// RandomBytes fills b, at most 256 bytes, from getrandom(2): crypto/rand
+// would link Go's FIPS 140 module, 200 KB of code each call maps.
 func RandomBytes(b []byte) error {
 	var n int
 	err := ignoringEINTR(func() (err error) {

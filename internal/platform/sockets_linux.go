@@ -17,15 +17,14 @@ func DialUnix(path string) (*os.File, error) {
 	return pollable(fd, path)
 }
 
-// DialUnixBlocking connects to the unix socket at path; reads and writes
-// fail after timeout.
+// DialUnixBlocking connects to path; reads and writes fail after timeout.
 func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) {
 	fd, err := dialUnix(path, timeout)
 	return BlockingConn(fd), err
 }
 
-// dialUnix connects a new socket to path. It waits only while the
-// listener's backlog is full (like net.Dial), as long as timeout allows.
+// dialUnix waits only while the listener's backlog is full (as net.Dial
+// does), as long as timeout allows.
 func dialUnix(path string, timeout time.Duration) (int, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -53,8 +52,8 @@ func pollable(fd int, name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// ListenUnix listens on path, which must not exist, with a socket file of
-// mode 0600 (defence in depth: its directory is private).
+// ListenUnix listens on path, a new socket file of mode 0600 (defence in
+// depth: its directory is private).
 func ListenUnix(path string) (*UnixListener, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -106,8 +105,7 @@ func (l *UnixListener) Accept() (*os.File, error) {
 	return pollable(nfd, l.f.Name())
 }
 
-// PeerUID is the user id of the process at the other end of socket c,
-// as it was when it connected.
+// PeerUID is the user of the other end of socket c when it connected.
 func PeerUID(c *os.File) (int, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
@@ -126,8 +124,7 @@ func PeerUID(c *os.File) (int, error) {
 	return int(cred.Uid), nil
 }
 
-// PeerHungUp reports, without reading, whether the peer of socket c has
-// closed its end.
+// PeerHungUp reports, without reading, whether c's peer closed its end.
 func PeerHungUp(c *os.File) bool {
 	raw, err := c.SyscallConn()
 	if err != nil {

@@ -8,9 +8,8 @@ type termMode struct {
 	translatesNewlines bool // its output turns "\n" into "\r\n"
 }
 
-// EditsLines reports whether the terminal is in a line editor's mode
-// (non-canonical), as readline, zle, fish and node set it while they read
-// a line; a builtin read leaves it canonical.
+// EditsLines reports whether a line editor (readline, zle, fish, node)
+// reads the terminal: it is non-canonical.
 func EditsLines(tty *os.File) bool {
 	m, ok := readTermMode(tty)
 	return ok && !m.canonical
@@ -22,8 +21,8 @@ func passwordMode(tty *os.File) bool {
 	return ok && m.canonical && !m.echo
 }
 
-// TranslatesNewlines reports whether the terminal tty turns "\n" into
-// "\r\n" in its output, as by default.
+// TranslatesNewlines reports whether tty's output turns "\n" into "\r\n",
+// as by default.
 func TranslatesNewlines(tty *os.File) bool {
 	m, ok := readTermMode(tty)
 	return !ok || m.translatesNewlines

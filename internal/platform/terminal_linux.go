@@ -28,8 +28,7 @@ func readTermMode(tty *os.File) (termMode, bool) {
 	}, true
 }
 
-// SetForegroundGroup makes process group pgid the foreground one of our
-// controlling terminal tty.
+// SetForegroundGroup makes pgid the foreground group of our terminal tty.
 func SetForegroundGroup(tty *os.File, pgid int) error {
 	return unix.IoctlSetPointerInt(int(tty.Fd()), unix.TIOCSPGRP, pgid)
 }
@@ -41,8 +40,8 @@ func OpenTTY(path string) *os.File {
 	return f
 }
 
-// OpenTTYToWrite opens the terminal at path to write to it, never as our
-// controlling terminal; writes wait while the human holds output (Ctrl-S).
+// OpenTTYToWrite opens a terminal to write, never as our controlling
+// terminal; writes wait while the human holds output (Ctrl-S).
 func OpenTTYToWrite(path string) (*os.File, error) {
 	return openUnpolled(path, unix.O_WRONLY)
 }
@@ -58,8 +57,7 @@ func openUnpolled(path string, flags int) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// OpenTTYToWriteNoWait is OpenTTYToWrite for writes that fail rather
-// than wait.
+// OpenTTYToWriteNoWait is OpenTTYToWrite, failing rather than waiting.
 func OpenTTYToWriteNoWait(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
 }

@@ -5,22 +5,19 @@ import (
 	"os"
 )
 
-// ErrWouldWait is ReadNow's answer when there is nothing to read yet and
-// a writer may still write.
+// ErrWouldWait is ReadNow's: nothing to read yet, and a writer is left.
 var ErrWouldWait = errors.New("nothing to read yet")
 
 // ByteLocks is a directory opened to lock single bytes of it. The locks
-// belong to this open, not to the process: another open sees them, even
-// in the same process. They are dropped when it is closed or the process
-// ends, however it ends. It holds a raw descriptor, which the garbage
-// collector cannot close (as it could an *os.File).
+// belong to this open, not to the process (another open sees them, even
+// in the same process), and end with it or the process. A raw descriptor,
+// unlike an *os.File, is never closed by the garbage collector.
 type ByteLocks struct{ fd int }
 
 // UnixListener is a listening unix socket. Sockets are plain descriptors
-// in *os.File, served by the runtime poller like net's connections: net
-// made 0.5 MB of ptysend's binary, which the kernel maps into a short
-// call's memory (seq 1 300000 peaked at 5.3-5.8 MiB, now 4.8-5.0; a
-// trivial call ~0.6 ms faster).
+// in *os.File, served by the runtime poller: package net made 0.5 MB of
+// ptysend, mapped into every call's memory (seq 1 300000 peaked at
+// 5.3-5.8 MiB, now 4.8-5.0; a trivial call ~0.6 ms faster).
 type UnixListener struct{ f *os.File }
 
 var errListenerClosed = errors.New("listener closed")
@@ -29,7 +26,6 @@ var errListenerClosed = errors.New("listener closed")
 func (l *UnixListener) Close() error { return l.f.Close() }
 
 // BlockingConn is a connected unix socket read and written with blocking
-// system calls, with the socket's own timeouts: the runtime poller's setup
-// is a measurable part of a query, one request and one answer in a
-// process that does nothing else.
+// system calls and the socket's own timeouts: the runtime poller's setup
+// is a measurable part of a query, one request and one answer.
 type BlockingConn int

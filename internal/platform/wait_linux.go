@@ -15,20 +15,13 @@ import (
 // A prompt on the screen is not enough to know that a REPL is done:
 // output can look like one (print(">>> fake")). The second signal is the
 // kernel's: the REPL sleeps until the terminal has input. Measured on
-// Linux 6.x, its threads then sleep in
-//
-//   - wait_woken (n_tty_read on older kernels): a plain read() of the
-//     terminal; cooked-mode REPLs and getpass;
-//   - poll_schedule_timeout, do_select, do_sys_poll (python's readline),
-//     ep_poll or do_epoll_wait (node): waiting for several files, the
-//     terminal among them only if a line editor reads it, which makes the
-//     terminal non-canonical. Python's time.sleep is hrtimer_nanosleep, a
-//     busy loop is state R, and a select() on a socket in cooked mode
-//     does not count.
-//
-// Node keeps the terminal non-canonical while it awaits a promise, so
-// prompt-shaped output without a newline followed by an await is still
-// ambiguous for node; output ending with a newline never is.
+// Linux 6.x, its threads then sleep in wait_woken (n_tty_read on older
+// kernels: a plain read(), cooked REPLs and getpass), or in
+// poll_schedule_timeout, do_select, do_sys_poll (python's readline),
+// ep_poll, do_epoll_wait (node) with a line editor reading the terminal,
+// non-canonical. Python's time.sleep is hrtimer_nanosleep, a busy loop is
+// state R. Node keeps the terminal non-canonical while it awaits a
+// promise: prompt-shaped output without a newline is ambiguous there.
 var (
 	ttyReadWaits = []string{"wait_woken", "n_tty_read"}
 	selectWaits  = []string{"poll_schedule_timeout", "do_select", "do_sys_poll"}
@@ -36,12 +29,10 @@ var (
 )
 
 // WaitsForInput reports whether process pid sleeps until the terminal tty
-// has input: none of its threads runs, and one sleeps in a read of a
-// terminal, or in poll while the terminal is in a line editor's mode.
-// The kernel hides the wait channel ("0") and the system call of a
-// process we may not trace, such as sudo or su asking for a password: it
-// waits for the human when it sleeps with the terminal in a password
-// prompt's mode.
+// has input: no thread runs, and one reads a terminal, or polls with a
+// line editor's terminal. The kernel hides the wait channel ("0") of a
+// process we may not trace, such as sudo asking for a password: it waits
+// for the human when the terminal is in a password prompt's mode.
 func WaitsForInput(pid int, tty *os.File) bool {
 	reading, polling, hidden := false, false, false
 	for _, dir := range taskDirs(pid) {
@@ -63,14 +54,12 @@ func WaitsForInput(pid int, tty *os.File) bool {
 	return reading || (polling && EditsLines(tty)) || (hidden && passwordMode(tty))
 }
 
-// WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt on
-// the screen backs it up: pid waits for the terminal and nothing else.
-// epoll never counts, as an event loop waits there alike for anything
-// (node's await of a timer) with the terminal left non-canonical; a
-// TCP socket's read sleeps in wait_woken too, so that counts only when
-// the system call, where we may read it, is a read of the terminal. poll
-// or select counts with the terminal non-canonical: a line editor reads
-// (python's readline), as the REPL evaluates in canonical mode.
+// WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt backs
+// it up. epoll never counts: an event loop waits there for anything (node
+// awaiting a timer), the terminal non-canonical. wait_woken counts only
+// for a read of the terminal that /proc shows, as a TCP socket's read
+// sleeps there too. poll or select counts with the terminal non-canonical,
+// as REPLs evaluate in canonical mode.
 func WaitsOnlyForInput(pid int, tty *os.File) bool {
 	if tty == nil {
 		return false
@@ -102,11 +91,10 @@ func AtLineEditor(shellPID int) bool {
 }
 
 // readsTerminal reports whether the task at taskDir, asleep in
-// wait_woken, is in a read() of a terminal: the same wait channel serves
-// a write() to a full terminal and a read of a TCP socket. When /proc
-// hides the system call, the wait channel is trusted. A task that runs
-// again by now or is gone waits for nothing: a command blocked in its
-// last write() can finish it, exit and be reaped in the meantime.
+// wait_woken, reads a terminal (it might write to a full terminal, or read
+// a TCP socket); trusted when /proc hides the system call. A task that
+// runs again or is gone (it finished its last write() and exited
+// meanwhile) reads nothing.
 func readsTerminal(pid int, taskDir string) bool {
 	call, hidden := syscallOf(taskDir)
 	if hidden {
@@ -136,8 +124,7 @@ func syscallOf(taskDir string) (call string, hidden bool) {
 }
 
 // fileOfCall parses a system call as syscallOf shows it: its number, and
-// the file of process pid its first argument names as a descriptor (""
-// when unreadable).
+// the file its first argument names as a descriptor of pid ("": unknown).
 func fileOfCall(pid int, call string) (nr int, file string, ok bool) {
 	f := strings.Fields(call)
 	if len(f) < 2 {
@@ -152,8 +139,6 @@ func fileOfCall(pid int, call string) (nr int, file string, ok bool) {
 	return nr, file, true
 }
 
-// taskState is the state letter of the task (or process) at taskDir, 0
-// when unreadable.
 func taskState(taskDir string) byte {
 	p, _ := readStat(taskDir + "stat")
 	return p.State
