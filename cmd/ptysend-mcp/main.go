@@ -2,10 +2,9 @@
 // next to itself or on PATH): the shared terminal served to an agent as
 // MCP tools on stdin and stdout. Its flags are ptysend's to pass.
 //
-// It is a program of its own so that the MCP SDK, with the net/http, TLS
-// and JSON-schema packages it links, does not weigh on every ptysend call:
-// linked into ptysend it made each call start about 1 ms slower and use
-// 4 MiB more memory (scripts/bench).
+// It is a program of its own so that the MCP SDK (net/http, TLS, JSON
+// schemas) does not weigh on every ptysend call: 1 ms and 4 MiB more
+// (scripts/bench).
 package main
 
 import (

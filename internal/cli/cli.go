@@ -1,6 +1,4 @@
-// Package cli is what ptybridge and ptysend share on the command line:
-// flag types, the hidden flags with which tmux starts the relay, the
-// version, and printing a failure in the project's style.
+// Package cli is what ptybridge and ptysend share on the command line.
 package cli
 
 import (
@@ -43,8 +41,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 func (d Duration) Duration() time.Duration { return time.Duration(d) }
 
-// UnmarshalJSON takes a number of seconds or a duration string, as an
-// MCP tool's limits are given.
+// UnmarshalJSON takes seconds or a duration string (MCP tools' limits).
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -60,14 +57,12 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 }
 
 // OptionalValue is a flag whose value may be left out: --history or
-// --history=5. Given without "=", it takes no value, so the next word is
-// never taken for one.
+// --history=5, never the next word.
 type OptionalValue struct {
 	Set   bool
 	Value string // "" when given without one
 }
 
-// Decode takes the value attached with "=", if any.
 func (o *OptionalValue) Decode(ctx *kong.DecodeContext) error {
 	o.Set = true
 	if ctx.Scan.Peek().Type == kong.FlagValueToken {
@@ -76,11 +71,11 @@ func (o *OptionalValue) Decode(ctx *kong.DecodeContext) error {
 	return nil
 }
 
-// IsBool makes kong parse the flag as one without a separate value.
+// IsBool makes kong take no separate value.
 func (o *OptionalValue) IsBool() bool { return true }
 
-// Report prints err for the tool in the project's style ("tool: error:
-// what happened", then "hint: what to do") and returns the exit code.
+// Report prints err as "tool: error: ..." and "hint: ...", and returns
+// the exit code.
 func Report(w io.Writer, tool string, err error) int {
 	e := failure.From(err)
 	switch {
@@ -95,8 +90,7 @@ func Report(w io.Writer, tool string, err error) int {
 }
 
 // RelayFlags are the hidden flags with which tmux starts a relay (see
-// Bridge.RelayCommand). Both tools accept them: whichever set up the
-// bridge, or repaired it, runs as the shared pane's relay.
+// Bridge.RelayCommand): the tool that set up the bridge runs as its relay.
 type RelayFlags struct {
 	Relay     string `hidden:"" help:"Internal: serve the pane's output stream on this socket." json:"-"`
 	RelayPane string `hidden:"" json:"-"`
@@ -104,10 +98,9 @@ type RelayFlags struct {
 	RelayJob  string `hidden:"" json:"-"` // a job window's: its relay.JobConfig, JSON in hex
 }
 
-// Requested reports whether the tool was started as a relay.
 func (f RelayFlags) Requested() bool { return f.Relay != "" }
 
-// Run runs the relay on the process's standard input and output.
+// Run runs the relay on standard input and output.
 func (f RelayFlags) Run() error {
 	cfg := relay.Config{Socket: f.Relay, PaneID: f.RelayPane, PanePID: f.RelayPID}
 	if f.RelayJob != "" {

@@ -13,9 +13,9 @@ func Version() string {
 	return VersionFrom(info)
 }
 
-// isPseudoVersion reports a Go pseudo-version, which names a commit, not a
-// release: v0.0.0-20060102150405-abcdef123456, v1.2.4-0.2006..., v1.2.4-pre.0.2006...
-// No regexp: this runs at every start of ptysend.
+// isPseudoVersion reports a Go pseudo-version, of a commit, not a release:
+// v0.0.0-20060102150405-abcdef123456, v1.2.4-0.2006..., v1.2.4-pre.0.2006...
+// (no regexp: this runs at every start of ptysend).
 func isPseudoVersion(v string) bool {
 	v, _, _ = strings.Cut(v, "+")
 	i := strings.LastIndexByte(v, '-')
@@ -57,6 +57,5 @@ func VersionFrom(info *debug.BuildInfo) string {
 	return noVersion
 }
 
-// noVersion is a build that recorded neither a module version nor a
-// checkout (go build -buildvcs=false, or in a git worktree).
+// noVersion: go build -buildvcs=false, or in a git worktree.
 const noVersion = "dev (built without version information)"

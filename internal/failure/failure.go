@@ -1,7 +1,6 @@
 // Package failure is how ptybridge and ptysend fail: an error that says
-// what happened and what to do next, with the exit code ptysend reports
-// for it. Other packages return an *Error or an error with a Hint method;
-// the mains print them (internal/cli).
+// what happened and what to do next, and ptysend's exit code for it.
+// Other packages return an *Error or an error with a Hint method.
 package failure
 
 import (
@@ -13,14 +12,11 @@ import (
 
 // Exit codes of ptysend for outcomes that are not the command's own.
 const (
-	// ExitBusy (EX_TEMPFAIL, "try again later"): a refusal that can
-	// succeed later on its own, because of what the user is doing in the
-	// shared terminal (a program, a half-typed line, copy mode, a busy
-	// REPL). Nothing was typed.
-	ExitBusy = 75
-	// ExitRefused (EX_NOPERM): the user refused to run the command
-	// (ptybridge --confirm). Nothing was typed.
-	ExitRefused = 77
+	// ExitBusy (EX_TEMPFAIL, try again later): nothing was typed, as the
+	// user is busy in the terminal (a program, a half-typed line, copy
+	// mode, a REPL).
+	ExitBusy    = 75
+	ExitRefused = 77  // EX_NOPERM: the user refused the command (--confirm)
 	ExitTimeout = 124 // a timeout fired (as coreutils timeout)
 	ExitFailure = 125 // ptysend itself failed
 )
@@ -35,7 +31,6 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
-// ExitCode is the process exit code for this failure.
 func (e *Error) ExitCode() int { return cmp.Or(e.Code, ExitFailure) }
 
 // From turns any error into an *Error that says what to do.
@@ -51,8 +46,7 @@ func From(err error) *Error {
 	return &Error{Msg: err.Error(), Hint: "this is unexpected: please report it with the command you ran"}
 }
 
-// StopSignal is the cause of a context cancelled because ptysend itself
-// was stopped by a signal (SIGINT, SIGTERM, SIGHUP).
+// StopSignal is the cause of a context cancelled by a signal to ptysend.
 type StopSignal struct{ Signal syscall.Signal }
 
 func (s StopSignal) Error() string { return "ptysend was stopped by " + s.Signal.String() }

@@ -207,11 +207,7 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 		return nil
 	}
 	pidfd := os.NewFile(uintptr(fd), "pidfd") // non-blocking: the poller's
-	raw, err := pidfd.SyscallConn()
-	if err != nil {
-		pidfd.Close()
-		return nil
-	}
+	raw, _ := pidfd.SyscallConn()             // fails only for a nil file
 	exited := make(chan struct{})
 	// Closing the file wakes the waiting Read, which then fails.
 	stopClosing := context.AfterFunc(ctx, func() { pidfd.Close() })

@@ -10,20 +10,12 @@ import (
 )
 
 // Per-call files are named after the call's id (16 hex digits): <id>.sh,
-// <id>.err, the stdin fifo <id>.in, a REPL's <id>.repl.sh... A call
-// removes its own when it ends, but a ptysend killed with SIGKILL cannot,
-// so each call also removes those of calls that are gone.
-//
-// Several bridges may share the runtime directory, each with a call
-// running, so each call claims its id before it creates any file: it
-// holds a lock on one byte of the runtime directory (the id's number),
-// which the kernel drops when the process ends, however it ends. A file
-// whose id nobody holds belongs to a call that is gone. The lock takes no
-// file, and two system calls.
+// <id>.in... A ptysend killed with SIGKILL cannot remove its own, so each
+// call removes those of calls that are gone, even other bridges': those
+// whose id no process claims with a lock on one byte of the directory,
+// which the kernel drops when the process ends.
 
-// claimed holds the locks that claim our ids, open until the process
-// exits.
-var claimed *platform.ByteLocks
+var claimed *platform.ByteLocks // open until the process exits
 
 // Claim marks id as a live call's, for as long as this process runs.
 func Claim(dir, id string) error {
@@ -38,8 +30,7 @@ func Claim(dir, id string) error {
 }
 
 // SweepLeftovers removes the per-call files of calls that are gone, but
-// none that keep(name) wants kept (a running REPL's script). The bridge's
-// own files (named after the session, not an id) are never touched.
+// none that keep(name) wants kept (a running REPL's script).
 func SweepLeftovers(dir string, keep func(name string) bool) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -70,9 +61,9 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 	}
 }
 
-// callID is the id of a per-call file's name. The bridge's own files are
-// named after the session, which may look like an id too: their
-// extensions tell them apart.
+// callID is the id of a per-call file's name. The bridge's own files,
+// named after the session, which may look like an id, have other
+// extensions.
 func callID(name string) (string, bool) {
 	id, ext, ok := strings.Cut(name, ".")
 	if !ok || len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {
@@ -88,7 +79,6 @@ func callID(name string) (string, bool) {
 	return id, true
 }
 
-// idByte is the byte of the directory whose lock stands for id.
 func idByte(id string) int64 {
 	n, _ := strconv.ParseUint(id, 16, 64)
 	return int64(n >> 1)

@@ -1,8 +1,7 @@
-// Package rundir owns the private runtime directory where the relay's
-// socket and the per-call files live: where it is, the checks that no
-// other local user could have planted it or can read it, and which
-// per-call files are leftovers of calls that are gone. It creates nothing
-// inside it.
+// Package rundir owns the private runtime directory of the relay's socket
+// and the per-call files: where it is, that no other user can have
+// planted or read it, and which per-call files are leftovers. It creates
+// nothing inside it.
 package rundir
 
 import (
@@ -18,7 +17,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// UserName is $USER, or the name of the current user from the OS.
+// UserName is $USER, or the current user's name from the OS.
 func UserName() string {
 	if u := os.Getenv("USER"); u != "" {
 		return u
@@ -41,9 +40,8 @@ func Path() string {
 	return filepath.Join(os.TempDir(), "ptybridge-"+UserName())
 }
 
-// Ensure creates the runtime directory with mode 0700 when it is
-// missing, and refuses one that another user could have planted or can
-// read: a symlink, or a directory not ours or open to group or others.
+// Ensure creates the runtime directory, mode 0700, and refuses one that
+// another user could have planted or can read.
 func Ensure(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(dir), err)
@@ -83,8 +81,7 @@ func (e *UnsafeDirError) Hint() string {
 	return fmt.Sprintf("it must be a directory owned by you with mode 0700; if you did not create it, someone else may have: remove it (rm -r %s) or set PTYBRIDGE_RUNTIME_DIR to a private directory", e.Path)
 }
 
-// SocketPath is the relay's socket for a session, any name of which is
-// encoded into one file name.
+// SocketPath is the relay's socket for a session of any name.
 func SocketPath(dir, sessionName string) string {
 	var b strings.Builder
 	for _, c := range []byte(sessionName) {

@@ -1,8 +1,7 @@
 // Package tmux runs the tmux program, the only package that starts it.
-// Every call reaches the user's default server: $TMUX is removed from its
-// environment, so that ptybridge and ptysend agree on the server whether
-// or not either runs inside another tmux (TMUX_TMPDIR is honoured, as
-// tmux itself does).
+// Every call reaches the user's default server (TMUX_TMPDIR honoured):
+// without $TMUX, ptybridge and ptysend agree on it even inside another
+// tmux.
 package tmux
 
 import (
@@ -19,7 +18,7 @@ import (
 )
 
 // callTimeout bounds every tmux call: the server answers in well under a
-// millisecond, so a call this slow means a stuck server, not a busy one.
+// millisecond, so this means a stuck server.
 const callTimeout = 10 * time.Second
 
 // ErrNoTmux means the tmux program is not installed or not on PATH.
@@ -36,8 +35,7 @@ func env() []string {
 	return slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TMUX=") })
 }
 
-// Run runs one tmux command and returns its standard output; a failure
-// carries tmux's stderr.
+// Run runs one tmux command; a failure carries tmux's stderr.
 func Run(args ...string) (string, error) { return RunInput("", args...) }
 
 // RunInput is Run with input on tmux's standard input (load-buffer -).
@@ -47,9 +45,8 @@ func RunInput(input string, args ...string) (string, error) {
 	return run(ctx, input, args)
 }
 
-// RunUntil runs one tmux command that returns only once the human has
-// done something (display-popup returns when its popup closes): no time
-// limit but ctx.
+// RunUntil is Run without a time limit but ctx, for a command that waits
+// for the human (display-popup).
 func RunUntil(ctx context.Context, args ...string) (string, error) { return run(ctx, "", args) }
 
 func run(ctx context.Context, input string, args []string) (string, error) {
@@ -88,32 +85,28 @@ type Error struct {
 
 func (e *Error) Error() string { return "tmux " + e.Args[0] + ": " + e.Msg }
 
-// IsMissingSession reports whether err is tmux saying that the target
-// session or its server does not exist; a server that is exiting (its
-// last session just ended) says "server exited unexpectedly" or "lost
-// server".
+// IsMissingSession reports whether err is tmux saying that the target or
+// its server does not exist (or is exiting, its last session ended).
 func IsMissingSession(err error) bool {
 	return said(err, "can't find session", "no server running", "error connecting to", "can't find pane", "can't find window",
 		"server exited unexpectedly", "lost server")
 }
 
-// SessionTarget is the exact-match target of a session (a bare name would
-// also match any session whose name starts with it).
+// SessionTarget is the exact-match target of a session (a bare name
+// matches any session it starts).
 func SessionTarget(name string) string { return "=" + name + ":" }
 
-// IsDuplicateSession reports whether err is tmux refusing to create a
-// session that exists.
+// IsDuplicateSession reports whether err is tmux refusing a session that
+// exists.
 func IsDuplicateSession(err error) bool { return said(err, "duplicate session") }
 
-// said reports whether err is tmux saying one of msgs.
 func said(err error, msgs ...string) bool {
 	var te *Error
 	return errors.As(err, &te) && slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(te.Msg, m) })
 }
 
-// Screen is a pane as the human sees it, from one tmux call: its visible
-// rows (a full-screen program's alternate screen when it is on), the
-// cursor (counted from 0), the size and the modes.
+// Screen is a pane as the human sees it (a full-screen program's
+// alternate screen when it is on), the cursor counted from 0.
 type Screen struct {
 	Session   string // the pane's session (tmux 3.3a answers for another one when ours is gone)
 	Shared    string // the session's shared pane (@ptybridge_pane), "" when it has none
@@ -129,9 +122,8 @@ type Screen struct {
 
 const screenFormat = "#{session_name}\t#{@ptybridge_pane}\t#{pane_id}\t#{cursor_x}\t#{cursor_y}\t#{pane_width}\t#{pane_height}\t#{alternate_on}\t#{pane_in_mode}"
 
-// Capture reads the screen of the pane target, as ptysend looks at a
-// screen everywhere: display-message for the facts, chained with
-// capture-pane for the rows.
+// Capture reads the screen of the pane target, in one call of
+// display-message and capture-pane.
 func Capture(target string) (Screen, error) {
 	out, err := Run("display-message", "-p", "-t", target, screenFormat, ";", "capture-pane", "-p", "-t", target)
 	if err != nil {
@@ -163,9 +155,8 @@ func parseScreen(out string) (Screen, error) {
 // CursorLine is the row the cursor is on, trailing blanks trimmed.
 func (s Screen) CursorLine() string { return strings.TrimRight(s.CursorRow(), " ") }
 
-// CursorRow is the row the cursor is on, up to the cursor at least: the
-// blanks before the cursor (a prompt's space, which capture-pane trims)
-// are the line's.
+// CursorRow is the row the cursor is on, up to the cursor at least (a
+// prompt's space, which capture-pane trims, is the line's).
 func (s Screen) CursorRow() string {
 	if s.CursorY < 0 || s.CursorY >= len(s.Rows) {
 		return ""
@@ -181,8 +172,8 @@ func (s Screen) CursorRow() string {
 	return string(row[:end])
 }
 
-// Exec replaces this process with tmux run with args, so that the human's
-// terminal talks to tmux directly.
+// Exec replaces this process with tmux, the human's terminal talking to
+// it directly.
 func Exec(args ...string) error {
 	path, err := exec.LookPath("tmux")
 	if err != nil {
@@ -191,9 +182,8 @@ func Exec(args ...string) error {
 	return syscall.Exec(path, append([]string{"tmux"}, args...), env())
 }
 
-// Foreground runs tmux with args as a child on this process's terminal
-// and waits for it. A tmux that exits because the session ended is no
-// failure.
+// Foreground runs tmux as a child on our terminal and waits for it; its
+// exit, as when the session ends, is no failure.
 func Foreground(args ...string) error {
 	path, err := exec.LookPath("tmux")
 	if err != nil {
