@@ -2,10 +2,9 @@ package cleantext
 
 import "slices"
 
-// A cell is one character cell of the line: the bytes of one UTF-8 rune,
-// or a single byte that is not valid UTF-8, packed little-endian. NUL is
-// never printed, so 0 is free to mean a blank cell: one the program
-// skipped over or erased.
+// A cell is the bytes of one UTF-8 rune, or a byte that is not valid
+// UTF-8, packed little-endian. NUL is never printed, so 0 is a blank: a
+// cell skipped over or erased.
 type cell uint32
 
 const (
@@ -28,13 +27,11 @@ func (c cell) appendTo(dst []byte) []byte {
 	return dst
 }
 
-// farthestColumn bounds how far right a cursor movement may go past the
-// text on the line, as a terminal's right margin would: without it
-// "\x1b[999999999C" and one character would make a billion blanks.
+// farthestColumn bounds a cursor movement past the text, as a margin
+// would: else "\x1b[999999999C" and one character make a billion blanks.
 const farthestColumn = 1024
 
-// keptCapacity is the number of cells whose storage survives the end of a
-// line: a huge line's is let go.
+// keptCapacity is the most cells kept from line to line.
 const keptCapacity = 1 << 16
 
 // line is the screen line the cursor is on, as the terminal shows it.
@@ -53,8 +50,6 @@ func (l *line) reset() {
 	l.col = 0
 }
 
-// put writes one character at the cursor, blanks before it if the cursor
-// is past the text, and moves the cursor right.
 func (l *line) put(c cell) {
 	for len(l.cells) < l.col {
 		l.cells = append(l.cells, blank)
@@ -80,7 +75,6 @@ func (l *line) putASCII(run []byte) {
 	}
 }
 
-// The moves and erasures of controls and CSI sequences (see editLine).
 func (l *line) carriageReturn() { l.col = 0 }
 func (l *line) backspace()      { l.col = max(0, l.col-1) }
 func (l *line) moveTo(col int)  { l.col = max(0, min(col, max(len(l.cells), farthestColumn))) }
@@ -117,8 +111,8 @@ func (l *line) blankOut(from, to int) {
 	}
 }
 
-// appendText appends what the line shows to dst: trailing blanks are
-// nothing (no program wrote them), unlike spaces.
+// appendText appends what the line shows: no trailing blanks, which no
+// program wrote (unlike spaces).
 func (l *line) appendText(dst []byte) []byte {
 	end := len(l.cells)
 	for end > 0 && l.cells[end-1] == blank {
@@ -127,8 +121,8 @@ func (l *line) appendText(dst []byte) []byte {
 	return appendCells(dst, l.cells[:end])
 }
 
-// appendUpTo appends what the line shows as far as its last character
-// that is not a space, or column col if that is farther.
+// appendUpTo appends what the line shows up to its last character that
+// is not a space, or column col if farther.
 func (l *line) appendUpTo(dst []byte, col int) []byte {
 	end := len(l.cells)
 	for end > col && (l.cells[end-1] == blank || l.cells[end-1] == ' ') {
@@ -141,7 +135,6 @@ func (l *line) appendUpTo(dst []byte, col int) []byte {
 	return dst
 }
 
-// appendCells appends cells to dst, blanks as spaces.
 func appendCells(dst []byte, cells []cell) []byte {
 	for _, c := range cells {
 		if c == blank {

@@ -5,12 +5,11 @@ import (
 	"slices"
 )
 
-// Mode is a terminal mode a program switches, as its output shows it:
-// bracketed paste (ESC[?2004h, ESC[?2004l; a reset, ESC c, ends it), in
-// which a line editor takes text that tmux's paste-buffer -p wraps in
-// ESC[200~ ... ESC[201~ as text (a TAB is no completion, a newline does
-// not run the line); the alternate screen (ESC[?1049h and its older forms
-// 1047 and 47) of a full-screen program.
+// Mode is a terminal mode a program's output switches: bracketed paste
+// (ESC[?2004h, ESC[?2004l, reset by ESC c), in which a line editor takes
+// what tmux's paste-buffer -p wraps in ESC[200~ ... ESC[201~ as text (a
+// TAB no completion, a newline not running the line); the alternate
+// screen (ESC[?1049h, 1047, 47) of a full-screen program.
 type Mode string
 
 const (
@@ -19,15 +18,14 @@ const (
 	On      Mode = "on"
 )
 
-// MaxParams bounds the parameters kept of a CSI sequence; a mode switch
-// in a longer one is unknown.
+// MaxParams bounds the parameters kept of a CSI sequence: past it, a mode
+// is unknown.
 const MaxParams = 32
 
 var pasteModes = []string{"2004"}
 
 // ModeSwitch is a mode after a CSI sequence ending in h (set) or l
-// (reset) with the given parameter bytes: private modes ("?1;2004")
-// switch it when they list one of its numbers.
+// (reset) with params: private modes ("?1;2004") listing one of numbers.
 func ModeSwitch(params []byte, set bool, mode Mode, numbers []string) Mode {
 	if len(params) == 0 || params[0] != '?' {
 		return mode

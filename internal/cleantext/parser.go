@@ -23,11 +23,9 @@ const (
 	esc = 0x1b
 )
 
-// largestArg caps a CSI parameter: more cannot matter (farthestColumn),
-// and must not overflow.
+// largestArg caps a CSI parameter (beyond farthestColumn) against overflow.
 const largestArg = 1 << 16
 
-// csiSequence is what matters of the CSI being read.
 type csiSequence struct {
 	arg     int  // the first parameter
 	argDone bool // it has ended (';' or ':')
@@ -35,8 +33,8 @@ type csiSequence struct {
 	params  []byte
 }
 
-// control acts on a C0 control byte as the terminal does, in the middle
-// of an escape or CSI sequence too (where ESC, CAN and SUB end it).
+// control acts on a C0 control byte, also inside an escape or CSI
+// sequence (which ESC, CAN and SUB end), as the terminal does.
 func (c *Writer) control(b byte) {
 	switch b {
 	case '\n':
@@ -55,7 +53,6 @@ func (c *Writer) control(b byte) {
 	// BEL, NUL, SO, SI, VT, FF, DEL...: nothing shows in the text.
 }
 
-// sequenceByte moves the parser on by one byte outside ground state.
 func (c *Writer) sequenceByte(b byte) {
 	switch c.state {
 	case dcsString:
@@ -69,8 +66,7 @@ func (c *Writer) sequenceByte(b byte) {
 			c.state = dcsString // tmux's passthrough doubles the ESCs it carries inside a DCS
 		}
 	case oscString, controlString:
-		// The content is never text. Any ESC ends it ("ESC \", ST, then
-		// ends as an escape sequence of its own).
+		// Never text; any ESC ends it (ST, "ESC \", as a sequence of its own).
 		switch {
 		case b == esc:
 			c.state = escape
@@ -117,8 +113,6 @@ func (c *Writer) escapeByte(b byte) {
 	}
 }
 
-// csiByte reads one byte of a CSI sequence; the final byte (0x40..0x7e)
-// ends it and carries it out.
 func (c *Writer) csiByte(b byte) {
 	if b < 0x40 && len(c.seq.params) <= MaxParams {
 		c.seq.params = append(c.seq.params, b)
@@ -142,8 +136,8 @@ func (c *Writer) csiByte(b byte) {
 	}
 }
 
-// editLine carries out the CSI sequences that change what the line shows;
-// all others (colours, moves to other rows...) are dropped.
+// editLine carries out the CSI sequences that edit the line; others
+// (colours, moves to other rows...) are dropped.
 func (c *Writer) editLine(final byte, arg int) {
 	n := max(1, arg) // a count or column: absent or 0 means 1
 	switch final {

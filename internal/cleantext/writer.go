@@ -29,14 +29,12 @@ type Writer struct {
 	paste    Mode // bracketed paste, as the output switched it
 }
 
-// flushSize is how much clean text collects before it is written to w:
-// few writes for interpreted output, in bounded memory.
+// flushSize is how much clean text collects before it is written to w.
 const flushSize = 32 << 10
 
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
-// Write cleans p. The clean text of every line p completes is written to
-// the underlying writer before Write returns, its error returned.
+// Write cleans p, writing every line it completes before it returns.
 func (c *Writer) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -59,8 +57,7 @@ func (c *Writer) Write(p []byte) (int, error) {
 	return n, c.err
 }
 
-// Close writes the pending partial line as it shows, without adding a
-// newline. It does not close the underlying writer.
+// Close writes the partial line as it shows, without a newline.
 func (c *Writer) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -70,22 +67,18 @@ func (c *Writer) Close() error {
 	return c.err
 }
 
-// Pending returns, cleaned, the partial line shown so far (a character
-// cut off at its end left out), and leaves it in the output.
+// Pending is the partial line shown so far, cleaned (a character cut off
+// at its end left out).
 func (c *Writer) Pending() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return string(c.line.appendText(nil))
 }
 
-// TakePendingIf, when is holds for the partial line as Pending returns
-// it, takes that line out of the output and returns it; the Writer then
-// drops everything up to and including the next '\n'. The look and the
-// take are one step that output written meanwhile cannot come between.
-//
-// ptysend takes the line once it is the question the terminal asks while
-// the command waits for the human ("[sudo] password for u: "): it and the
-// echo of the answer belong in a note to the agent, not in the output.
+// TakePendingIf, if is(Pending()), takes that line out of the output,
+// returns it and drops what follows up to the next '\n', in one step: so
+// ptysend takes the question the terminal asks the human ("[sudo]
+// password for u: "); it and the echoed answer are no output.
 func (c *Writer) TakePendingIf(is func(pending string) bool) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -96,8 +89,8 @@ func (c *Writer) TakePendingIf(is func(pending string) bool) (string, bool) {
 	return string(c.takeLine(nil)), true
 }
 
-// takeLine appends the line as it shows, a character cut off at its end
-// included, to dst and starts a new line, an open sequence dropped.
+// takeLine appends the line, a cut-off character included, to dst and
+// starts a new one, an open sequence dropped.
 func (c *Writer) takeLine(dst []byte) []byte {
 	c.putPartialRune()
 	dst = c.line.appendText(dst)
@@ -106,18 +99,16 @@ func (c *Writer) takeLine(dst []byte) []byte {
 	return dst
 }
 
-// Line is the line being shown, where a REPL's prompt is looked for, and
-// the cursor's column. It runs up to the cursor at least (a prompt's
-// space is the line's); spaces past the cursor and the text are not.
+// Line is the line being shown, where a REPL's prompt is looked for, up
+// to the cursor at least (a prompt's space), and the cursor's column.
 func (c *Writer) Line() (string, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return string(c.line.appendUpTo(nil, c.line.col)), c.line.col
 }
 
-// SetLine starts the line being shown over with text, the cursor at
-// column col: what it showed where the output from here on begins (a
-// REPL's prompt line, known from an earlier read or tmux).
+// SetLine starts the line over with text, the cursor at column col: a
+// REPL's prompt line, known from an earlier read or tmux.
 func (c *Writer) SetLine(text string, col int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -129,8 +120,7 @@ func (c *Writer) SetLine(text string, col int) {
 	c.state, c.npartial = ground, 0
 }
 
-// Settled reports whether no escape sequence or character is half read:
-// the line and the modes are those of what was written.
+// Settled reports whether no escape sequence or character is half read.
 func (c *Writer) Settled() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -139,8 +129,8 @@ func (c *Writer) Settled() bool {
 
 func (c *Writer) settled() bool { return c.state == ground && c.npartial == 0 }
 
-// Paste is the bracketed paste mode as of what was written: unknown in
-// the middle of a sequence, from when no switch came.
+// Paste is the bracketed paste mode: unknown in the middle of a sequence,
+// from when no switch came.
 func (c *Writer) Paste(from Mode) Mode {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -163,9 +153,8 @@ func String(s string) string {
 }
 
 // passCleanLines is the fast path, for most output is plain lines: when
-// the Writer holds nothing, it writes the complete lines at the start of
-// p that need no interpreting straight to w (one scan and one write), and
-// returns the rest of p.
+// the Writer holds nothing, it writes the lines at the start of p that
+// need no interpreting straight to w, one scan and one write.
 func (c *Writer) passCleanLines(p []byte) []byte {
 	for {
 		clean := cleanPrefix(p)
@@ -195,8 +184,7 @@ func crsBeforeLF(p []byte) int {
 	return len(p) - len(rest)
 }
 
-// interpret runs the one-line terminal over p until the current line
-// ends, and returns the rest of p.
+// interpret runs the terminal over p up to the end of the line.
 func (c *Writer) interpret(p []byte) []byte {
 	for i := 0; i < len(p); {
 		b := p[i]
@@ -224,9 +212,8 @@ func (c *Writer) interpret(p []byte) []byte {
 	return nil
 }
 
-// putRune puts the UTF-8 character at the start of p on the line and
-// returns its length; a byte that is not valid UTF-8 is a character of
-// its own.
+// putRune puts the UTF-8 character at the start of p on the line; a byte
+// that is not valid UTF-8 is a character of its own.
 func (c *Writer) putRune(p []byte) int {
 	if !utf8.FullRune(p) {
 		c.npartial = copy(c.partial[:], p)
@@ -257,8 +244,7 @@ func (c *Writer) finishRune(p []byte) []byte {
 	return p
 }
 
-// putPartialRune puts the bytes of a cut-off character on the line as
-// invalid UTF-8, one character each.
+// putPartialRune puts a cut-off character on the line as invalid UTF-8.
 func (c *Writer) putPartialRune() {
 	for _, b := range c.partial[:c.npartial] {
 		c.line.put(cell(b))
@@ -279,8 +265,7 @@ func (c *Writer) newline() {
 	}
 }
 
-// dropAnswer drops p up to and including its first '\n': the echo of
-// what the human typed after TakePendingIf.
+// dropAnswer drops p up to its first '\n', the human's echoed answer.
 func (c *Writer) dropAnswer(p []byte) []byte {
 	i := bytes.IndexByte(p, '\n')
 	if i < 0 {
