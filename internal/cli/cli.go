@@ -21,18 +21,15 @@ type Duration time.Duration
 
 func (d *Duration) UnmarshalText(b []byte) error {
 	s := strings.TrimSpace(string(b))
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if secs < 0 {
-			return fmt.Errorf("%q is negative", s)
-		}
-		*d = Duration(secs * float64(time.Second))
-		return nil
-	}
-	v, err := time.ParseDuration(s)
+	secs, err := strconv.ParseFloat(s, 64)
+	v := time.Duration(secs * float64(time.Second))
 	if err != nil {
-		return fmt.Errorf("%q is not a duration: use seconds (10) or a unit (90s, 2m)", s)
+		if v, err = time.ParseDuration(s); err != nil {
+			return fmt.Errorf("%q is not a duration: use seconds (10) or a unit (90s, 2m)", s)
+		}
+		secs = v.Seconds()
 	}
-	if v < 0 {
+	if secs < 0 {
 		return fmt.Errorf("%q is negative", s)
 	}
 	*d = Duration(v)

@@ -7,7 +7,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ignoringEINTR calls f again for as long as a signal interrupts it.
 func ignoringEINTR(f func() error) error {
 	for {
 		if err := f(); err != unix.EINTR {

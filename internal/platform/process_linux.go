@@ -60,7 +60,6 @@ func readStat(path string) (Proc, error) {
 	return p, nil
 }
 
-// Args is the command line of pid.
 func Args(pid int) []string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil || len(b) == 0 {
@@ -98,7 +97,6 @@ func StartTime(pid int) (time.Time, error) {
 	return now.Add(-ago), nil
 }
 
-// Cwd is the working directory of process pid.
 func Cwd(pid int) (string, error) {
 	return os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
 }
@@ -129,7 +127,6 @@ func Children(pid int) []int {
 	return kids
 }
 
-// taskDirs are the /proc/PID/task/TID/ of process pid.
 func taskDirs(pid int) []string {
 	dir := fmt.Sprintf("/proc/%d/task/", pid)
 	tasks, _ := os.ReadDir(dir)
@@ -160,7 +157,6 @@ func BytesWritten(pid int) int64 {
 	return n
 }
 
-// ProcessOwner is the user id that owns process pid (see OwnedByUs).
 func ProcessOwner(pid int) (int, error) {
 	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 	if err != nil {
@@ -169,7 +165,6 @@ func ProcessOwner(pid int) (int, error) {
 	return int(fi.Sys().(*syscall.Stat_t).Uid), nil
 }
 
-// FileOwner is the user id that owns the file fi describes, if known.
 func FileOwner(fi os.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

@@ -8,7 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DialUnix connects to the unix socket at path.
 func DialUnix(path string) (*os.File, error) {
 	fd, err := dialUnix(path, 0)
 	if err != nil {

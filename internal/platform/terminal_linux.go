@@ -13,19 +13,17 @@ func isTerminalPath(p string) bool {
 	return strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty")
 }
 
-func readTermMode(tty *os.File) (termMode, bool) {
+// termMode reads the mode of tty; ok is false for no terminal.
+func termMode(tty *os.File) (canonical, echo, onlcr, ok bool) {
 	if tty == nil {
-		return termMode{}, false
+		return
 	}
 	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 	if err != nil {
-		return termMode{}, false
+		return
 	}
-	return termMode{
-		canonical:          t.Lflag&unix.ICANON != 0,
-		echo:               t.Lflag&unix.ECHO != 0,
-		translatesNewlines: t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0,
-	}, true
+	canonical, echo = t.Lflag&unix.ICANON != 0, t.Lflag&unix.ECHO != 0
+	return canonical, echo, t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0, true
 }
 
 // SetForegroundGroup makes pgid the foreground group of our terminal tty.
