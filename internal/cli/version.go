@@ -22,9 +22,7 @@ func isPseudoVersion(v string) bool {
 	if i < 15 || len(v)-i-1 != 12 || strings.Trim(v[i+1:], "0123456789abcdef") != "" {
 		return false
 	}
-	stamp := v[i-14 : i]
-	sep := v[i-15]
-	return strings.Trim(stamp, "0123456789") == "" && (sep == '-' || sep == '.')
+	return strings.Trim(v[i-14:i], "0123456789") == "" && (v[i-15] == '-' || v[i-15] == '.')
 }
 
 // VersionFrom is Version for the given build information (nil: none).

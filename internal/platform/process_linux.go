@@ -85,15 +85,14 @@ func StartTime(pid int) (time.Time, error) {
 		return time.Time{}, err
 	}
 	b, err := os.ReadFile("/proc/uptime")
+	var up float64 // seconds
+	if err == nil {
+		_, err = fmt.Sscan(string(b), &up)
+	}
 	if err != nil {
 		return time.Time{}, err
 	}
-	up, _, _ := strings.Cut(string(b), " ")
-	secs, err := strconv.ParseFloat(up, 64)
-	if err != nil {
-		return time.Time{}, err
-	}
-	ago := time.Duration(secs*float64(time.Second)) - time.Duration(p.StartTicks)*time.Second/clockTicks
+	ago := time.Duration(up*float64(time.Second)) - time.Duration(p.StartTicks)*time.Second/clockTicks
 	return now.Add(-ago), nil
 }
 

@@ -61,10 +61,9 @@ func OpenTTYToWriteNoWait(path string) (*os.File, error) {
 }
 
 // TTYOf is the terminal of process pid: its controlling terminal, else
-// the first of its standard files that is one. Standard input alone is not
-// enough: a shell running a builtin with redirections (ptysend's "eval ...
-// <fifo 2<>fifo") holds those on 0 and 2, and "</dev/tty" there would name
-// our own terminal, not the pane's.
+// the first standard file that is one, but /dev/tty (ours, when we open
+// it). Not just stdin: a shell running "eval ... <fifo 2<>fifo" holds
+// fifos on 0 and 2.
 func TTYOf(pid int) string {
 	if p := controllingPTY(pid); p != "" {
 		return p

@@ -28,11 +28,10 @@ var (
 	pollWaits    = slices.Concat(selectWaits, []string{"ep_poll", "do_epoll_wait"})
 )
 
-// WaitsForInput reports whether process pid sleeps until the terminal tty
-// has input: no thread runs, and one reads a terminal, or polls with a
-// line editor's terminal. The kernel hides the wait channel ("0") of a
-// process we may not trace, such as sudo asking for a password: it waits
-// for the human when the terminal is in a password prompt's mode.
+// WaitsForInput reports whether process pid sleeps until tty has input:
+// no thread runs, one reads a terminal or polls with a line editor's. A
+// process we may not trace (sudo), whose wait channel reads "0", waits
+// for the human with the terminal in a password prompt's mode.
 func WaitsForInput(pid int, tty *os.File) bool {
 	reading, polling, hidden := false, false, false
 	for _, dir := range taskDirs(pid) {
@@ -55,11 +54,10 @@ func WaitsForInput(pid int, tty *os.File) bool {
 }
 
 // WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt backs
-// it up. epoll never counts: an event loop waits there for anything (node
-// awaiting a timer), the terminal non-canonical. wait_woken counts only
-// for a read of the terminal that /proc shows, as a TCP socket's read
-// sleeps there too. poll or select counts with the terminal non-canonical,
-// as REPLs evaluate in canonical mode.
+// it up: not epoll, where an event loop awaits anything (node's timer),
+// the terminal non-canonical; wait_woken only for a read of tty /proc
+// shows (a TCP socket's read sleeps there too); poll or select with tty
+// non-canonical, as REPLs evaluate in canonical mode.
 func WaitsOnlyForInput(pid int, tty *os.File) bool {
 	if tty == nil {
 		return false
@@ -90,11 +88,9 @@ func AtLineEditor(shellPID int) bool {
 	return taskState(dir) == 'S' && hasAnyPrefix(readTrimmed(dir+"wchan"), pollWaits) && EditsLines(tty)
 }
 
-// readsTerminal reports whether the task at taskDir, asleep in
-// wait_woken, reads a terminal (it might write to a full terminal, or read
-// a TCP socket); trusted when /proc hides the system call. A task that
-// runs again or is gone (it finished its last write() and exited
-// meanwhile) reads nothing.
+// readsTerminal reports whether the task at taskDir, in wait_woken, reads
+// a terminal (not a socket, nor writes to a full terminal and then exits);
+// trusted when /proc hides the system call.
 func readsTerminal(pid int, taskDir string) bool {
 	call, hidden := syscallOf(taskDir)
 	if hidden {
@@ -112,9 +108,8 @@ func readsFile(pid int, taskDir, file string) bool {
 	return ok && nr == unix.SYS_READ && f == file
 }
 
-// syscallOf is the system call of the task at taskDir as /proc shows it
-// ("running" for one that runs), "" when unreadable; hidden when the
-// kernel hides it from us (a set-uid program, Yama's ptrace scope).
+// syscallOf is the system call of the task at taskDir ("running", ""
+// when unreadable); hidden from us for a set-uid program, or by Yama.
 func syscallOf(taskDir string) (call string, hidden bool) {
 	b, err := os.ReadFile(taskDir + "syscall")
 	if err != nil {

@@ -59,10 +59,10 @@ func run(ctx context.Context, input string, args []string) (string, error) {
 	if errors.Is(err, exec.ErrNotFound) {
 		return "", ErrNoTmux
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return "", fmt.Errorf("tmux %s: no answer from the tmux server within %v", args[0], callTimeout)
-	}
-	if ctx.Err() != nil {
+	case ctx.Err() != nil:
 		return "", fmt.Errorf("tmux %s: %w", args[0], ctx.Err())
 	}
 	// Some tmux commands report a missing target on stderr yet exit 0
