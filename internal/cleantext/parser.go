@@ -54,40 +54,33 @@ func (c *Writer) control(b byte) {
 }
 
 func (c *Writer) sequenceByte(b byte) {
-	switch c.state {
-	case dcsString:
+	switch s := c.state; {
+	case s == dcsString:
 		if b == esc {
 			c.state = dcsEscape
 		}
-	case dcsEscape:
+	case s == dcsEscape:
+		c.state = dcsString // tmux's passthrough doubles the ESCs it carries inside a DCS
 		if b == '\\' {
 			c.state = ground
-		} else {
-			c.state = dcsString // tmux's passthrough doubles the ESCs it carries inside a DCS
 		}
-	case oscString, controlString:
-		// Never text; any ESC ends it (ST, "ESC \", as a sequence of its own).
+	case s == oscString || s == controlString: // never text
 		switch {
-		case b == esc:
+		case b == esc: // it ends the string; ST ("ESC \") ends as a sequence of its own
 			c.state = escape
-		case b == can || b == sub, b == bel && c.state == oscString:
+		case b == can || b == sub, b == bel && s == oscString:
 			c.state = ground
 		}
-	default:
-		if b < 0x20 {
-			c.control(b)
-			return
+	case b < 0x20:
+		c.control(b)
+	case s == escape:
+		c.escapeByte(b)
+	case s == escapeIntermediate:
+		if b >= 0x30 && b <= 0x7e {
+			c.state = ground // the final byte: a designation, nothing to show
 		}
-		switch c.state {
-		case escape:
-			c.escapeByte(b)
-		case escapeIntermediate:
-			if b >= 0x30 && b <= 0x7e {
-				c.state = ground // the final byte: a designation, nothing to show
-			}
-		case csi:
-			c.csiByte(b)
-		}
+	case s == csi:
+		c.csiByte(b)
 	}
 }
 
