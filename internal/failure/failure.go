@@ -23,10 +23,9 @@ const (
 
 // Error is a failure with a line that tells the agent what to do.
 type Error struct {
-	Msg      string
-	Hint     string
-	Code     int    // the exit code; zero means ExitFailure
-	Verbatim string // when set, printed instead of Msg and Hint
+	Msg, Hint string
+	Code      int    // the exit code; zero means ExitFailure
+	Verbatim  string // when set, printed instead of Msg and Hint
 }
 
 func (e *Error) Error() string { return e.Msg }

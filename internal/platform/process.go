@@ -9,15 +9,12 @@ import (
 
 // Proc is what the kernel says of one process at one moment.
 type Proc struct {
-	PID        int
-	State      byte // 'R' running, 'S' asleep, 'D' in disk I/O, 'T' stopped, 'Z' a zombie...
-	PPID       int
-	PGID       int
-	SID        int
-	TTY        int    // the controlling terminal's device number; 0: none
-	TPGID      int    // the foreground process group of that terminal; -1: none
-	StartTicks int64  // clock ticks since boot
-	Image      string // where the kernel placed its code and stack, anew for each exec; "": unknown
+	PID, PPID, PGID, SID int    // the process, its parent, group and session
+	State                byte   // 'R' running, 'S' asleep, 'D' in disk I/O, 'T' stopped, 'Z' a zombie...
+	TTY                  int    // the controlling terminal's device number; 0: none
+	TPGID                int    // the foreground process group of that terminal; -1: none
+	StartTicks           int64  // clock ticks since boot
+	Image                string // where the kernel placed its code and stack, anew for each exec; "": unknown
 }
 
 // ForegroundPID is the foreground process group of the pane's terminal:

@@ -108,16 +108,14 @@ func said(err error, msgs ...string) bool {
 // Screen is a pane as the human sees it (a full-screen program's
 // alternate screen when it is on), the cursor counted from 0.
 type Screen struct {
-	Session   string // the pane's session (tmux 3.3a answers for another one when ours is gone)
-	Shared    string // the session's shared pane (@ptybridge_pane), "" when it has none
-	Pane      string
-	Rows      []string
-	CursorX   int
-	CursorY   int
-	Width     int
-	Height    int
-	Alternate bool // a full-screen program drew it
-	InMode    bool // copy mode: the human scrolls back
+	Session          string // the pane's session (tmux 3.3a answers for another one when ours is gone)
+	Shared           string // the session's shared pane (@ptybridge_pane), "" when it has none
+	Pane             string
+	Rows             []string
+	CursorX, CursorY int
+	Width, Height    int
+	Alternate        bool // a full-screen program drew it
+	InMode           bool // copy mode: the human scrolls back
 }
 
 const screenFormat = "#{session_name}\t#{@ptybridge_pane}\t#{pane_id}\t#{cursor_x}\t#{cursor_y}\t#{pane_width}\t#{pane_height}\t#{alternate_on}\t#{pane_in_mode}"
