@@ -1,7 +1,6 @@
 // Command ptysend runs a command in the shared terminal opened by
-// ptybridge, as if the human had typed it, and behaves like an ordinary
-// command wrapper: the command's stdout, stderr and exit status become its
-// own. Its modes are internal/modes'.
+// ptybridge, as if the human had typed it, and makes the command's stdout,
+// stderr and exit status its own. Its modes are internal/modes'.
 package main
 
 import (

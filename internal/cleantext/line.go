@@ -2,9 +2,8 @@ package cleantext
 
 import "slices"
 
-// A cell is the bytes of one UTF-8 rune, or a byte that is not valid
-// UTF-8, packed little-endian. NUL is never printed, so 0 is a blank: a
-// cell skipped over or erased.
+// A cell is one rune's UTF-8 bytes, or one invalid byte, packed
+// little-endian; 0 (NUL is never printed) is a blank: skipped or erased.
 type cell uint32
 
 const (
@@ -81,13 +80,8 @@ func (l *line) moveTo(col int)  { l.col = max(0, min(col, max(len(l.cells), fart
 func (l *line) moveRight(n int) { l.moveTo(l.col + n) }
 func (l *line) moveLeft(n int)  { l.moveTo(l.col - n) }
 
-func (l *line) eraseToEnd() {
-	if l.col < len(l.cells) {
-		l.cells = l.cells[:l.col]
-	}
-}
-
-// eraseToStart erases the cursor's cell too; eraseAll leaves the cursor.
+// EL 0, 1, 2 and ECH: eraseToStart erases the cursor's cell too.
+func (l *line) eraseToEnd()      { l.cells = l.cells[:min(l.col, len(l.cells))] }
 func (l *line) eraseToStart()    { l.blankOut(0, l.col+1) }
 func (l *line) eraseAll()        { l.cells = l.cells[:0] }
 func (l *line) eraseCells(n int) { l.blankOut(l.col, l.col+n) }
@@ -105,14 +99,13 @@ func (l *line) insertBlanks(n int) {
 }
 
 func (l *line) blankOut(from, to int) {
-	to = min(to, len(l.cells))
-	for i := from; i < to; i++ {
-		l.cells[i] = blank
+	if from < len(l.cells) {
+		clear(l.cells[from:min(to, len(l.cells))])
 	}
 }
 
-// appendText appends what the line shows: no trailing blanks, which no
-// program wrote (unlike spaces).
+// appendText appends what the line shows, trailing blanks (not spaces)
+// left out.
 func (l *line) appendText(dst []byte) []byte {
 	end := len(l.cells)
 	for end > 0 && l.cells[end-1] == blank {

@@ -129,8 +129,7 @@ func (c *Writer) csiByte(b byte) {
 	}
 }
 
-// editLine carries out the CSI sequences that edit the line; others
-// (colours, moves to other rows...) are dropped.
+// editLine carries out the CSI sequences that edit the line; not colours.
 func (c *Writer) editLine(final byte, arg int) {
 	n := max(1, arg) // a count or column: absent or 0 means 1
 	switch final {

@@ -7,10 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// Writer cleans what is written to it and writes the clean text to the
-// underlying writer as each line ends. Escape sequences and UTF-8
-// characters may be split across Write calls. Its methods may be called
-// from different goroutines.
+// Writer writes what is written to it, cleaned, to the underlying writer
+// a line at a time. Sequences and characters may be split across Writes;
+// its methods may be called from different goroutines.
 type Writer struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -67,8 +66,7 @@ func (c *Writer) Close() error {
 	return c.err
 }
 
-// Pending is the partial line shown so far, cleaned (a character cut off
-// at its end left out).
+// Pending is the partial line shown so far, a cut-off character left out.
 func (c *Writer) Pending() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -129,8 +127,7 @@ func (c *Writer) Settled() bool {
 
 func (c *Writer) settled() bool { return c.state == ground && c.npartial == 0 }
 
-// Paste is the bracketed paste mode: unknown in the middle of a sequence,
-// from when no switch came.
+// Paste is the bracketed paste mode: Unknown mid-sequence, from if none.
 func (c *Writer) Paste(from Mode) Mode {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -152,9 +149,8 @@ func String(s string) string {
 	return b.String()
 }
 
-// passCleanLines is the fast path, for most output is plain lines: when
-// the Writer holds nothing, it writes the lines at the start of p that
-// need no interpreting straight to w, one scan and one write.
+// passCleanLines, the fast path for plain output, writes the lines at the
+// start of p that need no interpreting straight to w.
 func (c *Writer) passCleanLines(p []byte) []byte {
 	for {
 		clean := cleanPrefix(p)
@@ -212,8 +208,7 @@ func (c *Writer) interpret(p []byte) []byte {
 	return nil
 }
 
-// putRune puts the UTF-8 character at the start of p on the line; a byte
-// that is not valid UTF-8 is a character of its own.
+// putRune puts p's first character on the line (an invalid byte is one).
 func (c *Writer) putRune(p []byte) int {
 	if !utf8.FullRune(p) {
 		c.npartial = copy(c.partial[:], p)

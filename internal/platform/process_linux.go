@@ -70,8 +70,7 @@ func Args(pid int) []string {
 
 // Comm is the kernel's name of pid: the file it executed.
 func Comm(pid int) string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	return strings.TrimSpace(string(b))
+	return readTrimmed(fmt.Sprintf("/proc/%d/comm", pid))
 }
 
 const clockTicks = 100 // USER_HZ, the unit of stat's times, on every architecture Go supports

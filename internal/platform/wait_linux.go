@@ -76,8 +76,7 @@ func WaitsOnlyForInput(pid int, tty *os.File) bool {
 }
 
 // AtLineEditor reports whether the shell waits for keys in its line
-// editor: asleep in poll or select, the terminal non-canonical (a builtin
-// read sleeps in a cooked read).
+// editor: in poll or select, the terminal non-canonical (not a builtin read).
 func AtLineEditor(shellPID int) bool {
 	tty := OpenTTY(TTYOf(shellPID))
 	if tty == nil {

@@ -1,7 +1,6 @@
 // Package rundir owns the private runtime directory of the relay's socket
-// and the per-call files: where it is, that no other user can have
-// planted or read it, and which per-call files are leftovers. It creates
-// nothing inside it.
+// and the per-call files: where it is, that no other user can have planted
+// or read it, and which files are leftovers. It creates nothing inside.
 package rundir
 
 import (
@@ -145,9 +144,8 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 	}
 }
 
-// callID is the id of a per-call file's name. The bridge's own files,
-// named after the session, which may look like an id, have other
-// extensions.
+// callID is the id of a per-call file's name; the bridge's own files are
+// named after the session, maybe like an id, but with other extensions.
 func callID(name string) (string, bool) {
 	id, ext, ok := strings.Cut(name, ".")
 	if !ok || len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {

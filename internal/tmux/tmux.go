@@ -1,7 +1,6 @@
-// Package tmux runs the tmux program, the only package that starts it.
-// Every call reaches the user's default server (TMUX_TMPDIR honoured):
-// without $TMUX, ptybridge and ptysend agree on it even inside another
-// tmux.
+// Package tmux runs the tmux program, the only package that starts it,
+// always on the user's default server (TMUX_TMPDIR honoured, $TMUX not):
+// ptybridge and ptysend agree on it even inside another tmux.
 package tmux
 
 import (
@@ -96,8 +95,7 @@ func IsMissingSession(err error) bool {
 // matches any session it starts).
 func SessionTarget(name string) string { return "=" + name + ":" }
 
-// IsDuplicateSession reports whether err is tmux refusing a session that
-// exists.
+// IsDuplicateSession reports tmux refusing a session that exists.
 func IsDuplicateSession(err error) bool { return said(err, "duplicate session") }
 
 func said(err error, msgs ...string) bool {
@@ -120,8 +118,7 @@ type Screen struct {
 
 const screenFormat = "#{session_name}\t#{@ptybridge_pane}\t#{pane_id}\t#{cursor_x}\t#{cursor_y}\t#{pane_width}\t#{pane_height}\t#{alternate_on}\t#{pane_in_mode}"
 
-// Capture reads the screen of the pane target, in one call of
-// display-message and capture-pane.
+// Capture reads a pane's screen: display-message and capture-pane at once.
 func Capture(target string) (Screen, error) {
 	out, err := Run("display-message", "-p", "-t", target, screenFormat, ";", "capture-pane", "-p", "-t", target)
 	if err != nil {
@@ -170,8 +167,7 @@ func (s Screen) CursorRow() string {
 	return string(row[:end])
 }
 
-// Exec replaces this process with tmux, the human's terminal talking to
-// it directly.
+// Exec replaces this process with tmux, on the human's terminal.
 func Exec(args ...string) error {
 	path, err := exec.LookPath("tmux")
 	if err != nil {
