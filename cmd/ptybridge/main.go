@@ -1,9 +1,9 @@
-// Command ptybridge opens the shared terminal: it creates the user's
-// bridge session in tmux, or joins it, and attaches this terminal to it.
-// The session lives while at least one ptybridge terminal is attached.
+// Command ptybridge opens the shared terminal: it creates or joins the
+// user's bridge session in tmux, which lives while a terminal is attached.
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -78,10 +78,7 @@ func run(args []string) int {
 }
 
 func open(c flags) error {
-	name := c.Session
-	if name == "" {
-		name = bridge.DefaultName()
-	}
+	name := cmp.Or(c.Session, bridge.DefaultName())
 	if err := bridge.ValidateName(name); err != nil {
 		return err
 	}

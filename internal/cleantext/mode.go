@@ -5,11 +5,10 @@ import (
 	"slices"
 )
 
-// Mode is a terminal mode a program's output switches: bracketed paste
-// (ESC[?2004h, ESC[?2004l, reset by ESC c), in which a line editor takes
-// what tmux's paste-buffer -p wraps in ESC[200~ ... ESC[201~ as text (a
-// TAB no completion, a newline not running the line); the alternate
-// screen (ESC[?1049h, 1047, 47) of a full-screen program.
+// Mode is a terminal mode the output switches: bracketed paste (?2004, off
+// at ESC c), in which a line editor takes tmux's paste-buffer -p (ESC[200~
+// ... ESC[201~) as text, a TAB no completion, a newline not run; the
+// alternate screen (?1049, 1047, 47) of a full-screen program.
 type Mode string
 
 const (

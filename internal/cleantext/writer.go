@@ -73,10 +73,9 @@ func (c *Writer) Pending() string {
 	return string(c.line.appendText(nil))
 }
 
-// TakePendingIf, if is(Pending()), takes that line out of the output,
-// returns it and drops what follows up to the next '\n', in one step: so
-// ptysend takes the question the terminal asks the human ("[sudo]
-// password for u: "); it and the echoed answer are no output.
+// TakePendingIf, if is(Pending()), returns that line, taken out of the
+// output, and drops what follows up to the next '\n', in one step: the
+// question asked of the human ("[sudo] password for u: ") and the answer.
 func (c *Writer) TakePendingIf(is func(pending string) bool) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -114,9 +114,8 @@ func (f RelayFlags) Run() error {
 	return relay.Run(cfg)
 }
 
-// Version is what --version prints for both tools: the module version of
-// a release (go install ...@v1.2.3), else the revision and commit date of
-// the checkout go build stamped, "+dirty" when it had changes.
+// Version is what --version prints: a release's module version, else the
+// checkout's revision, "+dirty" if changed, and commit date.
 func Version() string {
 	info, _ := debug.ReadBuildInfo()
 	return VersionFrom(info)

@@ -1,6 +1,5 @@
-// Package failure is how ptybridge and ptysend fail: an error that says
-// what happened and what to do next, and ptysend's exit code for it.
-// Other packages return an *Error or an error with a Hint method.
+// Package failure is how ptybridge and ptysend fail: an *Error says what
+// happened, what to do and ptysend's exit code (others may have a Hint).
 package failure
 
 import (

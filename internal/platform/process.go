@@ -62,9 +62,8 @@ func Name(pid int) string {
 }
 
 // OwnedByUs reports whether the kernel's owner of process pid (root for a
-// set-uid program) is our effective user: a job, run as the tmux server's
-// user, takes no root shell's settings. "Ours" has two other answers, not
-// to be merged: SharesOurUserAndNamespaces and PeerUID.
+// set-uid program) is our effective user, as a job's, the tmux server's, is
+// (no root shell's). Other "ours", not to merge: SharesOurUserAndNamespaces, PeerUID.
 func OwnedByUs(pid int) bool {
 	uid, err := ProcessOwner(pid)
 	return err == nil && uid == os.Geteuid()

@@ -172,9 +172,8 @@ func FileOwner(fi os.FileInfo) (int, bool) {
 }
 
 // SharesOurUserAndNamespaces reports whether ptysend can drive shell pid
-// the fast way, not through the terminal stream (far mode): it reads the
-// runtime directory (our user), sees our files (our mount namespace) and
-// can be watched through /proc (our pid namespace).
+// not through the terminal (far mode): it has our user, to read the
+// runtime directory, and our mount and pid namespaces, to see it and /proc.
 func SharesOurUserAndNamespaces(pid int) bool {
 	uids := strings.Fields(procValue(pid, "status", "Uid")) // real, effective, saved, file system
 	if len(uids) < 2 || uids[1] != strconv.Itoa(os.Geteuid()) {
@@ -191,9 +190,8 @@ func SharesOurUserAndNamespaces(pid int) bool {
 	return err == nil
 }
 
-// WatchExit returns a channel that is closed when process pid exits, nil
-// when it cannot be watched (gone, or no pidfd), never closed once ctx is
-// done. The runtime's poller waits on the pidfd: no timer, no thread held.
+// WatchExit returns a channel closed when process pid exits (never once
+// ctx is done), nil if it cannot (gone, no pidfd); it holds no thread.
 func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if err != nil {

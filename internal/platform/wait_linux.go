@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -54,10 +53,9 @@ func WaitsForInput(pid int, tty *os.File) bool {
 }
 
 // WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt backs
-// it up: not epoll, where an event loop awaits anything (node's timer),
-// the terminal non-canonical; wait_woken only for a read of tty /proc
-// shows (a TCP socket's read sleeps there too); poll or select with tty
-// non-canonical, as REPLs evaluate in canonical mode.
+// it up: not epoll, where an event loop awaits anything (node's timer);
+// wait_woken only for a read of tty /proc shows (not of a TCP socket);
+// poll or select with tty non-canonical (REPLs evaluate in canonical mode).
 func WaitsOnlyForInput(pid int, tty *os.File) bool {
 	if tty == nil {
 		return false
@@ -120,13 +118,8 @@ func syscallOf(taskDir string) (call string, hidden bool) {
 // fileOfCall parses a system call as syscallOf shows it: its number, and
 // the file its first argument names as a descriptor of pid ("": unknown).
 func fileOfCall(pid int, call string) (nr int, file string, ok bool) {
-	f := strings.Fields(call)
-	if len(f) < 2 {
-		return 0, "", false
-	}
-	nr, err1 := strconv.Atoi(f[0])
-	fd, err2 := strconv.ParseInt(strings.TrimPrefix(f[1], "0x"), 16, 64)
-	if err1 != nil || err2 != nil {
+	var fd int64
+	if _, err := fmt.Sscanf(call, "%d 0x%x", &nr, &fd); err != nil {
 		return 0, "", false
 	}
 	file, _ = os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))

@@ -92,11 +92,10 @@ func SocketPath(dir, sessionName string) string {
 	return filepath.Join(dir, b.String()+".sock")
 }
 
-// Per-call files are named after the call's id (16 hex digits): <id>.sh,
-// <id>.in... A ptysend killed with SIGKILL cannot remove its own, so each
-// call removes those of calls that are gone, even other bridges': those
-// whose id no process claims with a lock on one byte of the directory,
-// which the kernel drops when the process ends.
+// Per-call files are named after the call's id (16 hex digits). A ptysend
+// killed by SIGKILL leaves its own: each call removes those of any bridge
+// whose id no process claims, with a lock on one byte of the directory
+// that the kernel drops when the process ends.
 
 var claimed *platform.ByteLocks // open until the process exits
 

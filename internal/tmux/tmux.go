@@ -16,8 +16,7 @@ import (
 	"time"
 )
 
-// callTimeout bounds every tmux call: the server answers in well under a
-// millisecond, so this means a stuck server.
+// callTimeout bounds every call: the server answers in under a millisecond.
 const callTimeout = 10 * time.Second
 
 // ErrNoTmux means the tmux program is not installed or not on PATH.
