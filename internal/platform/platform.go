@@ -30,13 +30,11 @@ var errListenerClosed = errors.New("listener closed")
 // Close makes a waiting Accept return. It never removes the socket file.
 func (l *UnixListener) Close() error { return l.f.Close() }
 
-// BlockingConn is a connected unix socket read and written with blocking
-// system calls and the socket's own timeouts: the runtime poller's setup
-// is a measurable part of a query, one request and one answer.
+// BlockingConn is a unix socket used with blocking system calls and its
+// own timeouts: the runtime poller's setup is a measurable part of a query.
 type BlockingConn int
 
-// EditsLines reports whether a line editor (readline, zle, fish, node)
-// reads the terminal: it is non-canonical.
+// EditsLines reports whether a line editor (readline, zle, node) reads tty.
 func EditsLines(tty *os.File) bool {
 	canonical, _, _, ok := termMode(tty)
 	return ok && !canonical
@@ -48,15 +46,13 @@ func passwordMode(tty *os.File) bool {
 	return ok && canonical && !echo
 }
 
-// TranslatesNewlines reports whether tty's output turns "\n" into "\r\n",
-// as by default.
+// TranslatesNewlines reports whether tty turns "\n" into "\r\n" (a default).
 func TranslatesNewlines(tty *os.File) bool {
 	_, _, onlcr, ok := termMode(tty)
 	return !ok || onlcr
 }
 
-// TypedAhead reports keys typed during the previous command that wait in
-// the terminal's input queue, not yet on the shell's line.
+// TypedAhead reports keys typed ahead, waiting in the terminal's queue.
 func TypedAhead(shellPID int) bool {
 	tty := OpenTTY(TTYOf(shellPID))
 	if tty == nil {
