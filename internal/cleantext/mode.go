@@ -5,10 +5,10 @@ import (
 	"slices"
 )
 
-// Mode is a terminal mode the output switches: bracketed paste (?2004, off
-// at ESC c), in which a line editor takes tmux's paste-buffer -p (ESC[200~
-// ... ESC[201~) as text, a TAB no completion, a newline not run; the
-// alternate screen (?1049, 1047, 47) of a full-screen program.
+// Mode is a terminal mode the output switches: bracketed paste (?2004,
+// off at ESC c), in which a line editor takes tmux's paste-buffer -p
+// (ESC[200~ ... ESC[201~) as text (a TAB no completion, a newline not
+// run), or a full-screen program's alternate screen (?1049, 1047, 47).
 type Mode string
 
 const (

@@ -56,7 +56,7 @@ func (c *Writer) Write(p []byte) (int, error) {
 	return n, c.err
 }
 
-// Close writes the partial line as it shows, without a newline.
+// Close writes the partial line as it shows, without a newline; w stays open.
 func (c *Writer) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -126,7 +126,7 @@ func (c *Writer) Settled() bool {
 
 func (c *Writer) settled() bool { return c.state == ground && c.npartial == 0 }
 
-// Paste is the bracketed paste mode: Unknown mid-sequence, from if none.
+// Paste is the bracketed paste mode: Unknown mid-sequence, from if never switched.
 func (c *Writer) Paste(from Mode) Mode {
 	c.mu.Lock()
 	defer c.mu.Unlock()

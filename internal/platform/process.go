@@ -62,8 +62,9 @@ func Name(pid int) string {
 }
 
 // OwnedByUs reports whether the kernel's owner of process pid (root for a
-// set-uid program) is our effective user, as a job's, the tmux server's, is
-// (no root shell's). Other "ours", not to merge: SharesOurUserAndNamespaces, PeerUID.
+// set-uid program) is our effective user, as a job's (the tmux server's)
+// is, unlike a root shell's. "Ours" has other answers, not to be merged:
+// SharesOurUserAndNamespaces and PeerUID.
 func OwnedByUs(pid int) bool {
 	uid, err := ProcessOwner(pid)
 	return err == nil && uid == os.Geteuid()

@@ -42,7 +42,7 @@ func dialUnix(path string, timeout time.Duration) (int, error) {
 	return fd, nil
 }
 
-// pollable hands fd to the runtime poller (os.NewFile does, non-blocking).
+// pollable makes fd non-blocking, so that os.NewFile hands it to the poller.
 func pollable(fd int, name string) (*os.File, error) {
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)

@@ -44,8 +44,8 @@ func OpenTTYToWrite(path string) (*os.File, error) {
 	return openUnpolled(path, unix.O_WRONLY)
 }
 
-// openUnpolled opens a terminal out of Go's poller, where it would wake
-// the process at every byte the pane prints.
+// openUnpolled opens a terminal without waiting and out of Go's poller,
+// where it would wake the process at every byte the pane prints.
 func openUnpolled(path string, flags int) (*os.File, error) {
 	fd, err := unix.Open(path, flags|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -67,9 +67,7 @@ func Ensure(dir string) error {
 }
 
 // UnsafeDirError is a runtime directory that is not private to us.
-type UnsafeDirError struct {
-	Path, Reason string
-}
+type UnsafeDirError struct{ Path, Reason string }
 
 func (e *UnsafeDirError) Error() string {
 	return fmt.Sprintf("the runtime directory %s is not private: %s", e.Path, e.Reason)
