@@ -1,9 +1,9 @@
-// Command ptybridge opens the shared terminal: it creates the user's
-// bridge session in tmux, or joins it, and attaches this terminal to it.
-// The session lives while at least one ptybridge terminal is attached.
+// Command ptybridge opens the shared terminal: it creates or joins the
+// user's bridge session in tmux, which lives while a terminal is attached.
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -53,44 +53,39 @@ func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
 	var c flags
-	parser, err := kong.New(&c, kong.Name("ptybridge"), kong.Description(description), kong.Vars{"version": cli.Version()})
-	if err != nil {
-		panic(err)
-	}
+	parser := kong.Must(&c, kong.Name("ptybridge"), kong.Description(description), kong.Vars{"version": cli.Version()})
 	if _, err := parser.Parse(args); err != nil {
 		fmt.Fprintf(os.Stderr, "ptybridge: error: %s\nhint: see ptybridge --help\n", err)
 		return 2
 	}
-	if c.RelayFlags.Requested() {
-		if err := c.RelayFlags.Run(); err != nil {
-			return report(err)
-		}
-		return 0
-	}
-	if !term.IsTerminal(int(os.Stdin.Fd())) {
-		return report(&failure.Error{
+	var err error
+	switch {
+	case c.RelayFlags.Requested():
+		err = c.RelayFlags.Run()
+	case !term.IsTerminal(int(os.Stdin.Fd())):
+		err = &failure.Error{
 			Msg:  "standard input is not a terminal: ptybridge opens an interactive terminal for a human",
 			Hint: "run ptybridge yourself in a terminal window; an agent should ask the user to do it",
-		})
+		}
+	default:
+		err = open(c)
 	}
-	name := c.Session
-	if name == "" {
-		name = bridge.DefaultName()
+	if err != nil {
+		cli.Report(os.Stderr, "ptybridge", err)
+		return 1
 	}
+	return 0
+}
+
+func open(c flags) error {
+	name := cmp.Or(c.Session, bridge.DefaultName())
 	if err := bridge.ValidateName(name); err != nil {
-		return report(err)
+		return err
 	}
 	command := c.Command
 	if len(command) > 0 && command[0] == "--" {
 		command = command[1:]
 	}
-	if err := open(name, command, c.Confirm); err != nil {
-		return report(err)
-	}
-	return 0
-}
-
-func open(name string, command []string, confirm bool) error {
 	dir := rundir.Path()
 	if err := rundir.Ensure(dir); err != nil {
 		return err
@@ -117,7 +112,7 @@ func open(name string, command []string, confirm bool) error {
 	if err := br.Open(width, height, bridge.LoginShell(), cwd, command...); err != nil {
 		return err
 	}
-	if confirm {
+	if c.Confirm {
 		if err := br.RequireConfirm(); err != nil {
 			return err
 		}
@@ -130,9 +125,4 @@ func open(name string, command []string, confirm bool) error {
 		fmt.Fprintln(os.Stderr, msg)
 	}
 	return err
-}
-
-func report(err error) int {
-	cli.Report(os.Stderr, "ptybridge", err)
-	return 1
 }

@@ -1,13 +1,7 @@
-// Command ptysend-mcp is the MCP server that `ptysend --mcp` runs (it
-// execs this program, found next to itself or on PATH): the shared
-// terminal served to an agent as MCP tools on stdin and stdout
-// (internal/mcpserver).
-//
-// It is a program of its own so that the MCP SDK, with the net/http, TLS
-// and JSON-schema packages it links, does not weigh on every ptysend call:
-// linked into ptysend it made each call start about 1 ms slower and use
-// 4 MiB more memory (scripts/bench). Its flags are ptysend's to pass, not
-// a user interface.
+// Command ptysend-mcp is the MCP server that `ptysend --mcp` execs (found
+// next to itself or on PATH), with flags ptysend passes. It is a program of
+// its own so that the MCP SDK (net/http, TLS, JSON schemas) does not cost
+// every ptysend call 1 ms and 4 MiB (scripts/bench).
 package main
 
 import (
@@ -30,32 +24,27 @@ func main() {
 	relay := fs.String("ptysend", "", "the ptysend program, which tmux runs as the relay (default: the one next to this program)")
 	version := fs.String("version", "dev", "the version told to the client")
 	fs.Parse(os.Args[1:])
-	os.Exit(run(*session, *timeout, *maxTime, *relay, *version))
-}
-
-func run(session, timeout, maxTime, relay, version string) int {
-	if relay == "" {
+	if *relay == "" {
 		exe, _ := os.Executable()
-		relay = filepath.Join(filepath.Dir(exe), "ptysend")
+		*relay = filepath.Join(filepath.Dir(exe), "ptysend")
 	}
 	cfg := mcpserver.Config{
-		Bridge:  bridge.Bridge{Name: session, RuntimeDir: rundir.Path(), Exe: relay},
-		Version: version,
+		Bridge:  bridge.Bridge{Name: *session, RuntimeDir: rundir.Path(), Exe: *relay},
+		Version: *version,
 	}
 	var err error
-	if cfg.Timeout, err = duration(timeout); err == nil {
-		cfg.MaxTime, err = duration(maxTime)
+	if cfg.Timeout, err = duration(*timeout); err == nil {
+		cfg.MaxTime, err = duration(*maxTime)
 	}
 	if err == nil {
-		err = bridge.ValidateName(session)
+		err = bridge.ValidateName(*session)
 	}
 	if err == nil {
 		err = mcpserver.ServeStdio(cfg)
 	}
 	if err != nil {
-		return cli.Report(os.Stderr, "ptysend", err)
+		os.Exit(cli.Report(os.Stderr, "ptysend", err))
 	}
-	return 0
 }
 
 func duration(s string) (time.Duration, error) {

@@ -193,7 +193,7 @@ func TestCleanTakePending(t *testing.T) {
 	type step struct {
 		write       string
 		takePending bool
-		question    string // what TakePending returns
+		question    string // what TakePendingIf returns
 	}
 	cases := []struct {
 		name  string
@@ -245,8 +245,8 @@ func TestCleanTakePending(t *testing.T) {
 					c.Write([]byte(s.write))
 					continue
 				}
-				if got := c.TakePending(); got != s.question {
-					t.Fatalf("TakePending() = %q, want %q", got, s.question)
+				if got, _ := c.TakePendingIf(func(string) bool { return true }); got != s.question {
+					t.Fatalf("TakePendingIf() = %q, want %q", got, s.question)
 				}
 			}
 			c.Close()

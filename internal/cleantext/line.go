@@ -1,10 +1,9 @@
 package cleantext
 
-// A cell is one character cell of the line: the bytes of one UTF-8 rune, or
-// a single byte that is not valid UTF-8 (kept as is: a pipe would have
-// carried it), packed little-endian into a uint32. No byte of a cell is 0
-// (NUL is a control, never printed), so the packing needs no length, and 0
-// is free to mean a blank cell: one the program skipped over or erased.
+import "slices"
+
+// A cell is one rune's UTF-8 bytes, or one invalid byte, packed
+// little-endian; 0 (NUL is never printed) is a blank: skipped or erased.
 type cell uint32
 
 const (
@@ -12,7 +11,6 @@ const (
 	tab   cell = '\t'
 )
 
-// cellOf packs the 1 to 4 bytes of one character.
 func cellOf(b []byte) cell {
 	var c cell
 	for i, x := range b {
@@ -21,7 +19,6 @@ func cellOf(b []byte) cell {
 	return c
 }
 
-// appendTo appends the character's bytes to dst.
 func (c cell) appendTo(dst []byte) []byte {
 	for ; c != 0; c >>= 8 {
 		dst = append(dst, byte(c))
@@ -29,31 +26,21 @@ func (c cell) appendTo(dst []byte) []byte {
 	return dst
 }
 
-// farthestColumn bounds how far right a cursor movement may go past the
-// text already on the line. A real terminal stops at its right margin; we
-// do not know the width, and without a bound a tiny sequence such as
-// "\x1b[999999999C" followed by one character would pad the line with a
-// billion blanks. No terminal is this wide.
+// farthestColumn bounds a cursor movement past the text, as a margin
+// would: else "\x1b[999999999C" and one character make a billion blanks.
 const farthestColumn = 1024
 
-// keptCapacity is the number of cells whose storage survives the end of a
-// line: after a huge line the big buffer is let go rather than kept for
-// the rest of a long output.
+// keptCapacity is the most cells kept from line to line.
 const keptCapacity = 1 << 16
 
 // line is the screen line the cursor is on, as the terminal shows it.
-// cells runs up to the last cell written (it may end in blanks after an
-// erase; those are not text and are not output).
 type line struct {
-	cells []cell
-	col   int // the cursor, 0-based; may lie past the end of cells
+	cells []cell // up to the last cell written; trailing blanks are no text
+	col   int    // the cursor, 0-based; may lie past the end of cells
 }
 
-// isEmpty reports whether nothing is on the line and the cursor is home:
-// the state in which bytes may be passed through without interpreting.
 func (l *line) isEmpty() bool { return len(l.cells) == 0 && l.col == 0 }
 
-// reset starts a new, empty line.
 func (l *line) reset() {
 	if cap(l.cells) > keptCapacity {
 		l.cells = nil
@@ -62,27 +49,20 @@ func (l *line) reset() {
 	l.col = 0
 }
 
-// put writes one character at the cursor, overwriting what was there, and
-// moves the cursor right. Skipped-over cells before it become blanks.
 func (l *line) put(c cell) {
-	switch {
-	case l.col < len(l.cells):
+	for len(l.cells) < l.col {
+		l.cells = append(l.cells, blank)
+	}
+	if l.col < len(l.cells) {
 		l.cells[l.col] = c
-	case l.col == len(l.cells):
-		l.cells = append(l.cells, c)
-	default:
-		for len(l.cells) < l.col {
-			l.cells = append(l.cells, blank)
-		}
+	} else {
 		l.cells = append(l.cells, c)
 	}
 	l.col++
 }
 
-// putASCII writes a run of printable ASCII characters, one cell each.
 func (l *line) putASCII(run []byte) {
-	if l.col == len(l.cells) {
-		// The usual case, the cursor at the end of the text: append.
+	if l.col == len(l.cells) { // the usual case
 		for _, b := range run {
 			l.cells = append(l.cells, cell(b))
 		}
@@ -94,98 +74,62 @@ func (l *line) putASCII(run []byte) {
 	}
 }
 
-// carriageReturn moves the cursor to the start of the line ("\r").
 func (l *line) carriageReturn() { l.col = 0 }
-
-// backspace moves the cursor one cell left, stopping at the margin ("\b").
-func (l *line) backspace() { l.col = max(0, l.col-1) }
-
-// moveTo puts the cursor at column col (0-based), within the line's text
-// or at most farthestColumn.
-func (l *line) moveTo(col int) {
-	l.col = max(0, min(col, max(len(l.cells), farthestColumn)))
-}
-
-// moveRight and moveLeft move the cursor n cells (CUF, CUB).
+func (l *line) backspace()      { l.col = max(0, l.col-1) }
+func (l *line) moveTo(col int)  { l.col = max(0, min(col, max(len(l.cells), farthestColumn))) }
 func (l *line) moveRight(n int) { l.moveTo(l.col + n) }
 func (l *line) moveLeft(n int)  { l.moveTo(l.col - n) }
 
-// eraseToEnd erases from the cursor to the end of the line (EL 0).
-func (l *line) eraseToEnd() {
-	if l.col < len(l.cells) {
-		l.cells = l.cells[:l.col]
-	}
-}
-
-// eraseToStart erases from the start of the line to the cursor, the
-// cursor's cell included (EL 1). Text after the cursor keeps its column.
-func (l *line) eraseToStart() { l.blankOut(0, l.col+1) }
-
-// eraseAll erases the whole line (EL 2); the cursor stays where it is.
-func (l *line) eraseAll() { l.cells = l.cells[:0] }
-
-// eraseCells blanks n cells from the cursor on (ECH); nothing moves.
+// EL 0, 1, 2 and ECH: eraseToStart erases the cursor's cell too.
+func (l *line) eraseToEnd()      { l.cells = l.cells[:min(l.col, len(l.cells))] }
+func (l *line) eraseToStart()    { l.blankOut(0, l.col+1) }
+func (l *line) eraseAll()        { l.cells = l.cells[:0] }
 func (l *line) eraseCells(n int) { l.blankOut(l.col, l.col+n) }
 
-// deleteCells removes n cells at the cursor (DCH); the text after them
-// moves left.
 func (l *line) deleteCells(n int) {
-	if l.col >= len(l.cells) {
-		return
+	if l.col < len(l.cells) {
+		l.cells = slices.Delete(l.cells, l.col, min(len(l.cells), l.col+n))
 	}
-	rest := l.cells[min(len(l.cells), l.col+n):]
-	l.cells = append(l.cells[:l.col], rest...)
 }
 
-// insertBlanks inserts n blanks at the cursor (ICH); the text after them
-// moves right.
 func (l *line) insertBlanks(n int) {
-	if l.col >= len(l.cells) {
-		return
+	if l.col < len(l.cells) {
+		l.cells = slices.Insert(l.cells, l.col, make([]cell, min(n, farthestColumn))...)
 	}
-	n = min(n, farthestColumn)
-	l.cells = append(l.cells[:l.col], append(make([]cell, n), l.cells[l.col:]...)...)
 }
 
-// blankOut blanks the cells in [from, to) that exist.
 func (l *line) blankOut(from, to int) {
-	to = min(to, len(l.cells))
-	for i := from; i < to; i++ {
-		l.cells[i] = blank
+	if from < len(l.cells) {
+		clear(l.cells[from:min(to, len(l.cells))])
 	}
 }
 
-// appendText appends what the line shows to dst: blanks between
-// characters are spaces (they keep the text after them in its column),
-// trailing blanks are nothing (no program wrote them). Spaces the program
-// wrote are characters, kept wherever they are.
+// appendText appends what the line shows, trailing blanks (not spaces)
+// left out.
 func (l *line) appendText(dst []byte) []byte {
 	end := len(l.cells)
 	for end > 0 && l.cells[end-1] == blank {
 		end--
 	}
-	for _, c := range l.cells[:end] {
-		if c == blank {
-			c = ' '
-		}
-		dst = c.appendTo(dst)
-	}
-	return dst
+	return appendCells(dst, l.cells[:end])
 }
 
-// appendUpTo appends what the line shows as far as its last character
-// that is not a space, or column col if that is farther (blanks and
-// spaces up to it shown as spaces).
+// appendUpTo appends what the line shows up to its last character that
+// is not a space, or column col if farther.
 func (l *line) appendUpTo(dst []byte, col int) []byte {
 	end := len(l.cells)
 	for end > col && (l.cells[end-1] == blank || l.cells[end-1] == ' ') {
 		end--
 	}
-	for i := 0; i < max(end, col); i++ {
-		c := blank
-		if i < end {
-			c = l.cells[i]
-		}
+	dst = appendCells(dst, l.cells[:end])
+	for range col - end {
+		dst = append(dst, ' ')
+	}
+	return dst
+}
+
+func appendCells(dst []byte, cells []cell) []byte {
+	for _, c := range cells {
 		if c == blank {
 			c = ' '
 		}

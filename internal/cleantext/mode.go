@@ -5,12 +5,10 @@ import (
 	"slices"
 )
 
-// Mode is a terminal mode a program switches, as its output shows it:
-// bracketed paste (ESC[?2004h, ESC[?2004l; a terminal reset, ESC c, ends
-// it), with which tmux's paste-buffer -p wraps a paste in ESC[200~ ...
-// ESC[201~ and a line editor takes the text as text (a TAB is no
-// completion, a newline does not run the line); the alternate screen
-// (ESC[?1049h and its older forms 1047 and 47) of a full-screen program.
+// Mode is a terminal mode the output switches: bracketed paste (?2004,
+// off at ESC c), in which a line editor takes tmux's paste-buffer -p
+// (ESC[200~ ... ESC[201~) as text (a TAB no completion, a newline not
+// run), or a full-screen program's alternate screen (?1049, 1047, 47).
 type Mode string
 
 const (
@@ -19,17 +17,14 @@ const (
 	On      Mode = "on"
 )
 
-// MaxParams bounds the parameters kept of a CSI sequence; a longer one
-// makes a mode switch it carries unknown.
+// MaxParams bounds the parameters kept of a CSI sequence: past it, a mode
+// is unknown.
 const MaxParams = 32
 
-// pasteModes is bracketed paste's number.
 var pasteModes = []string{"2004"}
 
 // ModeSwitch is a mode after a CSI sequence ending in h (set) or l
-// (reset) with the given parameter bytes: private modes ("?1;2004")
-// switch it when they list one of its numbers. Parameters longer than
-// MaxParams leave it unknown.
+// (reset) with params: private modes ("?1;2004") listing one of numbers.
 func ModeSwitch(params []byte, set bool, mode Mode, numbers []string) Mode {
 	if len(params) == 0 || params[0] != '?' {
 		return mode

@@ -3,8 +3,6 @@ package cleantext
 // The parser follows tmux's input parser (input.c), because tmux is the
 // terminal the pane's output went through: a sequence it hides, we drop;
 // a control it acts on in the middle of a sequence, we act on too.
-
-// parserState is where the parser is between or inside escape sequences.
 type parserState uint8
 
 const (
@@ -18,7 +16,6 @@ const (
 	dcsEscape                             // an ESC inside a DCS: ST if '\' follows
 )
 
-// The C0 controls the parser treats specially.
 const (
 	bel = 0x07
 	can = 0x18 // cancels a sequence
@@ -26,25 +23,18 @@ const (
 	esc = 0x1b
 )
 
-// largestArg caps a CSI parameter: digits beyond it cannot matter (see
-// farthestColumn) and must not overflow.
+// largestArg caps a CSI parameter (beyond farthestColumn) against overflow.
 const largestArg = 1 << 16
 
-// csiSequence is what matters of the CSI being read: its first parameter,
-// and whether it is plain (no private marker such as '?', no intermediate
-// byte), the only kind that may edit the line; and its parameter bytes,
-// for a mode switch.
 type csiSequence struct {
-	arg     int
-	argDone bool // the first parameter has ended (';' or ':')
-	plain   bool
+	arg     int  // the first parameter
+	argDone bool // it has ended (';' or ':')
+	plain   bool // no private marker such as '?', no intermediate byte: it may edit the line
 	params  []byte
 }
 
-// control acts on a C0 control byte as the terminal does. It is called in
-// ground state and also in the middle of an escape or CSI sequence, where
-// the terminal acts on controls too (and ESC, CAN and SUB end the
-// sequence).
+// control acts on a C0 control byte, also inside an escape or CSI
+// sequence (which ESC, CAN and SUB end), as the terminal does.
 func (c *Writer) control(b byte) {
 	switch b {
 	case '\n':
@@ -63,57 +53,39 @@ func (c *Writer) control(b byte) {
 	// BEL, NUL, SO, SI, VT, FF, DEL...: nothing shows in the text.
 }
 
-// sequenceByte moves the parser on by one byte while it is not in ground
-// state.
 func (c *Writer) sequenceByte(b byte) {
-	switch c.state {
-	case dcsString:
+	switch s := c.state; {
+	case s == dcsString:
 		if b == esc {
 			c.state = dcsEscape
 		}
-	case dcsEscape:
+	case s == dcsEscape:
+		c.state = dcsString // tmux's passthrough doubles the ESCs it carries inside a DCS
 		if b == '\\' {
 			c.state = ground
-		} else {
-			c.state = dcsString // tmux's passthrough doubles the ESCs it carries inside a DCS
 		}
-	case oscString, controlString:
-		c.stringByte(b)
-	default:
-		if b < 0x20 {
-			c.control(b)
-			return
+	case s == oscString || s == controlString: // never text
+		switch {
+		case b == esc: // it ends the string; ST ("ESC \") ends as a sequence of its own
+			c.state = escape
+		case b == can || b == sub, b == bel && s == oscString:
+			c.state = ground
 		}
-		switch c.state {
-		case escape:
-			c.escapeByte(b)
-		case escapeIntermediate:
-			if b >= 0x30 && b <= 0x7e {
-				c.state = ground // the final byte: a designation, nothing to show
-			}
-		case csi:
-			c.csiByte(b)
+	case b < 0x20:
+		c.control(b)
+	case s == escape:
+		c.escapeByte(b)
+	case s == escapeIntermediate:
+		if b >= 0x30 && b <= 0x7e {
+			c.state = ground // the final byte: a designation, nothing to show
 		}
+	case s == csi:
+		c.csiByte(b)
 	}
 }
 
-// stringByte reads one byte of an OSC or other control string. Its content
-// (titles, hyperlink targets, ...) is never text. Any ESC ends the string,
-// and "ESC \" (ST) then ends as an escape sequence of its own.
-func (c *Writer) stringByte(b byte) {
-	switch {
-	case b == esc:
-		c.state = escape
-	case b == can || b == sub:
-		c.state = ground
-	case b == bel && c.state == oscString:
-		c.state = ground
-	}
-}
-
-// escapeByte reads the byte after ESC, which says what kind of sequence
-// this is. Bytes from 0x7f up are ignored there, as tmux does; so a UTF-8
-// character is never split, whatever state it meets.
+// escapeByte reads the byte after ESC. Bytes from 0x7f up are ignored,
+// as tmux does, so a UTF-8 character is never split.
 func (c *Writer) escapeByte(b byte) {
 	switch {
 	case b >= 0x20 && b <= 0x2f:
@@ -134,8 +106,6 @@ func (c *Writer) escapeByte(b byte) {
 	}
 }
 
-// csiByte reads one byte of a CSI sequence; the final byte (0x40..0x7e)
-// ends it and, if the sequence is plain, carries it out.
 func (c *Writer) csiByte(b byte) {
 	if b < 0x40 && len(c.seq.params) <= MaxParams {
 		c.seq.params = append(c.seq.params, b)
@@ -159,10 +129,9 @@ func (c *Writer) csiByte(b byte) {
 	}
 }
 
-// editLine carries out the CSI sequences that change what the current
-// line shows. All others (colours, moves to other rows, ...) show nothing
-// in the text and are dropped; of the modes, bracketed paste is followed.
+// editLine carries out the CSI sequences that edit the line; not colours.
 func (c *Writer) editLine(final byte, arg int) {
+	n := max(1, arg) // a count or column: absent or 0 means 1
 	switch final {
 	case 'K', 'J': // EL; ED, which erases the line as a part of the screen
 		switch arg {
@@ -174,19 +143,16 @@ func (c *Writer) editLine(final byte, arg int) {
 			c.line.eraseAll()
 		}
 	case 'G': // CHA, 1-based
-		c.line.moveTo(countOf(arg) - 1)
+		c.line.moveTo(n - 1)
 	case 'C': // CUF
-		c.line.moveRight(countOf(arg))
+		c.line.moveRight(n)
 	case 'D': // CUB
-		c.line.moveLeft(countOf(arg))
+		c.line.moveLeft(n)
 	case 'P': // DCH
-		c.line.deleteCells(countOf(arg))
+		c.line.deleteCells(n)
 	case 'X': // ECH
-		c.line.eraseCells(countOf(arg))
+		c.line.eraseCells(n)
 	case '@': // ICH
-		c.line.insertBlanks(countOf(arg))
+		c.line.insertBlanks(n)
 	}
 }
-
-// countOf is a count or column parameter: absent or 0 means 1.
-func countOf(arg int) int { return max(1, arg) }

@@ -6,15 +6,9 @@ import (
 )
 
 // cleanPrefix returns the length of the longest prefix of p that needs no
-// interpreting: printable ASCII, TAB, LF, and every byte from 0x80 up
-// (UTF-8, which a terminal prints, or binary, which a pipe would carry;
-// 8-bit C1 controls are not controls here, they occur inside UTF-8). What
-// stops it is a C0 control other than TAB and LF, or DEL.
-//
-// This scan is the whole cost of the fast path, so it looks at eight
-// bytes at a time (SWAR): about twice the speed of a table lookup per
-// byte (2.7 against 1.3 GB/s), a fraction of a millisecond for seq 1
-// 300000.
+// interpreting (C1 controls occur inside UTF-8: no controls here). It is
+// the whole cost of the fast path, so it looks at eight bytes at a time
+// (SWAR): 2.7 GB/s, against 1.3 for a table lookup per byte.
 func cleanPrefix(p []byte) int {
 	q := p
 	for len(q) >= 8 {
@@ -31,7 +25,7 @@ func cleanPrefix(p []byte) int {
 	return len(p)
 }
 
-// isSpecial reports whether b stops the pass-through.
+// isSpecial: a C0 control other than TAB and LF, or DEL.
 func isSpecial(b byte) bool {
 	return b < 0x20 && b != '\t' && b != '\n' || b == 0x7f
 }
@@ -43,12 +37,10 @@ const (
 )
 
 // specialBytes returns x, eight bytes, with the high bit set in every
-// byte for which isSpecial holds and no other bit set.
-//
-// For a byte b, (b&0x7f) + (0x80-n) has its high bit set exactly when
-// b&0x7f >= n, and never carries into the next byte; OR-ing b back in
-// counts bytes from 0x80 up as large. That gives "b >= n" for the bounds
-// needed: special is b < 9, 11 <= b < 0x20, or b == 0x7f.
+// byte for which isSpecial holds and no other bit set. For a byte b,
+// (b&0x7f) + (0x80-n) has its high bit set exactly when b&0x7f >= n, and
+// never carries into the next byte; OR-ing b back in counts bytes from
+// 0x80 up as large. Special is b < 9, 11 <= b < 0x20, or b == 0x7f.
 func specialBytes(x uint64) uint64 {
 	low7 := x & lows
 	atLeast9 := (low7 + (0x80-9)*ones) | x

@@ -7,13 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// Writer cleans what is written to it and writes the clean text to the
-// underlying writer, line by line as each '\n' arrives (a partial line
-// waits in the Writer until its end or Close). Escape sequences and UTF-8
-// characters may be split across Write calls.
-//
-// Its methods may be called from different goroutines (ptysend calls
-// TakePending while another goroutine writes).
+// Writer writes what is written to it, cleaned, to the underlying writer
+// a line at a time. Sequences and characters may be split across Writes;
+// its methods may be called from different goroutines.
 type Writer struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -25,30 +21,19 @@ type Writer struct {
 	state parserState
 	seq   csiSequence // the CSI being read, when state is csi
 
-	// partial holds the first npartial bytes of a UTF-8 character that the
-	// end of a Write cut off, until the next Write brings the rest.
-	partial  [utf8.UTFMax]byte
+	partial  [utf8.UTFMax]byte // a UTF-8 character the end of a Write cut off
 	npartial int
 
-	// dropping: TakePending has taken the line; what follows up to the
-	// next '\n' is the echo of the human's answer, not output.
-	dropping bool
+	dropping bool // up to the next '\n', after TakePendingIf
 	paste    Mode // bracketed paste, as the output switched it
 }
 
 // flushSize is how much clean text collects before it is written to w.
-// It keeps the number of writes low for output that needs interpreting
-// (coloured lines, "\r\n" lines) while bounding the memory that takes.
 const flushSize = 32 << 10
 
-// NewWriter returns a Writer that writes clean text to w.
-func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: w}
-}
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
-// Write cleans p. The clean text of every line p completes is written to
-// the underlying writer before Write returns. It returns len(p) and the
-// underlying writer's error, if any.
+// Write cleans p, writing every line it completes before it returns.
 func (c *Writer) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -62,7 +47,7 @@ func (c *Writer) Write(p []byte) (int, error) {
 			p = c.dropAnswer(p)
 			continue
 		}
-		if c.atLineStart() {
+		if c.settled() && c.line.isEmpty() {
 			p = c.passCleanLines(p)
 		}
 		p = c.interpret(p)
@@ -71,84 +56,56 @@ func (c *Writer) Write(p []byte) (int, error) {
 	return n, c.err
 }
 
-// Close writes the pending partial line as it shows, without adding a
-// newline, and drops an unterminated escape sequence. It does not close
-// the underlying writer.
+// Close writes the partial line as it shows, without a newline; w stays open.
 func (c *Writer) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.putPartialRune()
-	if c.err == nil {
-		c.out = c.line.appendText(c.out)
-	}
-	c.line.reset()
-	c.state = ground
+	c.out = c.takeLine(c.out)
 	c.dropping = false
 	c.flush()
 	return c.err
 }
 
-// TakePending returns, cleaned, the partial line shown so far (no '\n'
-// yet) and removes it from the output; it also makes the Writer drop
-// everything up to and including the next '\n'.
-//
-// ptysend calls it when the command blocks waiting for the human: the
-// pending line is the question the terminal asks ("[sudo] password for
-// u: "), and what follows up to Enter is the echo of the human's answer;
-// both belong in a note to the agent, not in the command's output. An
-// escape sequence left open is dropped with the line.
-func (c *Writer) TakePending() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.takePending()
-}
-
-// Pending returns, cleaned, the partial line shown so far (a character
-// cut off at its end left out), and leaves it in the output.
+// Pending is the partial line shown so far, a cut-off character left out.
 func (c *Writer) Pending() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return string(c.line.appendText(nil))
 }
 
-// TakePendingIf is TakePending when is holds for the partial line shown
-// so far, cleaned (a character cut off at its end left out); otherwise it
-// changes nothing and returns false. The look and the take are one step:
-// output that another goroutine writes meanwhile cannot come between them.
-//
-// ptysend takes the line only once it is the question the terminal shows:
-// a look that found a question where there is none must not take output.
+// TakePendingIf, if is(Pending()), returns that line, taken out of the
+// output, and drops what follows up to the next '\n', in one step: the
+// question asked of the human ("[sudo] password for u: ") and the answer.
 func (c *Writer) TakePendingIf(is func(pending string) bool) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !is(string(c.line.appendText(nil))) {
 		return "", false
 	}
-	return c.takePending(), true
+	c.dropping = true
+	return string(c.takeLine(nil)), true
 }
 
-func (c *Writer) takePending() string {
+// takeLine appends the line, a cut-off character included, to dst and
+// starts a new one, an open sequence dropped.
+func (c *Writer) takeLine(dst []byte) []byte {
 	c.putPartialRune()
-	question := string(c.line.appendText(nil))
+	dst = c.line.appendText(dst)
 	c.line.reset()
 	c.state = ground
-	c.dropping = true
-	return question
+	return dst
 }
 
-// Line is the line being shown and the cursor's column: what a REPL's
-// prompt is looked for on. It runs up to the cursor at least (the blanks
-// before the cursor, a prompt's space, are the line's); spaces past the
-// cursor and the text are not.
+// Line is the line being shown, where a REPL's prompt is looked for, up
+// to the cursor at least (a prompt's space), and the cursor's column.
 func (c *Writer) Line() (string, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return string(c.line.appendUpTo(nil, c.line.col)), c.line.col
 }
 
-// SetLine starts the line being shown over with text, the cursor at
-// column col: what the line showed where the output read from here on
-// begins (a REPL's prompt line, known from an earlier read or tmux).
+// SetLine starts the line over with text, the cursor at column col: a
+// REPL's prompt line, known from an earlier read or tmux.
 func (c *Writer) SetLine(text string, col int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -160,22 +117,21 @@ func (c *Writer) SetLine(text string, col int) {
 	c.state, c.npartial = ground, 0
 }
 
-// Settled reports whether no escape sequence or character is half read:
-// the line and the modes hold as of what was written.
+// Settled reports whether no escape sequence or character is half read.
 func (c *Writer) Settled() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.state == ground && c.npartial == 0
+	return c.settled()
 }
 
-// Paste is the bracketed paste mode as of what was written: unknown when
-// no switch came since from (the mode the reading started in), or in the
-// middle of a sequence.
+func (c *Writer) settled() bool { return c.state == ground && c.npartial == 0 }
+
+// Paste is the bracketed paste mode: Unknown mid-sequence, from if never switched.
 func (c *Writer) Paste(from Mode) Mode {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case c.state != ground || c.npartial > 0:
+	case !c.settled():
 		return Unknown
 	case c.paste == "":
 		return from
@@ -192,55 +148,38 @@ func String(s string) string {
 	return b.String()
 }
 
-// atLineStart reports whether the Writer holds nothing: no line begun, no
-// sequence or character open. Only then may bytes bypass the emulation.
-func (c *Writer) atLineStart() bool {
-	return c.state == ground && c.npartial == 0 && c.line.isEmpty()
-}
-
-// passCleanLines writes the complete lines at the start of p that need no
-// interpreting straight to w, and returns the rest of p, which starts
-// with a line that needs interpreting or is not complete. It is the fast
-// path: most output is plain lines, and those cost one scan and one write
-// per chunk.
+// passCleanLines, the fast path for plain output, writes the lines at the
+// start of p that need no interpreting straight to w.
 func (c *Writer) passCleanLines(p []byte) []byte {
 	for {
 		clean := cleanPrefix(p)
 		if end := bytes.LastIndexByte(p[:clean], '\n') + 1; end > 0 {
-			c.writeThrough(p[:end])
+			c.flush()
+			c.write(p[:end])
 			p, clean = p[end:], clean-end
 		}
 		// A plain line ending in "\r\n" or "\r\r\n" (a second pty: sudo,
-		// ssh -t) is clean once its "\r"s go; the "\r"s only moved the
-		// cursor home before the line feed.
-		crs := countCRsBeforeLF(p[clean:])
+		// ssh -t) is clean without its "\r"s.
+		crs := crsBeforeLF(p[clean:])
 		if crs == 0 {
 			return p
 		}
 		c.out = append(c.out, p[:clean]...)
-		c.out = append(c.out, '\n')
+		c.newline()
 		p = p[clean+crs+1:]
-		if len(c.out) >= flushSize {
-			c.flush()
-		}
 	}
 }
 
-// countCRsBeforeLF returns n if p starts with n > 0 "\r"s and then a
-// "\n", and 0 otherwise.
-func countCRsBeforeLF(p []byte) int {
-	n := 0
-	for n < len(p) && p[n] == '\r' {
-		n++
+// crsBeforeLF is n if p starts with n "\r"s and a "\n", else 0.
+func crsBeforeLF(p []byte) int {
+	rest := bytes.TrimLeft(p, "\r")
+	if len(rest) == 0 || rest[0] != '\n' {
+		return 0
 	}
-	if n < len(p) && p[n] == '\n' {
-		return n
-	}
-	return 0
+	return len(p) - len(rest)
 }
 
-// interpret runs the one-line terminal over p until the current line
-// ends, and returns the rest of p (nil if p ran out first).
+// interpret runs the terminal over p up to the end of the line.
 func (c *Writer) interpret(p []byte) []byte {
 	for i := 0; i < len(p); {
 		b := p[i]
@@ -268,10 +207,7 @@ func (c *Writer) interpret(p []byte) []byte {
 	return nil
 }
 
-// putRune puts the UTF-8 character at the start of p on the line and
-// returns its length. A byte that is not valid UTF-8 is a character of its
-// own, kept as is. A character cut off by the end of p waits for the next
-// Write.
+// putRune puts p's first character on the line (an invalid byte is one).
 func (c *Writer) putRune(p []byte) int {
 	if !utf8.FullRune(p) {
 		c.npartial = copy(c.partial[:], p)
@@ -282,32 +218,27 @@ func (c *Writer) putRune(p []byte) int {
 	return size
 }
 
-// finishRune completes the character the previous Write cut off with the
-// first bytes of p, and returns the rest of p.
+// finishRune completes the character the previous Write cut off.
 func (c *Writer) finishRune(p []byte) []byte {
-	for c.npartial > 0 && len(p) > 0 {
-		c.partial[c.npartial] = p[0]
-		seq := c.partial[:c.npartial+1]
-		if !utf8.FullRune(seq) {
-			c.npartial++
-			p = p[1:]
-			continue
-		}
-		if _, size := utf8.DecodeRune(seq); size == len(seq) {
-			c.line.put(cellOf(seq))
-			c.npartial = 0
-			return p[1:]
-		}
-		// p[0] cannot continue the character: the bytes before it were
-		// invalid UTF-8, and p[0] is read afresh, as in one Write.
-		c.putPartialRune()
+	n := c.npartial
+	if n == 0 {
+		return p
 	}
+	seq := c.partial[:n+copy(c.partial[n:], p)]
+	if !utf8.FullRune(seq) {
+		c.npartial = len(seq)
+		return nil
+	}
+	if _, size := utf8.DecodeRune(seq); size > 1 {
+		c.line.put(cellOf(seq[:size]))
+		c.npartial = 0
+		return p[size-n:]
+	}
+	c.putPartialRune() // invalid UTF-8: p is read afresh, as in one Write
 	return p
 }
 
-// putPartialRune puts the bytes of a cut-off character on the line, one
-// character each, as invalid UTF-8 is shown (at Close, or when the next
-// bytes turn out not to complete it).
+// putPartialRune puts a cut-off character on the line as invalid UTF-8.
 func (c *Writer) putPartialRune() {
 	for _, b := range c.partial[:c.npartial] {
 		c.line.put(cell(b))
@@ -315,18 +246,20 @@ func (c *Writer) putPartialRune() {
 	c.npartial = 0
 }
 
-// endLine finishes the current line: its text and a '\n' go to the output.
 func (c *Writer) endLine() {
 	c.out = c.line.appendText(c.out)
-	c.out = append(c.out, '\n')
 	c.line.reset()
+	c.newline()
+}
+
+func (c *Writer) newline() {
+	c.out = append(c.out, '\n')
 	if len(c.out) >= flushSize {
 		c.flush()
 	}
 }
 
-// dropAnswer drops p up to and including its first '\n' (the echo of what
-// the human typed after TakePending) and returns the rest of p.
+// dropAnswer drops p up to its first '\n', the human's echoed answer.
 func (c *Writer) dropAnswer(p []byte) []byte {
 	i := bytes.IndexByte(p, '\n')
 	if i < 0 {
@@ -336,14 +269,6 @@ func (c *Writer) dropAnswer(p []byte) []byte {
 	return p[i+1:]
 }
 
-// writeThrough writes p, which needs no cleaning, to w, after the clean
-// text collected before it.
-func (c *Writer) writeThrough(p []byte) {
-	c.flush()
-	c.write(p)
-}
-
-// flush writes the collected clean text to w.
 func (c *Writer) flush() {
 	if len(c.out) > 0 {
 		c.write(c.out)
@@ -354,7 +279,6 @@ func (c *Writer) flush() {
 	c.out = c.out[:0]
 }
 
-// write writes p to w unless w has already failed.
 func (c *Writer) write(p []byte) {
 	if c.err != nil {
 		return

@@ -1,7 +1,4 @@
-// Package cli is what ptybridge and ptysend share on the command line:
-// the duration flag type, the hidden flags with which tmux starts the
-// relay, and printing a failure in the project's style with its exit
-// code. The mains hold the rest of their flags and the wiring.
+// Package cli is what ptybridge and ptysend share on the command line.
 package cli
 
 import (
@@ -9,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
@@ -21,45 +20,75 @@ import (
 // of seconds ("10", "0.5"). Zero disables the limit.
 type Duration time.Duration
 
-// UnmarshalText parses a flag value.
 func (d *Duration) UnmarshalText(b []byte) error {
 	s := strings.TrimSpace(string(b))
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if secs < 0 {
-			return fmt.Errorf("%q is negative", s)
-		}
-		*d = Duration(secs * float64(time.Second))
-		return nil
-	}
-	v, err := time.ParseDuration(s)
+	secs, err := strconv.ParseFloat(s, 64)
+	v := time.Duration(secs * float64(time.Second))
 	if err != nil {
-		return fmt.Errorf("%q is not a duration: use seconds (10) or a unit (90s, 2m)", s)
+		if v, err = time.ParseDuration(s); err != nil {
+			return fmt.Errorf("%q is not a duration: use seconds (10) or a unit (90s, 2m)", s)
+		}
+		secs = v.Seconds()
 	}
-	if v < 0 {
+	if secs < 0 {
 		return fmt.Errorf("%q is negative", s)
 	}
 	*d = Duration(v)
 	return nil
 }
 
-// Report prints err for the tool in the project's style ("tool: error:
-// what happened", then "hint: what to do") and returns the exit code.
+func (d Duration) Duration() time.Duration { return time.Duration(d) }
+
+// UnmarshalJSON takes seconds or a duration string (MCP tools' limits).
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case float64:
+		return d.UnmarshalText([]byte(strconv.FormatFloat(v, 'f', -1, 64)))
+	case string:
+		return d.UnmarshalText([]byte(v))
+	}
+	return fmt.Errorf("%s is not a duration: use seconds (10) or a unit (\"90s\", \"2m\")", b)
+}
+
+// OptionalValue is a flag whose value may be left out: --history or
+// --history=5, never the next word.
+type OptionalValue struct {
+	Set   bool
+	Value string // "" when given without one
+}
+
+func (o *OptionalValue) Decode(ctx *kong.DecodeContext) error {
+	o.Set = true
+	if ctx.Scan.Peek().Type == kong.FlagValueToken {
+		o.Value = fmt.Sprint(ctx.Scan.Pop().Value)
+	}
+	return nil
+}
+
+// IsBool makes kong take no separate value.
+func (o *OptionalValue) IsBool() bool { return true }
+
+// Report prints err as "tool: error: ..." and "hint: ...", and returns
+// the exit code.
 func Report(w io.Writer, tool string, err error) int {
 	e := failure.From(err)
-	if e.Verbatim != "" {
+	switch {
+	case e.Verbatim != "":
 		fmt.Fprint(w, e.Verbatim)
-		return e.ExitCode()
-	}
-	fmt.Fprintf(w, "%s: error: %s\n", tool, e.Msg)
-	if e.Hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", e.Hint)
+	case e.Hint != "":
+		fmt.Fprintf(w, "%s: error: %s\nhint: %s\n", tool, e.Msg, e.Hint)
+	default:
+		fmt.Fprintf(w, "%s: error: %s\n", tool, e.Msg)
 	}
 	return e.ExitCode()
 }
 
 // RelayFlags are the hidden flags with which tmux starts a relay (see
-// Bridge.RelayCommand). Both tools accept them: whichever set up the
-// bridge, or repaired it, runs as the shared pane's relay.
+// Bridge.RelayCommand): the tool that set up the bridge runs as its relay.
 type RelayFlags struct {
 	Relay     string `hidden:"" help:"Internal: serve the pane's output stream on this socket." json:"-"`
 	RelayPane string `hidden:"" json:"-"`
@@ -67,10 +96,9 @@ type RelayFlags struct {
 	RelayJob  string `hidden:"" json:"-"` // a job window's: its relay.JobConfig, JSON in hex
 }
 
-// Requested reports whether the tool was started as a relay.
 func (f RelayFlags) Requested() bool { return f.Relay != "" }
 
-// Run runs the relay on the process's standard input and output.
+// Run runs the relay on standard input and output.
 func (f RelayFlags) Run() error {
 	cfg := relay.Config{Socket: f.Relay, PaneID: f.RelayPane, PanePID: f.RelayPID}
 	if f.RelayJob != "" {
@@ -86,21 +114,54 @@ func (f RelayFlags) Run() error {
 	return relay.Run(cfg)
 }
 
-// Duration is the value.
-func (d Duration) Duration() time.Duration { return time.Duration(d) }
-
-// UnmarshalJSON takes a number of seconds or a string of a duration, as
-// an MCP tool's limits are given.
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	switch v := v.(type) {
-	case float64:
-		return d.UnmarshalText([]byte(strconv.FormatFloat(v, 'f', -1, 64)))
-	case string:
-		return d.UnmarshalText([]byte(v))
-	}
-	return fmt.Errorf("%s is not a duration: use seconds (10) or a unit (\"90s\", \"2m\")", b)
+// Version is what --version prints: a release's module version, else the
+// checkout's revision, "+dirty" if changed, and commit date.
+func Version() string {
+	info, _ := debug.ReadBuildInfo()
+	return VersionFrom(info)
 }
+
+// isPseudoVersion reports a Go pseudo-version, of a commit, not a release:
+// v0.0.0-20060102150405-abcdef123456, v1.2.4-0.2006..., v1.2.4-pre.0.2006...
+// (no regexp: this runs at every start of ptysend).
+func isPseudoVersion(v string) bool {
+	v, _, _ = strings.Cut(v, "+")
+	i := strings.LastIndexByte(v, '-')
+	if i < 15 || len(v)-i-1 != 12 || strings.Trim(v[i+1:], "0123456789abcdef") != "" {
+		return false
+	}
+	return strings.Trim(v[i-14:i], "0123456789") == "" && (v[i-15] == '-' || v[i-15] == '.')
+}
+
+// VersionFrom is Version for the given build information (nil: none).
+func VersionFrom(info *debug.BuildInfo) string {
+	if info == nil {
+		return noVersion
+	}
+	v := info.Main.Version
+	versioned := v != "" && v != "(devel)"
+	if versioned && !isPseudoVersion(v) && !strings.Contains(v, "+dirty") {
+		return v // a release
+	}
+	var rev, dirty, date string
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+dirty"
+		case s.Key == "vcs.time" && s.Value != "":
+			date = " (" + s.Value + ")"
+		}
+	}
+	switch {
+	case rev != "":
+		return rev + dirty + date
+	case versioned:
+		return v // a pseudo-version: go install ...@COMMIT or @latest without tags
+	}
+	return noVersion
+}
+
+// noVersion: go build -buildvcs=false, or in a git worktree.
+const noVersion = "dev (built without version information)"

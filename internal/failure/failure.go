@@ -1,11 +1,9 @@
-// Package failure is how ptybridge and ptysend fail: an error that says
-// what happened and what to do next, with the exit code ptysend reports
-// for it. It knows nothing of tmux, the pane or the command line; every
-// other package returns its failures as an *Error or as an error with a
-// Hint method, and the mains print them (internal/cli).
+// Package failure is how ptybridge and ptysend fail: an *Error says what
+// happened, what to do and ptysend's exit code (others may have a Hint).
 package failure
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"syscall"
@@ -13,43 +11,25 @@ import (
 
 // Exit codes of ptysend for outcomes that are not the command's own.
 const (
-	// ExitBusy (EX_TEMPFAIL, "try again later"): a refusal that can
-	// succeed later on its own, because of what the user is doing in the
-	// shared terminal (a program, a half-typed line, copy mode, a busy
-	// REPL). Nothing was typed.
-	ExitBusy = 75
-	// ExitRefused (EX_NOPERM): the user refused to run the command
-	// (ptybridge --confirm). Nothing was typed.
-	ExitRefused = 77
+	// ExitBusy (EX_TEMPFAIL, try again later): nothing was typed, as the
+	// user is busy in the terminal (a program, a half-typed line, copy
+	// mode, a REPL).
+	ExitBusy    = 75
+	ExitRefused = 77  // EX_NOPERM: the user refused the command (--confirm)
 	ExitTimeout = 124 // a timeout fired (as coreutils timeout)
 	ExitFailure = 125 // ptysend itself failed
 )
 
 // Error is a failure with a line that tells the agent what to do.
 type Error struct {
-	Msg  string
-	Hint string
-	// Code is the exit code; zero means ExitFailure.
-	Code int
-	// Verbatim, when set, is printed instead of Msg and Hint.
-	Verbatim string
+	Msg, Hint string
+	Code      int    // the exit code; zero means ExitFailure
+	Verbatim  string // when set, printed instead of Msg and Hint
 }
 
 func (e *Error) Error() string { return e.Msg }
 
-// ExitCode is the process exit code for this failure.
-func (e *Error) ExitCode() int {
-	if e.Code == 0 {
-		return ExitFailure
-	}
-	return e.Code
-}
-
-// Hinted is an error of another package that knows what to do about it.
-type Hinted interface {
-	error
-	Hint() string
-}
+func (e *Error) ExitCode() int { return cmp.Or(e.Code, ExitFailure) }
 
 // From turns any error into an *Error that says what to do.
 func From(err error) *Error {
@@ -57,15 +37,14 @@ func From(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	var h Hinted
+	var h interface{ Hint() string } // an error of another package that knows what to do
 	if errors.As(err, &h) {
 		return &Error{Msg: err.Error(), Hint: h.Hint()}
 	}
 	return &Error{Msg: err.Error(), Hint: "this is unexpected: please report it with the command you ran"}
 }
 
-// StopSignal is the cause of a context cancelled because ptysend itself
-// was stopped by a signal (SIGINT, SIGTERM, SIGHUP).
+// StopSignal is the cause of a context cancelled by a signal to ptysend.
 type StopSignal struct{ Signal syscall.Signal }
 
 func (s StopSignal) Error() string { return "ptysend was stopped by " + s.Signal.String() }

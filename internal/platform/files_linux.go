@@ -7,47 +7,56 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// OpenNoWait opens the fifo at path to read it with ReadNow: the open
-// does not wait for a writer.
+func ignoringEINTR(f func() error) error {
+	for {
+		if err := f(); err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// OpenNoWait opens a fifo for ReadNow, without waiting for a writer.
 func OpenNoWait(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 }
 
-// ReadNow reads what f, a pipe or fifo the runtime's poller serves,
-// holds now, without waiting for more: ErrWouldWait when it holds nothing
-// and a writer is left, io.EOF when none is.
-func ReadNow(f *os.File, p []byte) (int, error) {
+// ReadNow reads what the pipe or fifo f holds now: ErrWouldWait when
+// nothing but a writer is left, io.EOF when none is.
+func ReadNow(f *os.File, p []byte) (n int, err error) {
 	raw, err := f.SyscallConn()
 	if err != nil {
 		return 0, err
 	}
+	if rerr := raw.Read(func(fd uintptr) bool {
+		n, err = readFD(int(fd), p)
+		return true // one try, never a wait
+	}); rerr != nil {
+		return 0, rerr
+	}
+	if err == unix.EAGAIN {
+		return 0, ErrWouldWait
+	}
+	return n, err
+}
+
+// readFD reads fd once (EAGAIN when it would block), io.EOF at the end.
+func readFD(fd int, p []byte) (int, error) {
 	var n int
-	var rerr error
-	err = raw.Read(func(fd uintptr) bool {
-		for {
-			n, rerr = unix.Read(int(fd), p)
-			if rerr != unix.EINTR {
-				return true // one try, never a wait
-			}
-		}
+	err := ignoringEINTR(func() (err error) {
+		n, err = unix.Read(fd, p)
+		return err
 	})
 	switch {
 	case err != nil:
 		return 0, err
-	case rerr == unix.EAGAIN:
-		return 0, ErrWouldWait
-	case rerr != nil:
-		return 0, rerr
 	case n == 0 && len(p) > 0:
 		return 0, io.EOF
 	}
 	return n, nil
 }
 
-// SetStdoutAside moves our standard output to a new descriptor, which
-// children do not inherit, and points descriptor 1 at standard error:
-// whatever writes to fd 1 from then on (a stray print, a child process)
-// cannot reach what the returned file leads to.
+// SetStdoutAside moves our standard output where no child or stray print
+// reaches it, and points descriptor 1 at standard error.
 func SetStdoutAside(name string) (*os.File, error) {
 	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {
@@ -60,8 +69,7 @@ func SetStdoutAside(name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// Unread is how many bytes wait in f, a pipe, to be read: the relay
-// catches up with what tmux has written before it answers.
+// Unread is how many bytes wait in f, a pipe or terminal, to be read.
 func Unread(f *os.File) int {
 	raw, err := f.SyscallConn()
 	if err != nil {

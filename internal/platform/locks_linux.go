@@ -6,10 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// On Linux, ByteLocks are open file description locks: they belong to
-// the open, where classic fcntl locks belong to the process.
-
-// OpenByteLocks opens dir to lock its bytes.
+// OpenByteLocks opens dir to lock its bytes: open file description locks.
 func OpenByteLocks(dir string) (*ByteLocks, error) {
 	fd, err := openDir(dir)
 	if err != nil {
@@ -18,45 +15,32 @@ func OpenByteLocks(dir string) (*ByteLocks, error) {
 	return &ByteLocks{fd: fd}, nil
 }
 
-// Share takes a shared lock of byte n, or fails at once when a process
-// holds an exclusive one.
+// Share takes a shared lock of byte n, or fails at once.
 func (l *ByteLocks) Share(n int64) error {
-	lk := byteLock(n, unix.F_RDLCK)
+	lk := unix.Flock_t{Type: unix.F_RDLCK, Start: n, Len: 1}
 	return os.NewSyscallError("fcntl", unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_SETLK, &lk))
 }
 
-// Held reports whether a lock of byte n is held through another open of
-// the directory (this process's own included). When in doubt, it is.
+// Held reports whether byte n is locked through another open (ours too);
+// when in doubt, it is.
 func (l *ByteLocks) Held(n int64) bool {
-	lk := byteLock(n, unix.F_WRLCK)
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Start: n, Len: 1}
 	if err := unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_GETLK, &lk); err != nil {
 		return true
 	}
 	return lk.Type != unix.F_UNLCK
 }
 
-// Close drops the locks taken through l.
 func (l *ByteLocks) Close() { unix.Close(l.fd) }
 
-func byteLock(n int64, typ int16) unix.Flock_t {
-	return unix.Flock_t{Type: typ, Whence: 0, Start: n, Len: 1}
-}
-
-// LockDir waits for the exclusive lock of directory dir (flock), until
-// release is called or the process ends, however it ends. It is
-// independent of the ByteLocks of the same directory.
+// LockDir waits for the exclusive lock (flock) of directory dir, held
+// until release or the process ends, independent of its ByteLocks.
 func LockDir(dir string) (release func(), err error) {
 	fd, err := openDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err = unix.Flock(fd, unix.LOCK_EX)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := ignoringEINTR(func() error { return unix.Flock(fd, unix.LOCK_EX) }); err != nil {
 		unix.Close(fd)
 		return nil, os.NewSyscallError("flock", err)
 	}

@@ -2,28 +2,30 @@ package platform
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// ReadProc reads /proc/PID/stat.
+// ReadProc reads /proc/PID/stat; the zero Proc on an error.
 func ReadProc(pid int) (Proc, error) {
 	return readStat(fmt.Sprintf("/proc/%d/stat", pid))
 }
 
-// readStat parses a stat file of /proc: a process's, or one of its
-// threads' (/proc/PID/task/TID/stat).
 func readStat(path string) (Proc, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Proc{}, err
 	}
-	// The command name, in parentheses after the pid, may itself hold
-	// spaces and parentheses: the fields after it start at the last ')'.
+	// The command name, in parentheses, may itself hold spaces and
+	// parentheses: the fields after it start at the last ')'.
 	i := bytes.LastIndexByte(b, ')')
 	j := bytes.IndexByte(b, '(')
 	if i < 0 || j < 0 || j > i {
@@ -33,42 +35,31 @@ func readStat(path string) (Proc, error) {
 	if len(f) < 20 || len(f[0]) != 1 {
 		return Proc{}, fmt.Errorf("unexpected %s", path)
 	}
-	var s statParser
-	p := Proc{
-		PID:        s.num(string(bytes.TrimSpace(b[:j]))),
-		State:      f[0][0],
-		PPID:       s.num(f[1]),
-		PGID:       s.num(f[2]),
-		SID:        s.num(f[3]),
-		TTY:        s.num(f[4]),
-		TPGID:      s.num(f[5]),
-		StartTicks: s.num64(f[19]),
+	num := func(field string) int64 {
+		n, e := strconv.ParseInt(field, 10, 64)
+		err = cmp.Or(err, e)
+		return n
 	}
-	// startcode, endcode and startstack (fields 26 to 28), which the
-	// kernel shows as 0 to whoever may not trace the process.
+	p := Proc{
+		PID:        int(num(string(bytes.TrimSpace(b[:j])))),
+		State:      f[0][0],
+		PPID:       int(num(f[1])),
+		PGID:       int(num(f[2])),
+		SID:        int(num(f[3])),
+		TTY:        int(num(f[4])),
+		TPGID:      int(num(f[5])),
+		StartTicks: num(f[19]),
+	}
+	// startcode, endcode and startstack, 0 to whoever may not trace it.
 	if len(f) >= 26 && f[23] != "0" {
 		p.Image = strings.Join(f[23:26], " ")
 	}
-	if s.err != nil {
-		return Proc{}, fmt.Errorf("unexpected %s: %w", path, s.err)
+	if err != nil {
+		return Proc{}, fmt.Errorf("unexpected %s: %w", path, err)
 	}
 	return p, nil
 }
 
-// statParser parses the numbers of a stat file, keeping the first error.
-type statParser struct{ err error }
-
-func (s *statParser) num(field string) int { return int(s.num64(field)) }
-
-func (s *statParser) num64(field string) int64 {
-	n, err := strconv.ParseInt(field, 10, 64)
-	if err != nil && s.err == nil {
-		s.err = err
-	}
-	return n
-}
-
-// Args is the command line of pid.
 func Args(pid int) []string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil || len(b) == 0 {
@@ -79,17 +70,13 @@ func Args(pid int) []string {
 
 // Comm is the kernel's name of pid: the file it executed.
 func Comm(pid int) string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	return strings.TrimSpace(string(b))
+	return readTrimmed(fmt.Sprintf("/proc/%d/comm", pid))
 }
 
-// clockTicks is the kernel's USER_HZ, the unit of stat's times: 100 on
-// every Linux architecture Go supports.
-const clockTicks = 100
+const clockTicks = 100 // USER_HZ, the unit of stat's times, on every architecture Go supports
 
-// StartTime is when process pid started, to the kernel's tick: its
-// start in ticks since boot, against the uptime now (the boot time that
-// /proc/stat gives is rounded to the second).
+// StartTime is when process pid started, against the uptime (the boot
+// time in /proc/stat is rounded to the second).
 func StartTime(pid int) (time.Time, error) {
 	now := time.Now()
 	p, err := ReadProc(pid)
@@ -97,50 +84,38 @@ func StartTime(pid int) (time.Time, error) {
 		return time.Time{}, err
 	}
 	b, err := os.ReadFile("/proc/uptime")
+	var up float64 // seconds
+	if err == nil {
+		_, err = fmt.Sscan(string(b), &up)
+	}
 	if err != nil {
 		return time.Time{}, err
 	}
-	up, _, _ := strings.Cut(string(b), " ")
-	secs, err := strconv.ParseFloat(up, 64)
-	if err != nil {
-		return time.Time{}, err
-	}
-	ago := time.Duration(secs*float64(time.Second)) - time.Duration(p.StartTicks)*time.Second/clockTicks
+	ago := time.Duration(up*float64(time.Second)) - time.Duration(p.StartTicks)*time.Second/clockTicks
 	return now.Add(-ago), nil
 }
 
-// Cwd is the working directory of process pid.
 func Cwd(pid int) (string, error) {
 	return os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
 }
 
-// Executable is the program file that process pid runs, as it was named
-// when the process started it (it may since have been replaced).
+// Executable is the program file process pid runs, as named at its start.
 func Executable(pid int) (string, error) {
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	return strings.TrimSuffix(exe, " (deleted)"), err
 }
 
-// Environ is the environment process pid started with, "KEY=value"
-// each: the kernel shows nothing of the changes it made since.
+// Environ is the environment process pid started with.
 func Environ(pid int) []string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 	return strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 })
 }
 
-// Children are the child processes of pid, as far as /proc shows them
-// (every thread's list), in no particular order.
+// Children are the child processes of pid, of every thread.
 func Children(pid int) []int {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return nil
-	}
 	var kids []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
-		if err != nil {
-			continue
-		}
+	for _, task := range taskDirs(pid) {
+		b, _ := os.ReadFile(task + "children")
 		for _, f := range strings.Fields(string(b)) {
 			if n, err := strconv.Atoi(f); err == nil {
 				kids = append(kids, n)
@@ -150,39 +125,44 @@ func Children(pid int) []int {
 	return kids
 }
 
-// BytesWritten is the number of bytes process pid has written (wchar in
-// /proc/PID/io), or -1 when unknown.
+func taskDirs(pid int) []string {
+	dir := fmt.Sprintf("/proc/%d/task/", pid)
+	tasks, _ := os.ReadDir(dir)
+	dirs := make([]string, len(tasks))
+	for i, t := range tasks {
+		dirs[i] = dir + t.Name() + "/"
+	}
+	return dirs
+}
+
+// procValue is what follows "key:" in /proc/PID/file (io, status).
+func procValue(pid int, file, key string) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// BytesWritten is how many bytes process pid has written, -1: unknown.
 func BytesWritten(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	n, err := strconv.ParseInt(procValue(pid, "io", "wchar"), 10, 64)
 	if err != nil {
 		return -1
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err == nil {
-				return n
-			}
-		}
-	}
-	return -1
+	return n
 }
 
-// ProcessOwner is the user id that owns process pid.
 func ProcessOwner(pid int) (int, error) {
 	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 	if err != nil {
 		return 0, err
 	}
-	uid, ok := FileOwner(fi)
-	if !ok {
-		return 0, fmt.Errorf("no owner of process %d", pid)
-	}
-	return uid, nil
+	return int(fi.Sys().(*syscall.Stat_t).Uid), nil
 }
 
-// FileOwner is the user id that owns the file fi describes; false when
-// the file system does not say.
 func FileOwner(fi os.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
@@ -191,31 +171,12 @@ func FileOwner(fi os.FileInfo) (int, bool) {
 	return int(st.Uid), true
 }
 
-// effectiveUID is the effective user id of pid, or -1 when /proc does
-// not say.
-func effectiveUID(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
-			f := strings.Fields(rest)
-			if len(f) >= 2 {
-				if n, err := strconv.Atoi(f[1]); err == nil {
-					return n
-				}
-			}
-		}
-	}
-	return -1
-}
-
-// SharesOurUserAndNamespaces reports whether pid runs as our effective
-// user, in our mount and pid namespaces, with a working directory we can
-// read.
+// SharesOurUserAndNamespaces reports whether ptysend can drive shell pid
+// not through the terminal (far mode): it has our user, to read the
+// runtime directory, and our mount and pid namespaces, to see it and /proc.
 func SharesOurUserAndNamespaces(pid int) bool {
-	if effectiveUID(pid) != os.Geteuid() {
+	uids := strings.Fields(procValue(pid, "status", "Uid")) // real, effective, saved, file system
+	if len(uids) < 2 || uids[1] != strconv.Itoa(os.Geteuid()) {
 		return false
 	}
 	for _, ns := range []string{"mnt", "pid"} {
@@ -225,6 +186,44 @@ func SharesOurUserAndNamespaces(pid int) bool {
 			return false
 		}
 	}
-	_, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+	_, err := Cwd(pid)
 	return err == nil
+}
+
+// WatchExit returns a channel closed when process pid exits (never once
+// ctx is done), nil if it cannot (gone, no pidfd); it holds no thread.
+func WatchExit(ctx context.Context, pid int) <-chan struct{} {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		return nil
+	}
+	pidfd := os.NewFile(uintptr(fd), "pidfd") // non-blocking: the poller's
+	raw, _ := pidfd.SyscallConn()             // fails only for a nil file
+	exited := make(chan struct{})
+	// Closing the file wakes the waiting Read, which then fails.
+	stopClosing := context.AfterFunc(ctx, func() { pidfd.Close() })
+	go func() {
+		defer stopClosing()
+		defer pidfd.Close()
+		var gone bool
+		if raw.Read(func(fd uintptr) bool {
+			var failed bool
+			gone, failed = hasExited(int(fd))
+			return gone || failed // else: wait until readable
+		}) == nil && gone {
+			close(exited)
+		}
+	}()
+	return exited
+}
+
+// hasExited asks, without waiting, whether the pidfd is readable.
+func hasExited(pidfd int) (exited, failed bool) {
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	var n int
+	err := ignoringEINTR(func() (err error) {
+		n, err = unix.Poll(fds, 0)
+		return err
+	})
+	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0, err != nil
 }

@@ -6,23 +6,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// RandomBytes fills b, of at most 256 bytes (which getrandom(2) reads
-// whole), from the kernel's random number generator, as crypto/rand
-// does. crypto/rand itself would link Go's FIPS 140 module into ptysend
-// (its DRBG, SHA-2 and SHA-3, AES, math/big: some 200 KB of code), which
-// costs every call as much resident memory.
+// RandomBytes fills b, at most 256 bytes, from getrandom(2): crypto/rand
+// would link Go's FIPS 140 module, 200 KB of code each call maps.
 func RandomBytes(b []byte) error {
-	for {
-		n, err := unix.Getrandom(b, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if n != len(b) {
-			return fmt.Errorf("got %d of %d", n, len(b))
-		}
-		return nil
+	var n int
+	err := ignoringEINTR(func() (err error) {
+		n, err = unix.Getrandom(b, 0)
+		return err
+	})
+	if err == nil && n != len(b) {
+		err = fmt.Errorf("got %d of %d", n, len(b))
 	}
+	return err
 }

@@ -2,36 +2,47 @@ package platform
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// DialUnix connects to the unix socket at path.
 func DialUnix(path string) (*os.File, error) {
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := dialUnix(path, 0)
 	if err != nil {
-		return nil, os.NewSyscallError("socket", err)
-	}
-	// A unix socket connects at once, or waits only while the listener's
-	// backlog is full, like net.Dial.
-	for {
-		err = unix.Connect(fd, &unix.SockaddrUnix{Name: path})
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		unix.Close(fd)
-		return nil, &os.PathError{Op: "dial", Path: path, Err: err}
+		return nil, err
 	}
 	return pollable(fd, path)
 }
 
-// pollable hands fd to the runtime poller: os.NewFile does so for a
-// non-blocking descriptor.
+// DialUnixBlocking connects to path; reads and writes fail after timeout.
+func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) {
+	fd, err := dialUnix(path, timeout)
+	return BlockingConn(fd), err
+}
+
+// dialUnix waits only while the listener's backlog is full (as net.Dial
+// does), as long as timeout allows.
+func dialUnix(path string, timeout time.Duration) (int, error) {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("socket", err)
+	}
+	if timeout != 0 {
+		tv := unix.NsecToTimeval(timeout.Nanoseconds())
+		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	}
+	sa := &unix.SockaddrUnix{Name: path}
+	if err := ignoringEINTR(func() error { return unix.Connect(fd, sa) }); err != nil {
+		unix.Close(fd)
+		return -1, &os.PathError{Op: "dial", Path: path, Err: err}
+	}
+	return fd, nil
+}
+
+// pollable makes fd non-blocking, so that os.NewFile hands it to the poller.
 func pollable(fd int, name string) (*os.File, error) {
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
@@ -40,25 +51,22 @@ func pollable(fd int, name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// ListenUnix listens on path, which must not exist. The socket file is
-// made with mode 0600, as private as the directory it is in (defence in
-// depth).
+// ListenUnix listens on path, a new socket file of mode 0600 (defence in
+// depth: its directory is private).
 func ListenUnix(path string) (*UnixListener, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
-	// bind makes the file with the umask applied; a chmod after it would
-	// leave a moment with the wider mode. The umask is the process's, and
-	// nothing else in the relay makes files meanwhile.
+	// bind applies the umask, leaving no moment with a wider mode as a
+	// chmod would; nothing else in the relay makes files meanwhile.
 	old := unix.Umask(0o177)
 	err = unix.Bind(fd, &unix.SockaddrUnix{Name: path})
 	unix.Umask(old)
-	if err != nil {
-		unix.Close(fd)
-		return nil, &os.PathError{Op: "listen", Path: path, Err: err}
+	if err == nil {
+		err = unix.Listen(fd, unix.SOMAXCONN)
 	}
-	if err := unix.Listen(fd, unix.SOMAXCONN); err != nil {
+	if err != nil {
 		unix.Close(fd)
 		return nil, &os.PathError{Op: "listen", Path: path, Err: err}
 	}
@@ -80,8 +88,7 @@ func (l *UnixListener) Accept() (*os.File, error) {
 	err = raw.Read(func(fd uintptr) bool {
 		for {
 			nfd, _, aerr = unix.Accept4(int(fd), unix.SOCK_CLOEXEC)
-			// A client that hung up while queued is not an error (net
-			// skips it too).
+			// A client that hung up while queued is skipped, as net does.
 			if aerr != unix.EINTR && aerr != unix.ECONNABORTED {
 				break
 			}
@@ -97,8 +104,7 @@ func (l *UnixListener) Accept() (*os.File, error) {
 	return pollable(nfd, l.f.Name())
 }
 
-// PeerUID is the user id of the process at the other end of the unix
-// socket c, as it was when it connected.
+// PeerUID is the user of the other end of socket c when it connected.
 func PeerUID(c *os.File) (int, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
@@ -117,8 +123,7 @@ func PeerUID(c *os.File) (int, error) {
 	return int(cred.Uid), nil
 }
 
-// PeerHungUp reports whether the peer of the unix socket c has closed
-// its end, without reading from c.
+// PeerHungUp reports, without reading, whether c's peer closed its end.
 func PeerHungUp(c *os.File) bool {
 	raw, err := c.SyscallConn()
 	if err != nil {
@@ -133,44 +138,12 @@ func PeerHungUp(c *os.File) bool {
 	return gone
 }
 
-// DialUnixBlocking connects to the unix socket at path; every read and
-// write fails after timeout.
-func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) {
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return -1, os.NewSyscallError("socket", err)
-	}
-	tv := unix.NsecToTimeval(timeout.Nanoseconds())
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
-	for {
-		err = unix.Connect(fd, &unix.SockaddrUnix{Name: path})
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		unix.Close(fd)
-		return -1, &os.PathError{Op: "dial", Path: path, Err: err}
-	}
-	return BlockingConn(fd), nil
-}
-
 func (c BlockingConn) Read(p []byte) (int, error) {
-	for {
-		n, err := unix.Read(int(c), p)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EAGAIN:
-			return 0, os.ErrDeadlineExceeded
-		case err != nil:
-			return 0, err
-		case n == 0 && len(p) > 0:
-			return 0, io.EOF
-		}
-		return n, nil
+	n, err := readFD(int(c), p)
+	if err == unix.EAGAIN {
+		return 0, os.ErrDeadlineExceeded
 	}
+	return n, err
 }
 
 func (c BlockingConn) Write(p []byte) (int, error) {

@@ -8,62 +8,44 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// isTerminalPath: a pseudo-terminal, or /dev/tty, which names the
-// controlling terminal of whoever opens it.
+// isTerminalPath: a pseudo-terminal, or /dev/tty (whoever opens it).
 func isTerminalPath(p string) bool {
 	return strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty")
 }
 
-// readTermMode reads the mode of the terminal tty; false when tty is
-// nil or no terminal.
-func readTermMode(tty *os.File) (termMode, bool) {
+// termMode reads the mode of tty; ok is false for no terminal.
+func termMode(tty *os.File) (canonical, echo, onlcr, ok bool) {
 	if tty == nil {
-		return termMode{}, false
+		return
 	}
 	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 	if err != nil {
-		return termMode{}, false
+		return
 	}
-	return termMode{
-		canonical:          t.Lflag&unix.ICANON != 0,
-		echo:               t.Lflag&unix.ECHO != 0,
-		translatesNewlines: t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0,
-	}, true
+	canonical, echo = t.Lflag&unix.ICANON != 0, t.Lflag&unix.ECHO != 0
+	return canonical, echo, t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0, true
 }
 
-// queuedInput is the number of bytes in the input queue of the terminal
-// tty: typed, and not read yet.
-func queuedInput(tty *os.File) (int, error) {
-	return unix.IoctlGetInt(int(tty.Fd()), unix.TIOCINQ)
-}
-
-// SetForegroundGroup makes process group pgid the foreground one of the
-// terminal tty, which must be our controlling terminal.
+// SetForegroundGroup makes pgid the foreground group of our terminal tty.
 func SetForegroundGroup(tty *os.File, pgid int) error {
 	return unix.IoctlSetPointerInt(int(tty.Fd()), unix.TIOCSPGRP, pgid)
 }
 
-// OpenTTY opens the pane's terminal to read its mode: never as our
-// controlling terminal, never blocking.
+// OpenTTY opens the pane's terminal to read its mode, never as our
+// controlling terminal; nil when it cannot.
 func OpenTTY(path string) *os.File {
-	f, err := openUnpolled(path, unix.O_RDONLY)
-	if err != nil {
-		return nil
-	}
+	f, _ := openUnpolled(path, unix.O_RDONLY)
 	return f
 }
 
-// OpenTTYToWrite opens the terminal at path to write to it, never as our
-// controlling terminal. Its writes wait while the terminal does not take
-// output (the human pressed Ctrl-S).
+// OpenTTYToWrite opens a terminal to write, never as our controlling
+// terminal; writes wait while the human holds output (Ctrl-S).
 func OpenTTYToWrite(path string) (*os.File, error) {
 	return openUnpolled(path, unix.O_WRONLY)
 }
 
-// openUnpolled opens a terminal as a file that Go's poller leaves alone
-// (os.OpenFile would add it): in the poller, a terminal wakes the process
-// at every change of its queues, every byte the pane prints, for a file
-// that is only asked about or written to.
+// openUnpolled opens a terminal without waiting and out of Go's poller,
+// where it would wake the process at every byte the pane prints.
 func openUnpolled(path string, flags int) (*os.File, error) {
 	fd, err := unix.Open(path, flags|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -73,19 +55,15 @@ func openUnpolled(path string, flags int) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// OpenTTYToWriteNoWait is OpenTTYToWrite for a write that must never
-// wait: one that cannot be made at once fails.
+// OpenTTYToWriteNoWait is OpenTTYToWrite, failing rather than waiting.
 func OpenTTYToWriteNoWait(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
 }
 
-// TTYOf is the terminal of process pid: its controlling terminal (tty_nr
-// in /proc/PID/stat), else the first of its standard files that is a
-// terminal device. Standard input alone is not enough: while a shell runs
-// a builtin with redirections (ptysend's "eval ... <fifo 2<>fifo"), the
-// shell itself holds those files on 0 and 2; and a command's "</dev/tty"
-// puts the alias /dev/tty there, which would name our own terminal, not
-// the pane's, when opened by us.
+// TTYOf is the terminal of process pid: its controlling terminal, else
+// the first standard file that is one, but /dev/tty (ours, when we open
+// it). Not just stdin: a shell running "eval ... <fifo 2<>fifo" holds
+// fifos on 0 and 2.
 func TTYOf(pid int) string {
 	if p := controllingPTY(pid); p != "" {
 		return p
@@ -99,24 +77,17 @@ func TTYOf(pid int) string {
 	return ""
 }
 
-// controllingPTY is the /dev/pts device that is pid's controlling
-// terminal, or "". The kernel encodes the device number in tty_nr; the
-// path is checked against it.
 func controllingPTY(pid int) string {
-	p, err := ReadProc(pid)
-	if err != nil || p.TTY <= 0 {
-		return ""
-	}
-	nr := uint64(p.TTY)
-	major := (nr >> 8) & 0xfff
-	minor := (nr & 0xff) | ((nr >> 12) & 0xfff00)
+	p, _ := ReadProc(pid)
+	dev := uint64(p.TTY)
+	major := unix.Major(dev)
 	const ptsMajor = 136 // UNIX98 pseudo-terminals: 136 to 143
-	if major < ptsMajor || major > ptsMajor+7 {
+	if p.TTY <= 0 || major < ptsMajor || major > ptsMajor+7 {
 		return ""
 	}
-	path := fmt.Sprintf("/dev/pts/%d", (major-ptsMajor)<<8+minor)
+	path := fmt.Sprintf("/dev/pts/%d", (major-ptsMajor)<<8+unix.Minor(dev))
 	var st unix.Stat_t
-	if unix.Stat(path, &st) != nil || st.Rdev != unix.Mkdev(uint32(major), uint32(minor)) {
+	if unix.Stat(path, &st) != nil || st.Rdev != dev {
 		return ""
 	}
 	return path

@@ -14,16 +14,16 @@ func TestTheModesOfATerminal(t *testing.T) {
 	}
 	defer ptmx.Close()
 	defer tty.Close()
-	if !TranslatesNewlines(tty) || lineEditorMode(tty) || passwordMode(tty) {
+	if !TranslatesNewlines(tty) || EditsLines(tty) || passwordMode(tty) {
 		t.Fatal("a new terminal is not cooked")
 	}
 	if _, err := term.MakeRaw(int(tty.Fd())); err != nil {
 		t.Fatal(err)
 	}
-	if TranslatesNewlines(tty) || !lineEditorMode(tty) || passwordMode(tty) {
+	if TranslatesNewlines(tty) || !EditsLines(tty) || passwordMode(tty) {
 		t.Fatal("a raw terminal is not raw")
 	}
-	if !TranslatesNewlines(nil) || lineEditorMode(nil) || passwordMode(nil) {
+	if !TranslatesNewlines(nil) || EditsLines(nil) || passwordMode(nil) {
 		t.Fatal("no terminal has a mode")
 	}
 }

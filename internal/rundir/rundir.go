@@ -1,10 +1,6 @@
-// Package rundir owns the private runtime directory where the relay's
-// socket and the per-call files live: where it is, the checks that no
-// other local user could have planted it or can read it (a real
-// directory, ours, mode 0700), and which per-call files are leftovers of
-// calls that are gone (calls.go: the locks that claim call ids, which
-// internal/platform takes). It must not create anything inside it beyond
-// the directory itself.
+// Package rundir owns the private runtime directory of the relay's socket
+// and the per-call files: where it is, that no other user can have planted
+// or read it, and which files are leftovers. It creates nothing inside.
 package rundir
 
 import (
@@ -20,7 +16,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// UserName is $USER, or the name of the current user from the OS.
+// UserName is $USER, or the current user's name from the OS.
 func UserName() string {
 	if u := os.Getenv("USER"); u != "" {
 		return u
@@ -43,10 +39,8 @@ func Path() string {
 	return filepath.Join(os.TempDir(), "ptybridge-"+UserName())
 }
 
-// Ensure creates the runtime directory with mode 0700 when it is
-// missing, and refuses one that another user could have planted or can
-// read: it must be a real directory (not a symlink), owned by us, with no
-// permissions for group or others.
+// Ensure creates the runtime directory, mode 0700, and refuses one that
+// another user could have planted or can read.
 func Ensure(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(dir), err)
@@ -54,33 +48,13 @@ func Ensure(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("creating the runtime directory %s: %w", dir, err)
 	}
-	return checkPrivateDir(dir)
-}
-
-// UnsafeDirError is a runtime directory that is not private to us.
-type UnsafeDirError struct {
-	Path   string
-	Reason string
-}
-
-func (e *UnsafeDirError) Error() string {
-	return fmt.Sprintf("the runtime directory %s is not private: %s", e.Path, e.Reason)
-}
-
-// Hint says what to do about it.
-func (e *UnsafeDirError) Hint() string {
-	return fmt.Sprintf("it must be a directory owned by you with mode 0700; if you did not create it, someone else may have: remove it (rm -r %s) or set PTYBRIDGE_RUNTIME_DIR to a private directory", e.Path)
-}
-
-func checkPrivateDir(dir string) error {
 	fi, err := os.Lstat(dir)
-	if err != nil {
+	switch {
+	case err != nil:
 		return fmt.Errorf("checking the runtime directory: %w", err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
+	case fi.Mode()&fs.ModeSymlink != 0:
 		return &UnsafeDirError{dir, "it is a symbolic link"}
-	}
-	if !fi.IsDir() {
+	case !fi.IsDir():
 		return &UnsafeDirError{dir, "it is not a directory"}
 	}
 	if uid, ok := platform.FileOwner(fi); ok && uid != os.Geteuid() {
@@ -92,8 +66,18 @@ func checkPrivateDir(dir string) error {
 	return nil
 }
 
-// SocketPath is the relay's socket for a session. Characters outside
-// a safe set are encoded so that any session name is one file name.
+// UnsafeDirError is a runtime directory that is not private to us.
+type UnsafeDirError struct{ Path, Reason string }
+
+func (e *UnsafeDirError) Error() string {
+	return fmt.Sprintf("the runtime directory %s is not private: %s", e.Path, e.Reason)
+}
+
+func (e *UnsafeDirError) Hint() string {
+	return fmt.Sprintf("it must be a directory owned by you with mode 0700; if you did not create it, someone else may have: remove it (rm -r %s) or set PTYBRIDGE_RUNTIME_DIR to a private directory", e.Path)
+}
+
+// SocketPath is the relay's socket for a session of any name.
 func SocketPath(dir, sessionName string) string {
 	var b strings.Builder
 	for _, c := range []byte(sessionName) {
@@ -104,4 +88,77 @@ func SocketPath(dir, sessionName string) string {
 		}
 	}
 	return filepath.Join(dir, b.String()+".sock")
+}
+
+// Per-call files are named after the call's id (16 hex digits). A ptysend
+// killed by SIGKILL leaves its own: each call removes those of any bridge
+// whose id no process claims, with a lock on one byte of the directory
+// that the kernel drops when the process ends.
+
+var claimed *platform.ByteLocks // open until the process exits
+
+// Claim marks id as a live call's, for as long as this process runs.
+func Claim(dir, id string) error {
+	if claimed == nil {
+		locks, err := platform.OpenByteLocks(dir)
+		if err != nil {
+			return err
+		}
+		claimed = locks
+	}
+	return claimed.Share(idByte(id))
+}
+
+// SweepLeftovers removes the per-call files of calls that are gone, but
+// none that keep(name) wants kept (a running REPL's script).
+func SweepLeftovers(dir string, keep func(name string) bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	var locks *platform.ByteLocks // another open than claimed's, to see our own claims
+	live := map[string]bool{}
+	for _, e := range entries {
+		name := e.Name()
+		id, ok := callID(name)
+		if !ok {
+			continue
+		}
+		if locks == nil {
+			if locks, err = platform.OpenByteLocks(dir); err != nil {
+				return
+			}
+			defer locks.Close()
+		}
+		held, seen := live[id]
+		if !seen {
+			held = locks.Held(idByte(id)) // when in doubt, it is not a leftover
+			live[id] = held
+		}
+		if !held && !keep(name) {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+}
+
+// callID is the id of a per-call file's name; the bridge's own files are
+// named after the session, maybe like an id, but with other extensions.
+func callID(name string) (string, bool) {
+	id, ext, ok := strings.Cut(name, ".")
+	if !ok || len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {
+		return "", false
+	}
+	switch ext {
+	case "sock", "query.sock", "mode", "hooked", "repl.json", "repl.json.tmp", "pane", "pane.tmp":
+		return "", false
+	}
+	if strings.HasPrefix(ext, "job-") || strings.HasPrefix(ext, "spare") { // a job's keeper, a spare window's files (internal/jobs)
+		return "", false
+	}
+	return id, true
+}
+
+func idByte(id string) int64 {
+	n, _ := strconv.ParseUint(id, 16, 64)
+	return int64(n >> 1)
 }

@@ -1,10 +1,6 @@
-// Package tmux runs the tmux program: Run runs every tmux command of the
-// project, with a timeout and tmux's stderr in the error, but for the
-// one that waits for the human (RunUntil: a popup returns when they close
-// it). Only this package starts tmux. It always reaches the user's default
-// server: $TMUX is removed from every call, so ptybridge and ptysend agree
-// on the server whether or not either runs inside another tmux;
-// TMUX_TMPDIR is honoured, as tmux itself does.
+// Package tmux runs the tmux program, the only package that starts it,
+// always on the user's default server (TMUX_TMPDIR honoured, $TMUX not):
+// ptybridge and ptysend agree on it even inside another tmux.
 package tmux
 
 import (
@@ -14,13 +10,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// callTimeout bounds every tmux call: the server answers in well under a
-// millisecond, so a call this slow means a stuck server, not a busy one.
+// callTimeout bounds every call: the server answers in under a millisecond.
 const callTimeout = 10 * time.Second
 
 // ErrNoTmux means the tmux program is not installed or not on PATH.
@@ -33,20 +29,11 @@ func (noTmux) Hint() string {
 	return "install tmux (e.g. sudo apt-get install tmux, or brew install tmux)"
 }
 
-// Env is the environment of every tmux call: ours without $TMUX, so the
-// default server of this user is used even from inside another tmux.
-func Env() []string {
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "TMUX=") {
-			env = append(env, kv)
-		}
-	}
-	return env
+func env() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TMUX=") })
 }
 
-// Run runs one tmux command and returns its standard output. Every tmux
-// call of the project goes through here. A failure carries tmux's stderr.
+// Run runs one tmux command; a failure carries tmux's stderr.
 func Run(args ...string) (string, error) { return RunInput("", args...) }
 
 // RunInput is Run with input on tmux's standard input (load-buffer -).
@@ -56,14 +43,13 @@ func RunInput(input string, args ...string) (string, error) {
 	return run(ctx, input, args)
 }
 
-// RunUntil runs one tmux command that returns only once the human has
-// done something (display-popup returns when its popup closes), without
-// Run's time limit: ctx ends it.
+// RunUntil is Run without a time limit but ctx, for a command that waits
+// for the human (display-popup).
 func RunUntil(ctx context.Context, args ...string) (string, error) { return run(ctx, "", args) }
 
 func run(ctx context.Context, input string, args []string) (string, error) {
 	cmd := exec.CommandContext(ctx, "tmux", args...)
-	cmd.Env = Env()
+	cmd.Env = env()
 	cmd.Stdin = strings.NewReader(input)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -71,10 +57,10 @@ func run(ctx context.Context, input string, args []string) (string, error) {
 	if errors.Is(err, exec.ErrNotFound) {
 		return "", ErrNoTmux
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return "", fmt.Errorf("tmux %s: no answer from the tmux server within %v", args[0], callTimeout)
-	}
-	if ctx.Err() != nil {
+	case ctx.Err() != nil:
 		return "", fmt.Errorf("tmux %s: %w", args[0], ctx.Err())
 	}
 	// Some tmux commands report a missing target on stderr yet exit 0
@@ -97,56 +83,41 @@ type Error struct {
 
 func (e *Error) Error() string { return "tmux " + e.Args[0] + ": " + e.Msg }
 
-// IsMissingSession reports whether err is tmux saying that the target
-// session or its server does not exist.
+// IsMissingSession reports whether err is tmux saying that the target or
+// its server does not exist (or is exiting, its last session ended).
 func IsMissingSession(err error) bool {
-	var te *Error
-	if !errors.As(err, &te) {
-		return false
-	}
-	// A server that is exiting (its last session just ended) answers
-	// "server exited unexpectedly" or "lost server".
-	for _, s := range []string{"can't find session", "no server running", "error connecting to", "can't find pane", "can't find window",
-		"server exited unexpectedly", "lost server"} {
-		if strings.Contains(te.Msg, s) {
-			return true
-		}
-	}
-	return false
+	return said(err, "can't find session", "no server running", "error connecting to", "can't find pane", "can't find window",
+		"server exited unexpectedly", "lost server")
 }
 
-// SessionTarget is the exact-match target of a session (a bare name would
-// also match any session whose name starts with it).
+// SessionTarget is the exact-match target of a session (a bare name
+// matches any session it starts).
 func SessionTarget(name string) string { return "=" + name + ":" }
 
-// IsDuplicateSession reports whether err is tmux refusing to create a
-// session that exists.
-func IsDuplicateSession(err error) bool {
+// IsDuplicateSession reports tmux refusing a session that exists.
+func IsDuplicateSession(err error) bool { return said(err, "duplicate session") }
+
+func said(err error, msgs ...string) bool {
 	var te *Error
-	return errors.As(err, &te) && strings.Contains(te.Msg, "duplicate session")
+	return errors.As(err, &te) && slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(te.Msg, m) })
 }
 
-// Screen is a pane as the human sees it, from one tmux call: its visible
-// rows as text (a full-screen program's alternate screen when it is on),
-// the cursor (counted from 0, as tmux does), the size and the modes.
+// Screen is a pane as the human sees it (a full-screen program's
+// alternate screen when it is on), the cursor counted from 0.
 type Screen struct {
-	Session   string // the pane's session (tmux 3.3a answers for another one when ours is gone)
-	Shared    string // the session's shared pane (@ptybridge_pane), "" when it has none
-	Pane      string
-	Rows      []string
-	CursorX   int
-	CursorY   int
-	Width     int
-	Height    int
-	Alternate bool // a full-screen program drew it
-	InMode    bool // copy mode: the human scrolls back
+	Session          string // the pane's session (tmux 3.3a answers for another one when ours is gone)
+	Shared           string // the session's shared pane (@ptybridge_pane), "" when it has none
+	Pane             string
+	Rows             []string
+	CursorX, CursorY int
+	Width, Height    int
+	Alternate        bool // a full-screen program drew it
+	InMode           bool // copy mode: the human scrolls back
 }
 
 const screenFormat = "#{session_name}\t#{@ptybridge_pane}\t#{pane_id}\t#{cursor_x}\t#{cursor_y}\t#{pane_width}\t#{pane_height}\t#{alternate_on}\t#{pane_in_mode}"
 
-// Capture reads the screen of the pane target: display-message for the
-// facts, chained with capture-pane for the rows. It is how ptysend looks
-// at a screen, everywhere.
+// Capture reads a pane's screen: display-message and capture-pane at once.
 func Capture(target string) (Screen, error) {
 	out, err := Run("display-message", "-p", "-t", target, screenFormat, ";", "capture-pane", "-p", "-t", target)
 	if err != nil {
@@ -155,7 +126,6 @@ func Capture(target string) (Screen, error) {
 	return parseScreen(out)
 }
 
-// parseScreen reads Capture's answer: the facts, then the rows.
 func parseScreen(out string) (Screen, error) {
 	head, rows, _ := strings.Cut(out, "\n")
 	f := strings.Split(head, "\t")
@@ -179,9 +149,8 @@ func parseScreen(out string) (Screen, error) {
 // CursorLine is the row the cursor is on, trailing blanks trimmed.
 func (s Screen) CursorLine() string { return strings.TrimRight(s.CursorRow(), " ") }
 
-// CursorRow is the row the cursor is on, up to the cursor at least: the
-// blanks before the cursor (a prompt's space, which capture-pane trims)
-// are the line's.
+// CursorRow is the row the cursor is on, up to the cursor at least (a
+// prompt's space, which capture-pane trims, is the line's).
 func (s Screen) CursorRow() string {
 	if s.CursorY < 0 || s.CursorY >= len(s.Rows) {
 		return ""
@@ -197,12 +166,28 @@ func (s Screen) CursorRow() string {
 	return string(row[:end])
 }
 
-// Exec replaces this process with tmux run with args (attaching the
-// human's terminal), so that the terminal talks to tmux directly.
+// Exec replaces this process with tmux, on the human's terminal.
 func Exec(args ...string) error {
 	path, err := exec.LookPath("tmux")
 	if err != nil {
 		return ErrNoTmux
 	}
-	return syscall.Exec(path, append([]string{"tmux"}, args...), Env())
+	return syscall.Exec(path, append([]string{"tmux"}, args...), env())
+}
+
+// Foreground runs tmux as a child on our terminal and waits for it; its
+// exit, as when the session ends, is no failure.
+func Foreground(args ...string) error {
+	path, err := exec.LookPath("tmux")
+	if err != nil {
+		return ErrNoTmux
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = env()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	var ee *exec.ExitError
+	if err := cmd.Run(); !errors.As(err, &ee) {
+		return err
+	}
+	return nil
 }
