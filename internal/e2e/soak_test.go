@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,11 +117,13 @@ func (w *soakWatch) sample(calls int) {
 }
 
 // mcpServer starts ptysend --mcp, connects the SDK's client, and returns
-// the client and the server's pid: ptysend --mcp execs ptysend-mcp, so
-// the server is the process ptysend was started as.
-func (b *bridge) mcpServer() (*mcp.ClientSession, int) {
+// the client, the server's pid (ptysend --mcp execs ptysend-mcp, so the
+// server is the process ptysend was started as) and what to say when a
+// call hangs: the server's goroutines and the pane.
+func (b *bridge) mcpServer() (*mcp.ClientSession, int, func() string) {
 	b.t.Helper()
 	cmd := b.ptysend(nil, "--mcp")
+	cmd.Env = append(cmd.Env, "GOTRACEBACK=crash") // SIGQUIT shows every thread, the runtime's too
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "ptybridge-e2e-soak", Version: "1"}, nil)
@@ -132,19 +136,28 @@ func (b *bridge) mcpServer() (*mcp.ClientSession, int) {
 	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err != nil || filepath.Base(exe) != "ptysend-mcp" {
 		b.t.Fatalf("ptysend --mcp (pid %d) should have become ptysend-mcp; it runs %q (%v)", pid, exe, err)
 	}
-	return cs, pid
+	hung := func() string {
+		threads := threadStates(pid)
+		syscall.Kill(pid, syscall.SIGQUIT) // Go prints every goroutine's stack
+		time.Sleep(time.Second)
+		var client strings.Builder
+		pprof.Lookup("goroutine").WriteTo(&client, 1)
+		return fmt.Sprintf("the pane:\n%s\nthe server's threads:\n%s\nthe server's stderr:\n%s\nthe client's goroutines:\n%s",
+			b.paneText(), threads, stderr.String(), client.String())
+	}
+	return cs, pid, hung
 }
 
 func TestTenThousandMCPRunCallsLeakNothingInTheServer(t *testing.T) {
 	b := startBridge(t)
-	cs, pid := b.mcpServer()
+	cs, pid, hung := b.mcpServer()
 	call := func(n int) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"command": fmt.Sprintf("echo %d", n)}})
 		if err != nil {
-			t.Fatalf("call %d: tools/call run: %v", n, err)
+			t.Fatalf("call %d: tools/call run: %v\n%s", n, err, hung())
 		}
 		r := decodeCall(t, res)
 		if want := fmt.Sprintf("%d\n", n); r.isError || r.ExitCode != 0 || r.Stdout != want {
@@ -198,4 +211,18 @@ func TestTwoThousandCLICallsWithJobsLeakNothingInTheRelay(t *testing.T) {
 		}
 	}
 	t.Logf("%d calls and %d jobs in %v", cliSoakCalls, cliSoakCalls/cliSoakJobEvery, time.Since(start).Round(time.Millisecond))
+}
+
+// threadStates is what the kernel says of each thread of process pid: its
+// state, where it sleeps, and its system call.
+func threadStates(pid int) string {
+	var out strings.Builder
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
+	for _, t := range tasks {
+		stat, _ := os.ReadFile(t + "/stat")
+		wchan, _ := os.ReadFile(t + "/wchan")
+		sc, _ := os.ReadFile(t + "/syscall")
+		fmt.Fprintf(&out, "%s | wchan %s | syscall %s", strings.TrimSpace(string(stat)), wchan, sc)
+	}
+	return out.String()
 }
