@@ -175,30 +175,24 @@ const maxKeys = maxLine/2 - 64
 // typed, and what came is there for Read (Stashed). Keys too long for one
 // request go in several: the first decides.
 func (t *Turn) TypeIf(keys string) (typed bool, err error) {
-	n := min(len(keys), maxKeys)
-	if typed, err = t.typeIf(keys[:n]); err != nil || !typed {
-		return typed, err
-	}
-	return true, t.Type(keys[n:])
-}
-
-func (t *Turn) typeIf(keys string) (typed bool, err error) {
 	if err := t.readUnread(); err != nil {
 		return false, err
 	}
-	if err := send(t.c, "type-if", t.StreamOffset(), keys); err != nil {
+	n := min(len(keys), maxKeys)
+	if err := send(t.c, "type-if", t.StreamOffset(), keys[:n]); err != nil {
 		return false, hungUp(err)
 	}
 	for {
 		m, err := readMessage(t.r)
-		if err != nil {
+		switch {
+		case err != nil:
 			return false, hungUp(err)
-		}
-		switch m.verb() {
-		case "data":
+		case m.verb() == "data":
 			t.data = append(t.data, m.data...)
-		case "typed", "moved":
-			return m.verb() == "typed", nil
+		case m.verb() == "typed":
+			return true, t.Type(keys[n:])
+		case m.verb() == "moved":
+			return false, nil
 		default:
 			return false, fmt.Errorf("unexpected message from the relay: %q", m.words)
 		}

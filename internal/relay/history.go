@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -52,34 +53,27 @@ type shellSeen struct {
 
 type history struct {
 	now func() time.Time
-	// cwd reads a shell's directory for the shells whose events do not
-	// carry it; "" when unknown.
-	cwd func(pid int) string
+	cwd func(pid int) string // for the shells whose events do not carry it; "" when unknown
 
-	records []*record // oldest first
-	open    []*record // running, innermost last
-	nextID  int
-	shells  map[int]*shellSeen
-	events  int
-	current int // the shell of the last PROMPT or COMMAND event
-	// lastEnded is the agent's command that END closed, whose directory
-	// its shell's FINISHED event tells.
-	lastEnded *record
-	jobs      map[markers.ID]string // declared commands ("runs")
-	jobOrder  []markers.ID
-	// typed is the last keys a call typed, and typedBefore the id of the
-	// first record begun after them.
-	typed       []byte
-	typedBefore int
-	// holderCall names the command of an agent's call that declared none
-	// (an older ptysend's): what the holder of the pane runs.
+	records     []*record // oldest first
+	open        []*record // running, innermost last
+	nextID      int
+	shells      map[int]*shellSeen
+	events      int
+	current     int                   // the shell of the last PROMPT or COMMAND event
+	lastEnded   *record               // the agent's command END closed: its shell's FINISHED tells its directory
+	jobs        map[markers.ID]string // declared commands ("runs")
+	jobOrder    []markers.ID
+	typed       []byte // the last keys a call typed
+	typedBefore int    // the id of the first record begun after them
+	// holderCall names the command of an older ptysend's call, which
+	// declares none: what the holder of the pane runs.
 	holderCall func() string
 	crlf       crlfUndoer
 }
 
-func newHistory() *history {
-	return &history{now: time.Now, cwd: func(int) string { return "" }, nextID: 1,
-		shells: map[int]*shellSeen{}, jobs: map[markers.ID]string{}, holderCall: func() string { return "" }}
+func newHistory(cwd func(pid int) string, holderCall func() string) *history {
+	return &history{now: time.Now, cwd: cwd, holderCall: holderCall, nextID: 1, shells: map[int]*shellSeen{}, jobs: map[markers.ID]string{}}
 }
 
 func (h *history) Runs(id markers.ID, command string) {
@@ -224,21 +218,13 @@ func (h *history) shell(pid int) *shellSeen {
 
 // forgetShells keeps the shells that spoke last, and the current one.
 func (h *history) forgetShells() {
-	for len(h.shells) > maxShells/2 {
-		oldest := 0
-		for pid, sh := range h.shells {
-			if pid != h.current && (oldest == 0 || sh.seen < h.shells[oldest].seen) {
-				oldest = pid
-			}
-		}
-		if oldest == 0 {
-			return
-		}
-		delete(h.shells, oldest)
+	pids := slices.SortedFunc(maps.Keys(h.shells), func(a, b int) int { return h.shells[a].seen - h.shells[b].seen })
+	pids = slices.DeleteFunc(pids, func(pid int) bool { return pid == h.current })
+	for _, pid := range pids[:len(h.shells)-maxShells/2] {
+		delete(h.shells, pid)
 	}
 }
 
-// begin opens a record of a command that starts now.
 func (h *history) begin(who, command string, pid int) *record {
 	r := &record{Entry: Entry{ID: h.nextID, Who: who, Command: command, Start: h.now(), ShellPID: pid},
 		out: NewBuffer(HistoryBound, HistoryHead)}
@@ -336,7 +322,6 @@ func (h *history) Find(id int) *record {
 	return nil
 }
 
-// Running is the innermost command running now, nil if none.
 func (h *history) Running() *record {
 	if len(h.open) == 0 {
 		return nil

@@ -27,15 +27,15 @@ type historyWorld struct {
 }
 
 func newHistoryWorld() *historyWorld {
-	w := &historyWorld{h: newHistory()}
-	clock := &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	w.h.now = clock.now
-	w.h.cwd = func(pid int) string {
+	cwd := func(pid int) string {
 		if pid <= 0 {
 			return ""
 		}
 		return fmt.Sprintf("/proc-cwd-of-%d", pid)
 	}
+	w := &historyWorld{h: newHistory(cwd, func() string { return "" })}
+	clock := &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	w.h.now = clock.now
 	w.tr.Sink = w.h
 	return w
 }

@@ -50,8 +50,8 @@ func (j *JobClient) next() (message, error) {
 	if err != nil {
 		return message{}, hungUp(err)
 	}
-	if err := m.asError(); err != nil {
-		return message{}, err
+	if m.verb() == "error" {
+		return message{}, errorMessage(m.text(1))
 	}
 	return m, nil
 }
@@ -178,13 +178,11 @@ func (j *JobClient) Activate(id, name, command, socket string) (string, error) {
 // status) for a job that ended already.
 func (j *JobClient) Started() (ended bool, status int, err error) {
 	m, err := j.ask("", "started")
-	switch {
-	case err != nil:
+	if err != nil || m.verb() == "running" {
 		return false, 0, err
-	case m.verb() == "ended":
+	}
+	if m.verb() == "ended" {
 		return true, m.int(1), m.err
-	case m.verb() == "running":
-		return false, 0, nil
 	}
 	return false, 0, fmt.Errorf("unexpected answer from the job's relay: %q", m.words)
 }

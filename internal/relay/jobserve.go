@@ -183,12 +183,6 @@ func (j *job) typeText(w io.Writer, text string, enter bool) error {
 	return send(w, "ok")
 }
 
-// Bracketed paste wraps a paste in these (xterm's, as tmux sends them).
-const (
-	pasteStart = "\x1b[200~"
-	pasteEnd   = "\x1b[201~"
-)
-
 // TypedText is text as tmux's paste-buffer -p types it, then Enter if
 // enter: newlines as "\r", and bracketed when the program asked for it (a
 // line editor then takes lines as one edit, a TAB as text), a paste-end
@@ -196,8 +190,8 @@ const (
 func TypedText(text string, paste cleantext.Mode, enter bool) string {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\n", "\r")
-	if paste == cleantext.On && text != "" {
-		text = pasteStart + strings.ReplaceAll(text, pasteEnd, "") + pasteEnd
+	if paste == cleantext.On && text != "" { // xterm's bracketed paste, as tmux sends it
+		text = "\x1b[200~" + strings.ReplaceAll(text, "\x1b[201~", "") + "\x1b[201~"
 	}
 	if enter {
 		text += "\r"
@@ -205,18 +199,13 @@ func TypedText(text string, paste cleantext.Mode, enter bool) string {
 	return text
 }
 
-// Ctrl-C and Ctrl-\, which the window's line discipline turns into SIGINT
-// and SIGQUIT for the job's process group.
-const (
-	ctrlC         = "\x03"
-	ctrlBackslash = "\x1c"
-)
-
 // killGrace is how long each phase of a job's stop waits for it to end.
 const killGrace = 3 * time.Second
 
-// stop tries Ctrl-C, then Ctrl-\, then SIGKILL to the job's process group
-// (the supervisor sends it on SIGUSR1), killGrace apart; then the window goes.
+// stop tries Ctrl-C, then Ctrl-\ (the window's line discipline makes them
+// SIGINT and SIGQUIT for the job's process group), then SIGKILL to the
+// group (the supervisor sends it on SIGUSR1), killGrace apart; then the
+// window goes.
 func (j *job) stop(w io.Writer) error {
 	pid := j.s.cfg.PanePID
 	done, _ := j.outcome()
@@ -224,9 +213,9 @@ func (j *job) stop(w io.Writer) error {
 	switch {
 	case done:
 		how = "it had ended already"
-	case j.interruptWith(func() { j.s.typeKeys([]byte(ctrlC)) }):
+	case j.interruptWith(func() { j.s.typeKeys([]byte("\x03")) }):
 		how = "Ctrl-C (SIGINT) stopped it"
-	case j.interruptWith(func() { j.s.typeKeys([]byte(ctrlBackslash)) }):
+	case j.interruptWith(func() { j.s.typeKeys([]byte("\x1c")) }):
 		how = "it ignored Ctrl-C; Ctrl-\\ (SIGQUIT) stopped it"
 	case j.interruptWith(func() { syscall.Kill(pid, syscall.SIGUSR1) }):
 		how = "it ignored Ctrl-C and Ctrl-\\; SIGKILL to its process group stopped it"

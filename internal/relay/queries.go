@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -90,17 +89,11 @@ type Entry struct {
 	OutputLeftOut int64 `json:"output_left_out"`
 }
 
-// query answers one query of the shared pane's relay.
-func (s *server) query(c *os.File, m message) {
-	s.mu.Lock()
-	s.catchUp()
-	answer := s.answer(m)
-	s.mu.Unlock()
-	c.Write(answer)
-}
-
-// answer encodes the answer to m. Call with s.mu held.
+// answer encodes the answer to the query m, once caught up with the stream.
 func (s *server) answer(m message) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.catchUp()
 	var b []byte
 	switch {
 	case m.verb() == "status" && m.fieldCount(0):
@@ -191,7 +184,7 @@ func query(path string, verb string, fields ...any) ([]message, error) {
 		case len(answer) == 0 && !answers[m.verb()]:
 			return nil, fmt.Errorf("%w: %q", ErrVersion, m.words)
 		case m.verb() == "error":
-			return nil, m.asError()
+			return nil, errorMessage(m.text(1))
 		case m.verb() == "end":
 			return answer, nil
 		}

@@ -83,9 +83,7 @@ func Serve(cfg Config, in io.Reader, keys io.Writer) error {
 		s.job = newJob(s, *cfg.Job)
 		s.tracker.Sink = s.job
 	} else {
-		s.history = newHistory()
-		s.history.cwd = s.shellDir
-		s.history.holderCall = func() string { return s.turns.holder.call }
+		s.history = newHistory(s.shellDir, func() string { return s.turns.holder.call })
 		s.tracker.Sink = s.history
 		go s.closePaneWhenTheHumanExits()
 	}
@@ -184,7 +182,7 @@ func (s *server) serve(c *os.File) {
 		c.SetDeadline(time.Time{})
 		s.serveTurn(c, r, m.text(1))
 	case s.history != nil:
-		s.query(c, m)
+		c.Write(s.answer(m))
 	case s.job != nil:
 		s.job.serve(c, r, m)
 	}
@@ -242,7 +240,6 @@ func (s *server) waitForExit(pid int) bool {
 	}
 }
 
-// closedWithin reports whether ch is closed within d.
 func closedWithin(ch <-chan struct{}, d time.Duration) bool {
 	select {
 	case <-ch:
@@ -262,7 +259,6 @@ func (s *server) shellDir(pid int) string {
 	return dir
 }
 
-// Alive reports whether a relay listens on path.
 func Alive(path string) bool {
 	c, err := platform.DialUnix(path)
 	if err != nil {

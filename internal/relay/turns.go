@@ -17,11 +17,11 @@ import (
 
 const maxCall = 512 // bytes of a declared call
 
+// The queue's methods want s.mu held.
 type turns struct {
 	current *turnClient
 	queue   []*turnClient
-	// holder is what the current client runs, and since when.
-	holder struct {
+	holder  struct { // what the current client runs, and since when
 		call  string
 		since time.Time
 	}
@@ -55,20 +55,10 @@ func (s *server) serveTurn(c *os.File, r *bufio.Reader, call string) {
 	s.mu.Unlock()
 
 	requests := make(chan message)
-	done := make(chan struct{})
-	defer close(done)
 	go func() {
 		defer close(requests)
-		for {
-			m, err := readMessage(r)
-			if err != nil {
-				return
-			}
-			select {
-			case requests <- m:
-			case <-done:
-				return
-			}
+		for m, err := readMessage(r); err == nil; m, err = readMessage(r) {
+			requests <- m
 		}
 	}()
 	select {
@@ -87,6 +77,8 @@ func (s *server) serveTurn(c *os.File, r *bufio.Reader, call string) {
 	s.mu.Lock()
 	s.turns.drop(tc)
 	s.mu.Unlock()
+	for range requests { // until the reader fails on the connection drop closed
+	}
 }
 
 // greet sends the hello. Call with s.mu held.
@@ -154,7 +146,6 @@ func (s *server) typeIf(tc *turnClient, offset int64, keys []byte) bool {
 }
 
 // forward passes a piece of the stream to the client whose turn it is.
-// Call with s.mu held.
 func (t *turns) forward(s *server, b []byte) {
 	if tc := t.current; tc != nil && tc.greeted {
 		s.scratch = appendData(s.scratch[:0], "s", s.streamed-int64(len(b)), b)
@@ -165,7 +156,7 @@ func (t *turns) forward(s *server, b []byte) {
 }
 
 // promote makes the first queued client current when nobody is, and
-// tells those behind it. Call with s.mu held.
+// tells those behind it.
 func (t *turns) promote() {
 	if t.current != nil || len(t.queue) == 0 {
 		return
@@ -178,7 +169,7 @@ func (t *turns) promote() {
 	}
 }
 
-// drop forgets tc wherever it is. Call with s.mu held.
+// drop forgets tc wherever it is.
 func (t *turns) drop(tc *turnClient) {
 	tc.c.Close()
 	if t.current == tc {
@@ -193,7 +184,6 @@ func (t *turns) drop(tc *turnClient) {
 
 // dropHungUp forgets the clients that hung up before their requests'
 // reader noticed: the agent's next call must not wait behind its last.
-// Call with s.mu held.
 func (t *turns) dropHungUp() {
 	for _, tc := range append([]*turnClient{t.current}, t.queue...) {
 		if tc != nil && platform.PeerHungUp(tc.c) {
@@ -203,7 +193,7 @@ func (t *turns) dropHungUp() {
 }
 
 // tellQueued tells tc that it waits behind ahead calls; one that cannot
-// take the line is left to its hang-up. Call with s.mu held.
+// take the line is left to its hang-up.
 func (t *turns) tellQueued(tc *turnClient, ahead int) {
 	tc.write(appendMessage(nil, "queued", ahead, t.holder.since, t.holder.call))
 }

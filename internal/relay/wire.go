@@ -36,7 +36,6 @@ type message struct {
 	err   error // the first malformed word asked for
 }
 
-// send writes one message.
 func send(w io.Writer, verb string, fields ...any) error {
 	_, err := w.Write(appendMessage(nil, verb, fields...))
 	return err
@@ -57,7 +56,11 @@ func appendMessage(b []byte, verb string, fields ...any) []byte {
 		case bool:
 			b = strconv.AppendBool(b, v)
 		case time.Time:
-			b = strconv.AppendInt(b, unixNano(v), 10)
+			var n int64 // 0: none
+			if !v.IsZero() {
+				n = v.UnixNano()
+			}
+			b = strconv.AppendInt(b, n, 10)
 		case word:
 			b = append(b, v...)
 		default:
@@ -73,13 +76,6 @@ type word string
 func appendData(b []byte, stream string, offset int64, data []byte) []byte {
 	b = appendMessage(b, "data", word(stream), offset, len(data))
 	return append(b, data...)
-}
-
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
 }
 
 const (
@@ -182,10 +178,3 @@ func (m *message) fieldCount(n int) bool {
 type errorMessage string
 
 func (e errorMessage) Error() string { return string(e) }
-
-func (m *message) asError() error {
-	if m.verb() != "error" {
-		return nil
-	}
-	return errorMessage(m.text(1))
-}
