@@ -56,7 +56,7 @@ func (e *Extractor) Write(p []byte) (int, error) {
 		data = e.join(data)
 		i := bytes.Index(data, e.start)
 		if i < 0 {
-			e.hold(data[len(data)-heldPrefix(data, e.start):])
+			e.keep(data, heldPrefix(data, e.start))
 			return len(p), nil
 		}
 		e.started = true
@@ -70,9 +70,7 @@ func (e *Extractor) Write(p []byte) (int, error) {
 func (e *Extractor) consume(data []byte) {
 	i := bytes.Index(data, e.end)
 	if i < 0 {
-		keep := heldTail(data, e.end)
-		e.emit(data[:len(data)-keep])
-		e.hold(data[len(data)-keep:])
+		e.emit(e.keep(data, heldTail(data, e.end)))
 		return
 	}
 	status, ok, complete := parseStatus(data[i+len(e.end):])
@@ -138,6 +136,12 @@ func (c *carry) join(p []byte) []byte {
 
 // hold keeps a copy of b (which never lies in c.pending's storage).
 func (c *carry) hold(b []byte) { c.pending = append(c.pending[:0], b...) }
+
+// keep holds the last n bytes of data and returns the others.
+func (c *carry) keep(data []byte, n int) []byte {
+	c.hold(data[len(data)-n:])
+	return data[:len(data)-n]
+}
 
 // take returns what is held back, at the end of the stream.
 func (c *carry) take() []byte {

@@ -61,19 +61,18 @@ func (s *StderrStream) Done() bool { return s.done }
 // (a background job's stderr) is passed on too.
 func (s *StderrStream) Write(p []byte) (int, error) {
 	data := s.join(p)
-	if s.done {
-		return len(p), s.pass(data)
-	}
-	if i := bytes.Index(data, s.token); i >= 0 {
+	if !s.done {
+		i := bytes.Index(data, s.token)
+		if i < 0 {
+			return len(p), s.pass(s.keep(data, heldPrefix(data, s.token)))
+		}
 		s.done = true
 		if err := s.pass(data[:i]); err != nil {
 			return len(p), err
 		}
-		return len(p), s.pass(data[i+len(s.token):])
+		data = data[i+len(s.token):]
 	}
-	keep := heldPrefix(data, s.token)
-	s.hold(data[len(data)-keep:])
-	return len(p), s.pass(data[:len(data)-keep])
+	return len(p), s.pass(data)
 }
 
 // Flush passes on the bytes held back as a possible start of the token.
@@ -105,14 +104,8 @@ type frameFilter struct {
 // next call.
 func (f *frameFilter) filter(data []byte) []byte {
 	data = f.join(data)
-	i := bytes.Index(data, stderrOpenPrefix)
-	if i < 0 { // the common case: no frame, nothing copied
-		keep := heldPrefix(data, stderrOpenPrefix)
-		f.hold(data[len(data)-keep:])
-		return data[:len(data)-keep]
-	}
 	f.clean = f.clean[:0]
-	for i >= 0 {
+	for i := bytes.Index(data, stderrOpenPrefix); i >= 0; i = bytes.Index(data, stderrOpenPrefix) {
 		f.clean = append(f.clean, data[:i]...)
 		rest := data[i+len(stderrOpenPrefix):]
 		if len(rest) <= idLength { // the id and its BEL are still to come
@@ -122,7 +115,6 @@ func (f *frameFilter) filter(data []byte) []byte {
 		if !isID(rest[:idLength]) || rest[idLength] != '\a' { // not our marker: output
 			f.clean = append(f.clean, stderrOpenPrefix...)
 			data = rest
-			i = bytes.Index(data, stderrOpenPrefix)
 			continue
 		}
 		f.closer = append(append(append(f.closer[:0], stderrClosePrefix...), rest[:idLength]...), '\a')
@@ -139,11 +131,12 @@ func (f *frameFilter) filter(data []byte) []byte {
 			f.clean = append(f.clean, data[i:i+opener]...)
 			data = body
 		}
-		i = bytes.Index(data, stderrOpenPrefix)
 	}
-	keep := heldPrefix(data, stderrOpenPrefix)
-	f.clean = append(f.clean, data[:len(data)-keep]...)
-	f.hold(data[len(data)-keep:])
+	data = f.keep(data, heldPrefix(data, stderrOpenPrefix))
+	if len(f.clean) == 0 { // the common case: no frame, nothing copied
+		return data
+	}
+	f.clean = append(f.clean, data...)
 	return f.clean
 }
 
@@ -178,9 +171,7 @@ func (f *FrameSplitter) Write(p []byte) (int, error) {
 		if !f.inFrame {
 			i := bytes.Index(data, f.open)
 			if i < 0 {
-				keep := heldPrefix(data, f.open)
-				f.write(f.out, data[:len(data)-keep])
-				f.hold(data[len(data)-keep:])
+				f.write(f.out, f.keep(data, heldPrefix(data, f.open)))
 				break
 			}
 			f.write(f.out, data[:i])
@@ -189,9 +180,7 @@ func (f *FrameSplitter) Write(p []byte) (int, error) {
 		}
 		i := bytes.Index(data, f.close)
 		if i < 0 {
-			keep := heldTail(data, f.close)
-			f.writeStderr(data[:len(data)-keep])
-			f.hold(data[len(data)-keep:])
+			f.writeStderr(f.keep(data, heldTail(data, f.close)))
 			break
 		}
 		f.writeStderr(data[:i])
