@@ -22,10 +22,9 @@ type Extractor struct {
 	started bool
 	done    bool
 	status  int
-	carry          // a possible marker prefix or a lone '\r'
-	scratch []byte // output with "\r\n" turned back into "\n"
-	frames  frameFilter
-	err     error
+	carry   // a possible marker prefix or a lone '\r'
+	writer
+	frames frameFilter
 }
 
 // NewExtractor returns an extractor for call id.
@@ -33,17 +32,15 @@ func NewExtractor(id ID, out io.Writer) *Extractor {
 	return &Extractor{out: out, start: []byte(Start(id)), end: []byte(endPrefix(id))}
 }
 
-// Started reports whether the START marker has been seen.
 func (e *Extractor) Started() bool { return e.started }
 
-// Done reports whether the END marker has been seen; Status is valid then.
+// Done reports whether END has been seen; Status is valid then.
 func (e *Extractor) Done() bool { return e.done }
 
 // Holding reports whether bytes are held back for the next chunk (a
 // possible marker prefix, a lone '\r').
 func (e *Extractor) Holding() bool { return e.holding() || e.frames.holding() }
 
-// Status is the command's exit status, once Done.
 func (e *Extractor) Status() int { return e.status }
 
 // Write feeds the next chunk of the raw stream. It fails only when Out fails.
@@ -70,30 +67,21 @@ func (e *Extractor) Write(p []byte) (int, error) {
 func (e *Extractor) consume(data []byte) {
 	i := bytes.Index(data, e.end)
 	if i < 0 {
-		e.emit(e.keep(data, heldTail(data, e.end)))
+		e.writeLF(e.out, e.keep(data, heldTail(data, e.end)))
 		return
 	}
 	status, ok, complete := parseStatus(data[i+len(e.end):])
 	switch {
 	case !complete:
-		e.emit(data[:i])
+		e.writeLF(e.out, data[:i])
 		e.hold(data[i:])
 	case ok:
-		e.emit(data[:i])
+		e.writeLF(e.out, data[:i])
 		e.done, e.status = true, status
 	default: // our prefix followed by garbage is not our marker: it is output
-		e.emit(data[:i+len(e.end)])
+		e.writeLF(e.out, data[:i+len(e.end)])
 		e.consume(data[i+len(e.end):])
 	}
-}
-
-// emit writes b with "\r\n" turned back into "\n".
-func (e *Extractor) emit(b []byte) {
-	if len(b) == 0 || e.err != nil {
-		return
-	}
-	e.scratch = appendLF(e.scratch[:0], b)
-	_, e.err = e.out.Write(e.scratch)
 }
 
 // parseStatus reads "<digits>\a" at the start of b. complete is false when
@@ -170,14 +158,26 @@ func heldTail(data, marker []byte) int {
 	return 1
 }
 
-// appendLF appends b to dst with every "\r\n" turned back into "\n".
-func appendLF(dst, b []byte) []byte {
-	for {
-		i := bytes.Index(b, []byte("\r\n"))
-		if i < 0 {
-			return append(dst, b...)
-		}
-		dst = append(append(dst, b[:i]...), '\n')
+// writer writes to its callers' writers until one fails.
+type writer struct {
+	scratch []byte
+	err     error
+}
+
+func (w *writer) write(to io.Writer, b []byte) {
+	if len(b) > 0 && w.err == nil {
+		_, w.err = to.Write(b)
+	}
+}
+
+// writeLF writes b with every "\r\n" turned back into "\n", undoing the
+// terminal's ONLCR.
+func (w *writer) writeLF(to io.Writer, b []byte) {
+	w.scratch = w.scratch[:0]
+	for i := bytes.Index(b, []byte("\r\n")); i >= 0; i = bytes.Index(b, []byte("\r\n")) {
+		w.scratch = append(append(w.scratch, b[:i]...), '\n')
 		b = b[i+2:]
 	}
+	w.scratch = append(w.scratch, b...)
+	w.write(to, w.scratch)
 }

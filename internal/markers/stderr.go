@@ -149,8 +149,7 @@ type FrameSplitter struct {
 	open, close []byte
 	inFrame     bool
 	carry       // a possible marker prefix, or a '\r' that may pair with '\n'
-	scratch     []byte
-	err         error
+	writer
 }
 
 // NewFrameSplitter returns a splitter for call id.
@@ -180,10 +179,10 @@ func (f *FrameSplitter) Write(p []byte) (int, error) {
 		}
 		i := bytes.Index(data, f.close)
 		if i < 0 {
-			f.writeStderr(f.keep(data, heldTail(data, f.close)))
+			f.writeLF(f.sink, f.keep(data, heldTail(data, f.close)))
 			break
 		}
-		f.writeStderr(data[:i])
+		f.writeLF(f.sink, data[:i])
 		data, f.inFrame = data[i+len(f.close):], false
 	}
 	return len(p), f.err
@@ -192,25 +191,9 @@ func (f *FrameSplitter) Write(p []byte) (int, error) {
 // Flush passes on what is held back at the end of the stream.
 func (f *FrameSplitter) Flush() error {
 	if f.inFrame {
-		f.writeStderr(f.take())
+		f.writeLF(f.sink, f.take())
 	} else {
 		f.write(f.out, f.take())
 	}
 	return f.err
-}
-
-func (f *FrameSplitter) write(w io.Writer, b []byte) {
-	if len(b) == 0 || f.err != nil {
-		return
-	}
-	_, f.err = w.Write(b)
-}
-
-// writeStderr undoes the far terminal's ONLCR.
-func (f *FrameSplitter) writeStderr(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	f.scratch = appendLF(f.scratch[:0], b)
-	f.write(f.sink, f.scratch)
 }
