@@ -16,18 +16,15 @@ import (
 // frames of stderr (see AppendStderrFrame). Output is passed on as soon as
 // it cannot be the start of END or of a frame: memory stays bounded.
 type Extractor struct {
-	out     io.Writer
-	start   []byte
-	end     []byte
-	started bool
-	done    bool
-	status  int
-	carry   // a possible marker prefix or a lone '\r'
+	out           io.Writer
+	start, end    []byte
+	started, done bool
+	status        int
+	carry         // a possible marker prefix or a lone '\r'
 	writer
 	frames frameFilter
 }
 
-// NewExtractor returns an extractor for call id.
 func NewExtractor(id ID, out io.Writer) *Extractor {
 	return &Extractor{out: out, start: []byte(Start(id)), end: []byte(endPrefix(id))}
 }
@@ -37,8 +34,7 @@ func (e *Extractor) Started() bool { return e.started }
 // Done reports whether END has been seen; Status is valid then.
 func (e *Extractor) Done() bool { return e.done }
 
-// Holding reports whether bytes are held back for the next chunk (a
-// possible marker prefix, a lone '\r').
+// Holding reports whether bytes wait for the next chunk.
 func (e *Extractor) Holding() bool { return e.holding() || e.frames.holding() }
 
 func (e *Extractor) Status() int { return e.status }
@@ -106,8 +102,7 @@ func parseStatus(b []byte) (status int, ok, complete bool) {
 // held '\r', and a new slice per chunk made ptysend's memory grow with the
 // output (no GC runs in so short a process): +0.5 MiB for seq 1 300000.
 type carry struct {
-	pending []byte
-	joined  []byte
+	pending, joined []byte
 }
 
 func (c *carry) holding() bool { return len(c.pending) > 0 }

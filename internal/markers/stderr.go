@@ -34,8 +34,7 @@ func AppendStderrFrame(dst []byte, id ID, piece []byte) []byte {
 	return append(dst, frameClose(id)...)
 }
 
-// StderrDone is the token the wrapper writes into the stderr fifo after
-// the command.
+// StderrDone is the token the wrapper writes into the stderr fifo after the command.
 func StderrDone(id ID) string { return marker("D", string(id)) }
 
 // StderrStream reads the stderr fifo's bytes, chunk by chunk, and writes
@@ -48,13 +47,11 @@ type StderrStream struct {
 	carry
 }
 
-// NewStderrStream returns a StderrStream for call id.
 func NewStderrStream(id ID, out io.Writer) *StderrStream {
 	return &StderrStream{out: out, token: []byte(StderrDone(id))}
 }
 
-// Done reports whether the wrapper's token, after all the command's
-// stderr, has been seen.
+// Done reports whether the token, which follows all the command's stderr, has come.
 func (s *StderrStream) Done() bool { return s.done }
 
 // Write feeds the next chunk read from the fifo. What follows the token
@@ -152,7 +149,6 @@ type FrameSplitter struct {
 	writer
 }
 
-// NewFrameSplitter returns a splitter for call id.
 func NewFrameSplitter(id ID, out, sink io.Writer) *FrameSplitter {
 	return &FrameSplitter{out: out, sink: sink, open: []byte(frameOpen(id)), close: []byte(frameClose(id))}
 }
@@ -167,33 +163,32 @@ func (f *FrameSplitter) Write(p []byte) (int, error) {
 	}
 	data := f.join(p)
 	for len(data) > 0 && f.err == nil {
-		if !f.inFrame {
-			i := bytes.Index(data, f.open)
-			if i < 0 {
-				f.write(f.out, f.keep(data, heldPrefix(data, f.open)))
-				break
-			}
-			f.write(f.out, data[:i])
-			data, f.inFrame = data[i+len(f.open):], true
-			continue
+		marker, held := f.open, heldPrefix
+		if f.inFrame {
+			marker, held = f.close, heldTail
 		}
-		i := bytes.Index(data, f.close)
+		i := bytes.Index(data, marker)
 		if i < 0 {
-			f.writeLF(f.sink, f.keep(data, heldTail(data, f.close)))
+			f.pass(f.keep(data, held(data, marker)))
 			break
 		}
-		f.writeLF(f.sink, data[:i])
-		data, f.inFrame = data[i+len(f.close):], false
+		f.pass(data[:i])
+		data, f.inFrame = data[i+len(marker):], !f.inFrame
 	}
 	return len(p), f.err
 }
 
 // Flush passes on what is held back at the end of the stream.
 func (f *FrameSplitter) Flush() error {
-	if f.inFrame {
-		f.writeLF(f.sink, f.take())
-	} else {
-		f.write(f.out, f.take())
-	}
+	f.pass(f.take())
 	return f.err
+}
+
+// pass passes b on: in a frame to the sink, outside to out.
+func (f *FrameSplitter) pass(b []byte) {
+	if f.inFrame {
+		f.writeLF(f.sink, b)
+	} else {
+		f.write(f.out, b)
+	}
 }
