@@ -82,7 +82,7 @@ func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
 	if len(f) != 3 || strings.ContainsAny(string(body), "$\x1b") {
 		return "", true, false
 	}
-	kind = FarSh // no version variable: dash, ksh, busybox ash
+	kind = FarSh
 	for i, k := range []FarKind{FarBash, FarZsh, FarFish} {
 		if f[i] == "" {
 			continue
@@ -102,10 +102,8 @@ func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
 
 func modernBash(v string) bool {
 	var major, minor int
-	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
-		return false
-	}
-	return major > 4 || major == 4 && minor >= 4
+	n, _ := fmt.Sscanf(v, "%d.%d", &major, &minor)
+	return n == 2 && (major > 4 || major == 4 && minor >= 4)
 }
 
 // markerBody is what lies between prefix and the next BEL in stream.
@@ -117,9 +115,8 @@ func markerBody(stream []byte, prefix string) ([]byte, bool) {
 
 // FarInfo is who and where the far shell is, as its first call reports.
 type FarInfo struct {
-	PID  int
-	User string
-	Host string
+	PID        int
+	User, Host string
 }
 
 func ParseInfo(stream []byte, id ID) (info FarInfo, ok bool) {

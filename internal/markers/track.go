@@ -64,16 +64,14 @@ func (t *Tracker) mode(m cleantext.Mode) cleantext.Mode {
 	return m
 }
 
-// Snapshot is the tracker's view: the state and the shell it is about.
+// Snapshot is the tracker's view: the state, and the shell it is about.
 type Snapshot struct {
 	State PaneState
 	PID   int
 }
 
-// String is "state:pid".
 func (s Snapshot) String() string { return fmt.Sprintf("%s:%d", s.State, s.PID) }
 
-// Snapshot returns the current view.
 func (t *Tracker) Snapshot() Snapshot {
 	if t.state == "" {
 		return Snapshot{StateUnknown, 0}
