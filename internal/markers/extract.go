@@ -16,34 +16,27 @@ import (
 // frames of stderr (see AppendStderrFrame). Output is passed on as soon as
 // it cannot be the start of END or of a frame: memory stays bounded.
 type Extractor struct {
-	out     io.Writer
-	start   []byte
-	end     []byte
-	started bool
-	done    bool
-	status  int
-	carry          // a possible marker prefix or a lone '\r'
-	scratch []byte // output with "\r\n" turned back into "\n"
-	frames  frameFilter
-	err     error
+	out           io.Writer
+	start, end    []byte
+	started, done bool
+	status        int
+	carry         // a possible marker prefix or a lone '\r'
+	writer
+	frames frameFilter
 }
 
-// NewExtractor returns an extractor for call id.
 func NewExtractor(id ID, out io.Writer) *Extractor {
 	return &Extractor{out: out, start: []byte(Start(id)), end: []byte(endPrefix(id))}
 }
 
-// Started reports whether the START marker has been seen.
 func (e *Extractor) Started() bool { return e.started }
 
-// Done reports whether the END marker has been seen; Status is valid then.
+// Done reports whether END has been seen; Status is valid then.
 func (e *Extractor) Done() bool { return e.done }
 
-// Holding reports whether bytes are held back for the next chunk (a
-// possible marker prefix, a lone '\r').
+// Holding reports whether bytes wait for the next chunk.
 func (e *Extractor) Holding() bool { return e.holding() || e.frames.holding() }
 
-// Status is the command's exit status, once Done.
 func (e *Extractor) Status() int { return e.status }
 
 // Write feeds the next chunk of the raw stream. It fails only when Out fails.
@@ -56,7 +49,7 @@ func (e *Extractor) Write(p []byte) (int, error) {
 		data = e.join(data)
 		i := bytes.Index(data, e.start)
 		if i < 0 {
-			e.hold(data[len(data)-heldPrefix(data, e.start):])
+			e.keep(data, heldPrefix(data, e.start))
 			return len(p), nil
 		}
 		e.started = true
@@ -70,32 +63,21 @@ func (e *Extractor) Write(p []byte) (int, error) {
 func (e *Extractor) consume(data []byte) {
 	i := bytes.Index(data, e.end)
 	if i < 0 {
-		keep := heldTail(data, e.end)
-		e.emit(data[:len(data)-keep])
-		e.hold(data[len(data)-keep:])
+		e.writeLF(e.out, e.keep(data, heldTail(data, e.end)))
 		return
 	}
 	status, ok, complete := parseStatus(data[i+len(e.end):])
 	switch {
 	case !complete:
-		e.emit(data[:i])
+		e.writeLF(e.out, data[:i])
 		e.hold(data[i:])
 	case ok:
-		e.emit(data[:i])
+		e.writeLF(e.out, data[:i])
 		e.done, e.status = true, status
 	default: // our prefix followed by garbage is not our marker: it is output
-		e.emit(data[:i+len(e.end)])
+		e.writeLF(e.out, data[:i+len(e.end)])
 		e.consume(data[i+len(e.end):])
 	}
-}
-
-// emit writes b with "\r\n" turned back into "\n".
-func (e *Extractor) emit(b []byte) {
-	if len(b) == 0 || e.err != nil {
-		return
-	}
-	e.scratch = appendLF(e.scratch[:0], b)
-	_, e.err = e.out.Write(e.scratch)
 }
 
 // parseStatus reads "<digits>\a" at the start of b. complete is false when
@@ -120,8 +102,7 @@ func parseStatus(b []byte) (status int, ok, complete bool) {
 // held '\r', and a new slice per chunk made ptysend's memory grow with the
 // output (no GC runs in so short a process): +0.5 MiB for seq 1 300000.
 type carry struct {
-	pending []byte
-	joined  []byte
+	pending, joined []byte
 }
 
 func (c *carry) holding() bool { return len(c.pending) > 0 }
@@ -138,6 +119,12 @@ func (c *carry) join(p []byte) []byte {
 
 // hold keeps a copy of b (which never lies in c.pending's storage).
 func (c *carry) hold(b []byte) { c.pending = append(c.pending[:0], b...) }
+
+// keep holds the last n bytes of data and returns the others.
+func (c *carry) keep(data []byte, n int) []byte {
+	c.hold(data[len(data)-n:])
+	return data[:len(data)-n]
+}
 
 // take returns what is held back, at the end of the stream.
 func (c *carry) take() []byte {
@@ -166,14 +153,26 @@ func heldTail(data, marker []byte) int {
 	return 1
 }
 
-// appendLF appends b to dst with every "\r\n" turned back into "\n".
-func appendLF(dst, b []byte) []byte {
-	for {
-		i := bytes.Index(b, []byte("\r\n"))
-		if i < 0 {
-			return append(dst, b...)
-		}
-		dst = append(append(dst, b[:i]...), '\n')
+// writer writes to its callers' writers until one fails.
+type writer struct {
+	scratch []byte
+	err     error
+}
+
+func (w *writer) write(to io.Writer, b []byte) {
+	if len(b) > 0 && w.err == nil {
+		_, w.err = to.Write(b)
+	}
+}
+
+// writeLF writes b with every "\r\n" turned back into "\n", undoing the
+// terminal's ONLCR.
+func (w *writer) writeLF(to io.Writer, b []byte) {
+	w.scratch = w.scratch[:0]
+	for i := bytes.Index(b, []byte("\r\n")); i >= 0; i = bytes.Index(b, []byte("\r\n")) {
+		w.scratch = append(append(w.scratch, b[:i]...), '\n')
 		b = b[i+2:]
 	}
+	w.scratch = append(w.scratch, b...)
+	w.write(to, w.scratch)
 }

@@ -23,8 +23,8 @@ import (
 //  3. The payload is the far wrapper (FarScript); the command's stderr
 //     comes in R/r frames on the terminal (FrameSplitter).
 
-// Far markers: KIND answers the probe, READY: the loader reads the
-// payload, INFO: who and where the far shell is.
+// KIND answers the probe, READY: the loader reads the payload, INFO: who
+// and where the far shell is.
 const (
 	kindTag  = "K"
 	readyTag = "Y"
@@ -37,7 +37,6 @@ func Ready(id ID) string { return marker(readyTag, string(id)) }
 
 func ReadyStdin(id ID) string { return marker("Z", string(id)) }
 
-// FarKind is the kind of a far shell, as the probe tells it.
 type FarKind string
 
 const (
@@ -47,7 +46,6 @@ const (
 	FarSh   FarKind = "sh" // a POSIX shell without version variable: dash, ksh, busybox ash
 )
 
-// Family is the syntax of the kind.
 func (k FarKind) Family() Shell {
 	switch k {
 	case FarZsh:
@@ -70,7 +68,6 @@ func Probe(rows int) string {
 // erase, in a printf format, erases the last rows rows (at least one).
 func erase(rows int) string { return fmt.Sprintf(`\033[%dA\r\033[J`, max(rows, 1)) }
 
-// ProbeLen is the length of the probe as typed.
 func ProbeLen() int { return len(Probe(1)) }
 
 // ParseProbeAnswer finds the KIND marker in stream. found is false while
@@ -85,7 +82,7 @@ func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
 	if len(f) != 3 || strings.ContainsAny(string(body), "$\x1b") {
 		return "", true, false
 	}
-	kind = FarSh // no version variable: dash, ksh, busybox ash
+	kind = FarSh
 	for i, k := range []FarKind{FarBash, FarZsh, FarFish} {
 		if f[i] == "" {
 			continue
@@ -103,16 +100,13 @@ func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
 	return kind, true, true
 }
 
-// modernBash reports whether BASH_VERSION v is 4.4 or later.
 func modernBash(v string) bool {
 	var major, minor int
-	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
-		return false
-	}
-	return major > 4 || major == 4 && minor >= 4
+	n, _ := fmt.Sscanf(v, "%d.%d", &major, &minor)
+	return n == 2 && (major > 4 || major == 4 && minor >= 4)
 }
 
-// markerBody returns what lies between prefix and the next BEL in stream.
+// markerBody is what lies between prefix and the next BEL in stream.
 func markerBody(stream []byte, prefix string) ([]byte, bool) {
 	_, rest, found := bytes.Cut(stream, []byte(prefix))
 	body, _, whole := bytes.Cut(rest, []byte("\a"))
@@ -121,12 +115,10 @@ func markerBody(stream []byte, prefix string) ([]byte, bool) {
 
 // FarInfo is who and where the far shell is, as its first call reports.
 type FarInfo struct {
-	PID  int
-	User string
-	Host string
+	PID        int
+	User, Host string
 }
 
-// ParseInfo finds the INFO marker of call id in stream.
 func ParseInfo(stream []byte, id ID) (info FarInfo, ok bool) {
 	body, ok := markerBody(stream, "\x1b]"+osc+";"+infoTag+";"+string(id)+";")
 	f := strings.SplitN(string(body), ";", 3)
@@ -168,7 +160,6 @@ func FarLoader(kind FarKind, id ID, hooked bool) string {
 // before: keys typed at once would be echoed.)
 func (k FarKind) reads() bool { return k == FarBash }
 
-// TypedPayload is the wrapper as typed for the loader of kind.
 func TypedPayload(kind FarKind, hooked bool, script string) string {
 	if hooked && kind.reads() {
 		return EscapedLines(script)
@@ -228,7 +219,6 @@ func PayloadLines(data []byte) string {
 	return b.String()
 }
 
-// FarJob is one command to run in a far shell.
 type FarJob struct {
 	ID      ID
 	Command string
@@ -255,8 +245,7 @@ func FarScript(job FarJob) string {
 	if sh == Fish {
 		d = "$" + farDir
 	}
-	// The forwarded stdin is typed after READ-STDIN; an empty one is not.
-	stdin := ""
+	stdin := "" // the forwarded stdin is typed after READ-STDIN; an empty one is not
 	switch {
 	case job.Terminal:
 	case job.EmptyStdin:
@@ -283,8 +272,7 @@ func FarScript(job FarJob) string {
 		stderr = ""
 	}
 	if sh != Fish {
-		vars = append(vars, "@BUILTIN@", sh.builtin(), "@RUN@", evalLine(sh, job.Command, stderr+stdin),
-			"@ERREXIT_NOTE@", QuotePOSIX(errexitNote))
+		vars = append(vars, posixVars(sh, job.Command, stderr+stdin)...)
 	}
 	if job.First {
 		stale := sh.quote(strings.TrimSuffix(shellFile("stale-dirs.sh"), "\n"))

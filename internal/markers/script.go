@@ -102,25 +102,31 @@ func shellFile(name string) string {
 // descriptor 9, is the wrapper's, not the command's.
 func Script(sh Shell, job Job) string {
 	fifo := job.AckPath != ""
-	if sh == Fish {
-		return fishScript(job, fifo)
-	}
-	redirects := " 2>|" + QuotePOSIX(job.StderrPath)
-	if fifo {
-		redirects = " 2<>" + QuotePOSIX(job.StderrPath) + " 9<&-"
-	}
+	stdin := ""
 	if job.StdinPath != "" {
-		redirects += " <" + QuotePOSIX(job.StdinPath)
+		stdin = " <" + sh.quote(job.StdinPath)
 	}
-	return strings.NewReplacer(
-		"@BUILTIN@", sh.builtin(),
-		"@ID@", string(job.ID),
-		"@DISPLAY@", QuotePOSIX(DisplayLine(job.Command)),
-		"@RUN@", evalLine(sh, job.Command, redirects),
-		"@ERREXIT_NOTE@", QuotePOSIX(errexitNote),
-		"@STDERR@", QuotePOSIX(job.StderrPath),
-		"@ACK@", QuotePOSIX(job.AckPath),
-	).Replace(lines(shellFile("script.sh"), map[string]bool{"fifo": fifo, "tty": !fifo}))
+	vars := []string{"@ID@", string(job.ID), "@DISPLAY@", sh.quote(DisplayLine(job.Command)),
+		"@STDERR@", sh.quote(job.StderrPath), "@ACK@", sh.quote(job.AckPath)}
+	template := "script.sh"
+	if sh == Fish {
+		template = "script.fish"
+		vars = append(vars, "@COMMAND@", fishQuote(" "+job.Command), "@REDIRECTS@", " 2>"+fishQuote(job.StderrPath)+stdin,
+			"@PAGER@", fishPagerSettings(),
+			"@STDERR_DONE@", fishQuote(`exec 9<>"$3" 8<"$3" 9>&-; printf '\033]`+osc+`;D;%s\007' "$1" 1<>"$2"; read -r a <&8`))
+	} else {
+		redirects := " 2>|" + QuotePOSIX(job.StderrPath)
+		if fifo {
+			redirects = " 2<>" + QuotePOSIX(job.StderrPath) + " 9<&-"
+		}
+		vars = append(vars, posixVars(sh, job.Command, redirects+stdin)...)
+	}
+	return strings.NewReplacer(vars...).Replace(lines(shellFile(template), map[string]bool{"fifo": fifo, "tty": !fifo}))
+}
+
+// posixVars fill in the template of a wrapper of zsh or a POSIX shell.
+func posixVars(sh Shell, command, redirects string) []string {
+	return []string{"@BUILTIN@", sh.builtin(), "@RUN@", evalLine(sh, command, redirects), "@ERREXIT_NOTE@", QuotePOSIX(errexitNote)}
 }
 
 // builtin calls the shell's own printf, eval and read, past the human's
@@ -146,25 +152,6 @@ func evalLine(sh Shell, command, redirects string) string {
 		return fmt.Sprintf("() { local -x %s; builtin eval %s; }%s", pagerSettings, cmd, redirects)
 	}
 	return fmt.Sprintf("%s command eval %s%s", pagerSettings, cmd, redirects)
-}
-
-// fishScript is the wrapper for fish: see shell/script.fish. With
-// ptysend's fifo, sh writes the StderrDone token and waits for ptysend.
-func fishScript(job Job, fifo bool) string {
-	redirects := " 2>" + fishQuote(job.StderrPath)
-	if job.StdinPath != "" {
-		redirects += " <" + fishQuote(job.StdinPath)
-	}
-	return strings.NewReplacer(
-		"@ID@", string(job.ID),
-		"@DISPLAY@", fishQuote(DisplayLine(job.Command)),
-		"@COMMAND@", fishQuote(" "+job.Command),
-		"@REDIRECTS@", redirects,
-		"@PAGER@", fishPagerSettings(),
-		"@STDERR@", fishQuote(job.StderrPath),
-		"@STDERR_DONE@", fishQuote(`exec 9<>"$3" 8<"$3" 9>&-; printf '\033]`+osc+`;D;%s\007' "$1" 1<>"$2"; read -r a <&8`),
-		"@ACK@", fishQuote(job.AckPath),
-	).Replace(lines(shellFile("script.fish"), map[string]bool{"fifo": fifo}))
 }
 
 // lines keeps or drops the conditional lines of a template: a line

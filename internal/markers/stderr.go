@@ -34,8 +34,7 @@ func AppendStderrFrame(dst []byte, id ID, piece []byte) []byte {
 	return append(dst, frameClose(id)...)
 }
 
-// StderrDone is the token the wrapper writes into the stderr fifo after
-// the command.
+// StderrDone is the token the wrapper writes into the stderr fifo after the command.
 func StderrDone(id ID) string { return marker("D", string(id)) }
 
 // StderrStream reads the stderr fifo's bytes, chunk by chunk, and writes
@@ -48,32 +47,29 @@ type StderrStream struct {
 	carry
 }
 
-// NewStderrStream returns a StderrStream for call id.
 func NewStderrStream(id ID, out io.Writer) *StderrStream {
 	return &StderrStream{out: out, token: []byte(StderrDone(id))}
 }
 
-// Done reports whether the wrapper's token, after all the command's
-// stderr, has been seen.
+// Done reports whether the token, which follows all the command's stderr, has come.
 func (s *StderrStream) Done() bool { return s.done }
 
 // Write feeds the next chunk read from the fifo. What follows the token
 // (a background job's stderr) is passed on too.
 func (s *StderrStream) Write(p []byte) (int, error) {
 	data := s.join(p)
-	if s.done {
-		return len(p), s.pass(data)
-	}
-	if i := bytes.Index(data, s.token); i >= 0 {
+	if !s.done {
+		i := bytes.Index(data, s.token)
+		if i < 0 {
+			return len(p), s.pass(s.keep(data, heldPrefix(data, s.token)))
+		}
 		s.done = true
 		if err := s.pass(data[:i]); err != nil {
 			return len(p), err
 		}
-		return len(p), s.pass(data[i+len(s.token):])
+		data = data[i+len(s.token):]
 	}
-	keep := heldPrefix(data, s.token)
-	s.hold(data[len(data)-keep:])
-	return len(p), s.pass(data[:len(data)-keep])
+	return len(p), s.pass(data)
 }
 
 // Flush passes on the bytes held back as a possible start of the token.
@@ -105,14 +101,8 @@ type frameFilter struct {
 // next call.
 func (f *frameFilter) filter(data []byte) []byte {
 	data = f.join(data)
-	i := bytes.Index(data, stderrOpenPrefix)
-	if i < 0 { // the common case: no frame, nothing copied
-		keep := heldPrefix(data, stderrOpenPrefix)
-		f.hold(data[len(data)-keep:])
-		return data[:len(data)-keep]
-	}
 	f.clean = f.clean[:0]
-	for i >= 0 {
+	for i := bytes.Index(data, stderrOpenPrefix); i >= 0; i = bytes.Index(data, stderrOpenPrefix) {
 		f.clean = append(f.clean, data[:i]...)
 		rest := data[i+len(stderrOpenPrefix):]
 		if len(rest) <= idLength { // the id and its BEL are still to come
@@ -122,7 +112,6 @@ func (f *frameFilter) filter(data []byte) []byte {
 		if !isID(rest[:idLength]) || rest[idLength] != '\a' { // not our marker: output
 			f.clean = append(f.clean, stderrOpenPrefix...)
 			data = rest
-			i = bytes.Index(data, stderrOpenPrefix)
 			continue
 		}
 		f.closer = append(append(append(f.closer[:0], stderrClosePrefix...), rest[:idLength]...), '\a')
@@ -139,11 +128,12 @@ func (f *frameFilter) filter(data []byte) []byte {
 			f.clean = append(f.clean, data[i:i+opener]...)
 			data = body
 		}
-		i = bytes.Index(data, stderrOpenPrefix)
 	}
-	keep := heldPrefix(data, stderrOpenPrefix)
-	f.clean = append(f.clean, data[:len(data)-keep]...)
-	f.hold(data[len(data)-keep:])
+	data = f.keep(data, heldPrefix(data, stderrOpenPrefix))
+	if len(f.clean) == 0 { // the common case: no frame, nothing copied
+		return data
+	}
+	f.clean = append(f.clean, data...)
 	return f.clean
 }
 
@@ -156,11 +146,9 @@ type FrameSplitter struct {
 	open, close []byte
 	inFrame     bool
 	carry       // a possible marker prefix, or a '\r' that may pair with '\n'
-	scratch     []byte
-	err         error
+	writer
 }
 
-// NewFrameSplitter returns a splitter for call id.
 func NewFrameSplitter(id ID, out, sink io.Writer) *FrameSplitter {
 	return &FrameSplitter{out: out, sink: sink, open: []byte(frameOpen(id)), close: []byte(frameClose(id))}
 }
@@ -175,53 +163,32 @@ func (f *FrameSplitter) Write(p []byte) (int, error) {
 	}
 	data := f.join(p)
 	for len(data) > 0 && f.err == nil {
-		if !f.inFrame {
-			i := bytes.Index(data, f.open)
-			if i < 0 {
-				keep := heldPrefix(data, f.open)
-				f.write(f.out, data[:len(data)-keep])
-				f.hold(data[len(data)-keep:])
-				break
-			}
-			f.write(f.out, data[:i])
-			data, f.inFrame = data[i+len(f.open):], true
-			continue
+		marker, held := f.open, heldPrefix
+		if f.inFrame {
+			marker, held = f.close, heldTail
 		}
-		i := bytes.Index(data, f.close)
+		i := bytes.Index(data, marker)
 		if i < 0 {
-			keep := heldTail(data, f.close)
-			f.writeStderr(data[:len(data)-keep])
-			f.hold(data[len(data)-keep:])
+			f.pass(f.keep(data, held(data, marker)))
 			break
 		}
-		f.writeStderr(data[:i])
-		data, f.inFrame = data[i+len(f.close):], false
+		f.pass(data[:i])
+		data, f.inFrame = data[i+len(marker):], !f.inFrame
 	}
 	return len(p), f.err
 }
 
 // Flush passes on what is held back at the end of the stream.
 func (f *FrameSplitter) Flush() error {
-	if f.inFrame {
-		f.writeStderr(f.take())
-	} else {
-		f.write(f.out, f.take())
-	}
+	f.pass(f.take())
 	return f.err
 }
 
-func (f *FrameSplitter) write(w io.Writer, b []byte) {
-	if len(b) == 0 || f.err != nil {
-		return
+// pass passes b on: in a frame to the sink, outside to out.
+func (f *FrameSplitter) pass(b []byte) {
+	if f.inFrame {
+		f.writeLF(f.sink, b)
+	} else {
+		f.write(f.out, b)
 	}
-	_, f.err = w.Write(b)
-}
-
-// writeStderr undoes the far terminal's ONLCR.
-func (f *FrameSplitter) writeStderr(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	f.scratch = appendLF(f.scratch[:0], b)
-	f.write(f.sink, f.scratch)
 }

@@ -29,11 +29,11 @@ const maxEvent = 64
 
 // Tracker follows the shell's events in the raw stream, chunk by chunk.
 type Tracker struct {
-	state   PaneState
-	pid     int
-	pending []byte
-	esc     escState
-	own     bool // between OWN and OWN-END: the shell's text, not typing
+	state PaneState
+	pid   int
+	carry // a possible start of a marker, or a marker without its BEL yet
+	esc   escState
+	own   bool // between OWN and OWN-END: the shell's text, not typing
 	// paste and alt are the bracketed paste and alternate screen modes;
 	// params the current CSI sequence's parameter bytes.
 	paste, alt cleantext.Mode
@@ -58,22 +58,20 @@ func (t *Tracker) Paste() cleantext.Mode { return t.mode(t.paste) }
 func (t *Tracker) Alternate() cleantext.Mode { return t.mode(t.alt) }
 
 func (t *Tracker) mode(m cleantext.Mode) cleantext.Mode {
-	if m == "" || t.esc != escNone || len(t.pending) > 0 {
+	if m == "" || t.esc != escNone || t.holding() {
 		return cleantext.Unknown
 	}
 	return m
 }
 
-// Snapshot is the tracker's view: the state and the shell it is about.
+// Snapshot is the tracker's view: the state, and the shell it is about.
 type Snapshot struct {
 	State PaneState
 	PID   int
 }
 
-// String is "state:pid".
 func (s Snapshot) String() string { return fmt.Sprintf("%s:%d", s.State, s.PID) }
 
-// Snapshot returns the current view.
 func (t *Tracker) Snapshot() Snapshot {
 	if t.state == "" {
 		return Snapshot{StateUnknown, 0}
@@ -83,33 +81,28 @@ func (t *Tracker) Snapshot() Snapshot {
 
 // Write feeds the next chunk of the stream.
 func (t *Tracker) Write(p []byte) (int, error) {
-	data := p
-	if len(t.pending) > 0 {
-		data = append(t.pending, p...)
-		t.pending = nil
-	}
+	data := t.join(p)
 	for len(data) > 0 {
 		i := bytes.Index(data, eventPrefix)
 		if i < 0 {
-			keep := heldPrefix(data, eventPrefix)
-			t.output(data[:len(data)-keep])
-			t.pending = append(t.pending, data[len(data)-keep:]...)
+			t.output(t.keep(data, heldPrefix(data, eventPrefix)))
 			break
 		}
 		t.output(data[:i])
-		limit := eventLimit(data[i+len(eventPrefix):])
-		end := bytes.IndexByte(data[i:], '\a')
-		if end < 0 || end > limit {
-			if end > limit || len(data)-i > limit { // not an event of ours: just bytes
-				t.output(data[i : i+len(eventPrefix)])
-				data = data[i+len(eventPrefix):]
-				continue
-			}
-			t.pending = append(t.pending, data[i:]...)
-			break
+		data = data[i:]
+		limit := eventLimit(data[len(eventPrefix):])
+		end := bytes.IndexByte(data, '\a')
+		switch {
+		case end > limit || end < 0 && len(data) > limit: // not an event of ours: just bytes
+			t.output(data[:len(eventPrefix)])
+			data = data[len(eventPrefix):]
+		case end < 0:
+			t.hold(data)
+			return len(p), nil
+		default:
+			t.event(data[len(eventPrefix):end])
+			data = data[end+1:]
 		}
-		t.event(data[i+len(eventPrefix) : i+end])
-		data = data[i+end+1:]
 	}
 	return len(p), nil
 }
