@@ -34,8 +34,8 @@ type Request struct {
 	// Timeout is the no-output timeout, MaxTime the overall one; zero
 	// disables either.
 	Timeout, MaxTime time.Duration
-	// Stdin is forwarded to the command unless it is nil or a terminal
-	// (then the command reads the shared terminal).
+	// Stdin is forwarded unless it is nil or a terminal (then the
+	// command reads the shared terminal).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	// Raw passes the terminal output on byte for byte; else it is cleaned
@@ -44,16 +44,15 @@ type Request struct {
 	// WaitFree is how long to wait for a busy terminal to be free instead
 	// of refusing at once (exit 75).
 	WaitFree time.Duration
-	// farStdin is the stdin a far call forwards, read once: a call that
-	// looks at the pane again (ErrMoved) forwards the same.
+	// farStdin is read once: a call that looks at the pane again
+	// (ErrMoved) forwards the same.
 	farStdin func() ([]byte, error)
 }
 
 // Run runs the request's command in the shared pane and returns its exit
 // status, or an error that says what to do (internal/failure). ctx stops
-// it as a Ctrl-C at the agent's end would: the command is interrupted,
-// and a call that has not typed yet types nothing (failure.Stopped says
-// with which status).
+// it as a Ctrl-C at the agent's end would: the command is interrupted; a
+// call that has not typed yet types nothing.
 func Run(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	q := &human.Question{Action: "run this in the shared terminal", Text: req.Command}
 	return Do(ctx, b, req, pane.IntoShell, q, func(c *Call, st *pane.State) (int, error) {
@@ -64,11 +63,10 @@ func Run(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	})
 }
 
-// Do is the pipeline of every mode that types into the pane: a turn at
-// the pane, a look at it (pane.Look), the human's approval of q under
-// ptybridge --confirm (nil: none asked), then body, which types. A
-// refusal that clears by itself is waited out with req.WaitFree; body's
-// ErrMoved (nothing typed) looks at the pane again.
+// Do is the pipeline of every mode that types into the pane: a turn, a
+// look (pane.Look), the human's approval of q under ptybridge --confirm
+// (nil: none asked), then body, which types. A refusal that clears by
+// itself is waited out with req.WaitFree; body's ErrMoved looks again.
 func Do(ctx context.Context, b bridge.Bridge, req Request, want pane.Want, q *human.Question,
 	body func(c *Call, st *pane.State) (int, error)) (int, error) {
 	req.Stderr = &lockedWriter{w: req.Stderr}
@@ -93,8 +91,8 @@ var errApproved = errors.New("approved by the user")
 // follows output that came while the last one decided.
 const maxLooks = 20
 
-// attempt makes one attempt: a turn, a look, and body; or the refusal,
-// with the state it came from.
+// attempt returns body's outcome, or the refusal with the state it came
+// from.
 func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time, want pane.Want, q *human.Question,
 	body func(c *Call, st *pane.State) (int, error)) (int, *pane.State, error) {
 	t, err := b.Turn(ctx, req.Typed, req.MaxTime, start, req.Stderr)
@@ -141,15 +139,14 @@ func approve(ctx context.Context, t *relay.Turn, b bridge.Bridge, q human.Questi
 	return err
 }
 
-// ErrMoved: the stream moved between the look and the typing (TypeIf):
-// the pane is looked at again before anything is typed.
+// ErrMoved: the stream moved between the look and the typing (TypeIf);
+// nothing was typed.
 var ErrMoved = errors.New("the stream moved since the look")
 
 // Call is one call's run in the pane, once its turn came: what every
 // transport, and a REPL's run, shares.
 type Call struct {
-	// Ctx is the caller's context, ended too when the body returns: the
-	// watches started on it stop then.
+	// Ctx ends too when the body returns: the watches started on it stop.
 	Ctx   context.Context
 	end   context.CancelFunc
 	B     bridge.Bridge
@@ -160,12 +157,15 @@ type Call struct {
 	clean *cleantext.Writer // stdout's clean-text writer; nil with Raw
 	// arrived hears that output came; true when it held a line break.
 	arrived chan bool
+	started chan struct{} // closed once the START marker was seen
 	// exit is closed when the command's shell ends (exit, exec...).
-	exit <-chan struct{}
+	exit  <-chan struct{}
+	asked bool // the human was told of the question (waiting)
 }
 
 func newCall(ctx context.Context, b bridge.Bridge, t *relay.Turn, req Request, start time.Time) *Call {
-	c := &Call{B: b, T: t, Req: req, Start: start, out: &gate{w: req.Stdout}, arrived: make(chan bool, 1)}
+	c := &Call{B: b, T: t, Req: req, Start: start, out: &gate{w: req.Stdout}, arrived: make(chan bool, 1),
+		started: make(chan struct{})}
 	c.Ctx, c.end = context.WithCancel(ctx)
 	if !req.Raw {
 		c.clean = cleantext.NewWriter(req.Stdout)

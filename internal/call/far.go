@@ -33,7 +33,6 @@ type far struct {
 	// bridgeCommand: the carrier is the bridge's own command (ptybridge
 	// -- ssh web1), whose end closes the bridge.
 	bridgeCommand bool
-	asked         bool
 	ext           *markers.Extractor
 	split         *markers.FrameSplitter
 	tracker       *markers.Tracker
@@ -103,7 +102,7 @@ func (f *far) start(done chan<- streamEnd) error {
 	}
 	f.ext = markers.NewExtractor(f.id, f.c.out)
 	f.split = markers.NewFrameSplitter(f.id, f.ext, f.c.Req.Stderr)
-	go func() { done <- f.c.pump(f.ext, f, rest, nil) }()
+	go func() { done <- f.c.pump(f.ext, f, rest) }()
 	return nil
 }
 
@@ -298,21 +297,11 @@ func (f *far) info() (markers.FarInfo, bool) {
 }
 
 func (f *far) stopped() <-chan struct{} { return f.prompt }
-func (f *far) answered()                { f.asked = false }
+func (f *far) answered()                {}
 
-// waitsForHuman: the kernel cannot see the far program; the cursor line
-// can show that it asks something (a password, a question).
-func (f *far) waitsForHuman() bool {
-	line := pane.FarAsks(f.c.T.PaneID)
-	if line == "" {
-		return false
-	}
-	if !f.asked {
-		f.asked = true
-		tellQuestion(f.c.Req.Stderr, line)
-	}
-	return true
-}
+// question: the kernel cannot see the far program; the cursor line can
+// show that it asks something (a password, a question).
+func (f *far) question() string { return pane.FarAsks(f.c.T.PaneID) }
 
 // shellEnded: a far shell that ends ends its carrier.
 func (f *far) shellEnded() error {

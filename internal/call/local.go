@@ -53,7 +53,7 @@ func (l *local) start(done chan<- streamEnd) error {
 		go feedStdin(l.inPath, l.c.Req.Stdin)
 	}
 	ext := markers.NewExtractor(l.id, l.c.out)
-	go func() { done <- l.c.pump(ext, ext, nil, l.started) }()
+	go func() { done <- l.c.pump(ext, ext, nil) }()
 	return nil
 }
 

@@ -1,8 +1,6 @@
 package call
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/cleantext"
@@ -10,23 +8,21 @@ import (
 )
 
 // questions notices that a local command waits for the human (the
-// foreground program sleeps until the terminal has input), says so on
-// stderr once per question, and takes the question and the echo of the
-// answer out of the clean text of stdout: they are the terminal's
-// conversation with the human, not output.
+// foreground program sleeps until the terminal has input), and takes the
+// question and the echo of the answer out of the clean text of stdout:
+// they are the terminal's conversation with the human, not output.
 type questions struct {
-	c            *Call
-	errs         *stderrCopy
-	started      chan struct{} // closed once the START marker was seen
-	asked, taken bool
-	question     string
-	captures     int
-	waits        func() bool   // the look; tests replace it
-	asks         func() string // and the reading of the question
+	c        *Call
+	errs     *stderrCopy
+	taken    bool
+	shown    string // the question at the terminal's cursor line
+	captures int
+	waits    func() bool   // the look; tests replace it
+	asks     func() string // and the reading of the question
 }
 
 func newQuestions(c *Call) questions {
-	return questions{c: c, started: make(chan struct{}),
+	return questions{c: c,
 		waits: func() bool { return pane.WaitsForHuman(c.T.PanePID) },
 		asks:  func() string { return pane.Asks(c.T.PaneID) },
 	}
@@ -36,50 +32,41 @@ func newQuestions(c *Call) questions {
 // can lag behind the wait, and a read may have no prompt at all.
 const maxCaptures = 3
 
-// waitsForHuman reports whether the command sleeps until the human
+// question is what the command asks while it sleeps until the human
 // answers the terminal. The stream can lag far behind the shell (a large
 // output in tmux), which may be back at its prompt long before END. The
 // shell waits for ptysend to have seen the wrapper's token in the stderr
 // fifo, so a look counts only if the token had still not come once the
 // look (and the capture of the question) was done.
-func (q *questions) waitsForHuman() bool {
+func (q *questions) question() string {
 	select {
-	case <-q.started:
+	case <-q.c.started:
 	default:
-		return false // the shell has yet to read the line: it is no question
+		return "" // the shell has yet to read the line: it is no question
 	}
 	if q.errs.over.Load() {
-		return false
+		return ""
 	}
 	waits := q.waits()
-	asks := q.question
-	if waits && asks == "" && q.captures < maxCaptures {
+	shown := q.shown
+	if waits && shown == "" && q.captures < maxCaptures {
 		q.captures++
-		asks = q.asks()
+		shown = q.asks()
 	}
 	if !waits || q.errs.over.Load() {
-		return false
+		return ""
 	}
-	q.question = asks
-	if !q.asked {
-		q.asked = true
-		tellQuestion(q.c.Req.Stderr, q.note())
-	}
+	q.shown = shown
+	note := q.note()
 	q.take()
-	return true
-}
-
-func tellQuestion(w io.Writer, question string) {
-	fmt.Fprintf(w, "ptysend: the terminal asks: %q\n"+
-		"ptysend: the user must answer it in the ptybridge terminal: ask them to; "+
-		"--timeout is paused while it waits (--max-time still applies)\n", question)
+	return note
 }
 
 // note names the question: the terminal's cursor line, else the line the
 // output shows last (stdout's pending line, else stderr's).
 func (q *questions) note() string {
-	if q.question != "" {
-		return q.question
+	if q.shown != "" {
+		return q.shown
 	}
 	if q.c.clean != nil {
 		if p := strings.TrimSpace(q.c.clean.Pending()); p != "" {
@@ -92,7 +79,7 @@ func (q *questions) note() string {
 	return "(input)"
 }
 
-func (q *questions) answered() { q.asked, q.question, q.captures, q.taken = false, "", 0, false }
+func (q *questions) answered() { q.shown, q.captures, q.taken = "", 0, false }
 
 // take takes the question, and the echo of the answer that follows, out
 // of the clean text of stdout: only a pending line that is the question
@@ -104,7 +91,7 @@ func (q *questions) take() {
 	}
 	stderrLine := q.errs.lastLine()
 	_, q.taken = q.c.clean.TakePendingIf(func(pending string) bool {
-		return isQuestion(pending, stderrLine, q.question)
+		return isQuestion(pending, stderrLine, q.shown)
 	})
 }
 

@@ -42,9 +42,9 @@ func (f *fakeQuestions) asks() string {
 // at through f; stdout and stderr are what it printed.
 func lookingCall(f *fakeQuestions) (q *questions, stdout, stderr *bytes.Buffer) {
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	c := &Call{Req: Request{Stderr: stderr}, clean: cleantext.NewWriter(stdout)}
-	q = &questions{c: c, errs: &stderrCopy{}, started: make(chan struct{}), waits: f.waitsForHuman, asks: f.asks}
-	close(q.started)
+	c := &Call{Req: Request{Stderr: stderr}, clean: cleantext.NewWriter(stdout), started: make(chan struct{})}
+	q = &questions{c: c, errs: &stderrCopy{}, waits: f.waitsForHuman, asks: f.asks}
+	close(c.started)
 	return q, stdout, stderr
 }
 
@@ -65,8 +65,8 @@ func TestALookThatFindsTheShellAtItsNextPromptIsNoQuestion(t *testing.T) {
 	}}
 	c, stdout, stderr := lookingCall(q)
 	c.c.clean.Write([]byte(seqOutput))
-	if c.waitsForHuman() {
-		t.Error("waitsForHuman = true for the shell at its next prompt")
+	if c.c.waiting(c.question()) {
+		t.Error("a look = true for the shell at its next prompt")
 	}
 	c.c.clean.Write([]byte("34\n3\n"))
 	c.c.clean.Close()
@@ -85,8 +85,8 @@ func TestACommandThatEndsWhileTheQuestionIsReadIsNoQuestion(t *testing.T) {
 	q := &fakeQuestions{question: "root@vm:/tmp/ptbb73795939#", waits: func() bool { return true },
 		duringAsk: func() { c.errs.over.Store(true) }}
 	c, _, stderr := lookingCall(q)
-	if c.waitsForHuman() {
-		t.Error("waitsForHuman = true for a command that ended")
+	if c.c.waiting(c.question()) {
+		t.Error("a look = true for a command that ended")
 	}
 	if stderr.Len() > 0 {
 		t.Errorf("a note for a command that ended: %q", stderr)
@@ -100,7 +100,7 @@ func TestANoteThatIsWrongTakesNoOutput(t *testing.T) {
 	for _, pending := range []string{seqOutput, "1\n2\n"} {
 		c, stdout, stderr := lookingCall(q)
 		c.c.clean.Write([]byte(pending))
-		c.waitsForHuman()
+		c.c.waiting(c.question())
 		c.c.clean.Write([]byte("34\n3\n"))
 		c.c.clean.Close()
 		if want := pending + "34\n3\n"; stdout.String() != want {
@@ -137,12 +137,12 @@ func TestAQuestionIsTakenOutOfStdout(t *testing.T) {
 			c, stdout, stderr := lookingCall(q)
 			c.errs.keepLast([]byte(tc.stderr))
 			c.c.clean.Write([]byte(tc.before))
-			if !c.waitsForHuman() {
-				t.Fatal("waitsForHuman = false")
+			if !c.c.waiting(c.question()) {
+				t.Fatal("a look = false")
 			}
 			if tc.late != "" || len(tc.early) > 0 {
 				c.c.clean.Write([]byte(tc.late))
-				c.waitsForHuman() // the next look
+				c.c.waiting(c.question()) // the next look
 			}
 			c.c.clean.Write([]byte(tc.after))
 			c.c.clean.Close()

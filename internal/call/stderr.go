@@ -61,12 +61,17 @@ func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath, exe string, agent 
 
 func (s *stderrCopy) run() {
 	defer close(s.stopped)
+	readAll(s.fifo, s.buf, s.take) // until stop's deadline, or the fifo closed
+}
+
+// readAll passes what r brings to take until r fails.
+func readAll(r io.Reader, buf []byte, take func([]byte)) {
 	for {
-		n, err := s.fifo.Read(s.buf)
+		n, err := r.Read(buf)
 		if n > 0 {
-			s.take(s.buf[:n])
+			take(buf[:n])
 		}
-		if err != nil { // stop's deadline, or the fifo closed
+		if err != nil {
 			return
 		}
 	}
@@ -175,14 +180,8 @@ func (s *stderrCopy) handOver() {
 func KeepShowingStderr(id markers.ID, ttyPath string, fifo *os.File) {
 	screen := openFramedTerminal(id, ttyPath)
 	defer screen.close()
-	buf := make([]byte, markers.MaxStderrPiece)
-	for {
-		n, err := fifo.Read(buf)
-		screen.show(buf[:n]) // a terminal that is gone only drops it: the jobs must not stall
-		if err != nil {
-			return
-		}
-	}
+	// A terminal that is gone only drops it: the jobs must not stall.
+	readAll(fifo, make([]byte, markers.MaxStderrPiece), screen.show)
 }
 
 // framedTerminal writes pieces of a call's stderr to the pane's

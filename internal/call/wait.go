@@ -17,10 +17,10 @@ type transport interface {
 	// start types the command (or returns ErrMoved), watches its shell
 	// in c.exit and pumps the stream to done.
 	start(done chan<- streamEnd) error
-	// waitsForHuman reports whether the command waits for the human to
-	// answer the terminal, saying so on stderr once per question; a line
-	// break (answered) ends a question.
-	waitsForHuman() bool
+	// question is what the terminal asks while the command waits for the
+	// human to answer it, "" while it does not; a line break (answered)
+	// ends a question.
+	question() string
 	answered()
 	// stopped hears that an interrupt took: the shell is at its prompt.
 	stopped() <-chan struct{}
@@ -91,18 +91,19 @@ func (c *Call) run(tr transport) (int, error) {
 			gap = firstLook
 			look.Reset(gap)
 			if lineBreak {
+				c.asked = false
 				tr.answered()
 			}
 		case e := <-done:
 			return c.finish(tr, e)
 		case <-look.C:
-			tr.waitsForHuman()
+			c.waiting(tr.question())
 			gap = min(4*gap, lastGap)
 			look.Reset(gap)
 		case <-noOutput.C():
 			// Decided now, however short the timeout: a command waiting
 			// for the human is not hung.
-			if tr.waitsForHuman() {
+			if c.waiting(tr.question()) {
 				noOutput.Reset(c.Req.Timeout)
 				continue
 			}
@@ -120,6 +121,18 @@ func (c *Call) run(tr transport) (int, error) {
 			return status, &failure.Error{Code: status, Msg: why + "; the command was interrupted"}
 		}
 	}
+}
+
+// waiting says on stderr, once per question, that the command waits for
+// the human to answer the terminal's question q ("": it does not wait).
+func (c *Call) waiting(q string) bool {
+	if q != "" && !c.asked {
+		c.asked = true
+		fmt.Fprintf(c.Req.Stderr, "ptysend: the terminal asks: %q\n"+
+			"ptysend: the user must answer it in the ptybridge terminal: ask them to; "+
+			"--timeout is paused while it waits (--max-time still applies)\n", q)
+	}
+	return q != ""
 }
 
 // finish reports the end of the stream: the command's status, or why the
@@ -181,8 +194,8 @@ func waitStopped(tr transport, done <-chan streamEnd) (bool, *streamEnd) {
 
 // pump feeds the stream, first what was read of it already, to w (the
 // extractor, or a far call's stream in front of it) until END or a
-// hang-up. started is closed once the START marker was seen.
-func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte, started chan struct{}) streamEnd {
+// hang-up.
+func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd {
 	in := io.MultiReader(bytes.NewReader(first), c.T)
 	buf := make([]byte, 64<<10)
 	for {
@@ -192,8 +205,8 @@ func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte, started c
 			if _, err := w.Write(buf[:n]); err != nil {
 				return streamEnd{err: err}
 			}
-			if !wasStarted && ext.Started() && started != nil {
-				close(started)
+			if !wasStarted && ext.Started() {
+				close(c.started)
 			}
 			select {
 			case c.arrived <- bytes.IndexByte(buf[:n], '\n') >= 0:

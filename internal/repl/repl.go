@@ -126,7 +126,7 @@ func (r *run) awaitStart() (int, error) {
 			Msg:  fmt.Sprintf("%s %s before showing a prompt", r.rec.Program, exitDescription(o)),
 			Hint: "its output is above; check the command, and pass --prompt REGEX if its prompt is not " + r.prompt.String(),
 		}
-	case timedOut, stopped:
+	case timedOut:
 		// Keep the record: the REPL may just be slow, or its prompt
 		// unknown; either way --repl-close can end it.
 		if fg, err := platform.ForegroundPID(r.c.T.PanePID); err == nil && fg != r.rec.ShellPID {
@@ -187,7 +187,7 @@ func (r *run) awaitResponse() (int, error) {
 			continue
 		case o.kind == atContinuation:
 			return r.cancelIncomplete()
-		case o.kind == timedOut || o.kind == stopped:
+		case o.kind == timedOut:
 			return r.interrupt(o)
 		case o.kind == stuck:
 			return 0, r.stuckError(o)
@@ -205,7 +205,7 @@ func (r *run) interrupt(why outcome) (int, error) {
 	case atPrompt:
 		r.out.write(o.before)
 		return why.code, &failure.Error{Code: why.code, Msg: why.why + ": interrupted the evaluation with Ctrl-C; the REPL is at its prompt again", Hint: why.hint}
-	case timedOut, stopped:
+	case timedOut:
 		return why.code, &failure.Error{
 			Code: why.code,
 			Msg:  why.why + fmt.Sprintf(": sent Ctrl-C, but the REPL %s is still busy in the shared terminal", r.rec.Program),

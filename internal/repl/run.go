@@ -33,7 +33,7 @@ type run struct {
 	// that they and fed (the bytes they took, from base on) agree.
 	streamMu   sync.Mutex
 	fed, base  int64
-	lastOutput atomic.Int64 // when the stream last brought bytes (UnixNano)
+	lastOutput atomic.Int64 // UnixNano
 	chunks     chan struct{}
 	done       chan error // nil: the END marker came
 	death      <-chan struct{}
@@ -78,7 +78,7 @@ func newRun(c *call.Call, rec *pane.REPLRecord, at *pane.PromptLine, pre []byte)
 	return r
 }
 
-// start starts reading the stream, once what had to be typed first (an
+// start reads the stream, once what had to be typed first (an
 // evaluation's input, answered by the relay on the stream) is.
 func (r *run) start() *run {
 	go r.pump()
@@ -129,9 +129,8 @@ const (
 	ended                      // END marker: the REPL exited, status known
 	died                       // the process is gone, no END marker
 	hungUp                     // the relay stream broke
-	timedOut
-	stopped // the call's context ended (a signal, a cancelled request)
-	stuck   // waits for input on a line that is neither prompt (stuck.go)
+	timedOut                   // or the call's context ended (a signal, a cancelled request)
+	stuck                      // waits for input on a line that is neither prompt (stuck.go)
 )
 
 type outcome struct {
@@ -140,7 +139,7 @@ type outcome struct {
 	before string // atPrompt: output on the prompt's line, before it
 	status int    // ended: the shell's $? for the REPL
 	line   string // stuck: the cursor line
-	why    string // timedOut, stopped: what happened, the hint, the call's status
+	why    string // timedOut: what happened, the hint, the call's status
 	hint   string
 	code   int
 }
@@ -161,17 +160,15 @@ const (
 // none).
 func (r *run) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
 	noOutput, overall, stuckLook := call.NewTimer(noOutputLimit), call.NewTimer(overallLimit), r.stuckTimer()
-	recheck := time.NewTimer(time.Hour)
-	recheck.Stop()
 	defer noOutput.Stop()
 	defer overall.Stop()
 	defer stuckLook.Stop()
-	defer recheck.Stop()
+	var recheck <-chan time.Time
 	backoff := recheckFirst
 	look := func(fromTimer bool) (outcome, bool) {
 		o, ok, again := r.check(fromTimer)
 		if again {
-			recheck.Reset(backoff)
+			recheck = time.After(backoff)
 			backoff = min(2*backoff, recheckMax)
 		}
 		return o, ok
@@ -197,7 +194,7 @@ func (r *run) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
 			if o, ok := r.lookStuck(stuckLook); ok {
 				return o
 			}
-		case <-recheck.C:
+		case <-recheck:
 			if o, ok := look(true); ok {
 				return o
 			}
@@ -214,7 +211,7 @@ func (r *run) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
 		case <-cancelled:
 			r.cancelled = true
 			code, why := failure.Stopped(r.c.Ctx)
-			return outcome{kind: stopped, code: code, why: why}
+			return outcome{kind: timedOut, code: code, why: why}
 		}
 	}
 }
