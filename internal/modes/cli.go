@@ -88,10 +88,7 @@ func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 		case a == "--raw":
 			opts.Raw = true
 		case name == "--timeout" || name == "--max-time" || name == "--wait-free":
-			if !hasValue {
-				if i+1 == len(args) {
-					return Options{}, All(), false
-				}
+			if !hasValue && i+1 < len(args) {
 				i++
 				value = args[i]
 			}
@@ -264,9 +261,6 @@ func words(w []string) []string {
 	return w
 }
 
-// joined is the words as one line of shell code.
-func joined(w []string) string { return strings.Join(w, " ") }
-
 // The modes of the command line only.
 
 // mcpServer serves the modes as MCP tools on stdin and stdout: ptysend
@@ -314,7 +308,6 @@ func findMCPServer() (string, error) {
 	return path, nil
 }
 
-// skill prints the agent skill: ptysend --skill.
 type skill struct {
 	Skill bool `help:"Print the agent skill (SKILL.md: when and how to use ptysend) and exit." json:"-"`
 }
