@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -252,6 +251,5 @@ type sessions struct {
 func (m *sessions) About() About { return About{Chosen: m.List, Takes: TakesJSON} }
 
 func (m *sessions) Run(ctx context.Context, e *Env) (int, error) {
-	exe, _ := os.Executable()
-	return 0, look.PrintSessions(e.Stdout, look.Sessions(exe), e.JSON)
+	return 0, look.PrintSessions(e.Stdout, look.Sessions(e.Bridge.Exe), e.JSON)
 }
