@@ -6,9 +6,8 @@
 //     human's window stays; remain-on-exit: an ended job stays on screen
 //     until the human closes it), or taken ready-made (spare.go);
 //   - its supervisor (supervisor.go), the window's process, which runs
-//     the job's shell (of the shared shell's kind, directory and
-//     environment) in the terminal's foreground, frames its stderr, and
-//     prints the START and END markers, END with the exit status;
+//     the job's shell in the terminal's foreground, frames its stderr,
+//     and prints the START and END markers;
 //   - its relay (internal/relay) on the window's pipe-pane, which keeps
 //     its output, stderr and status, types into the window, and answers
 //     the job modes, whose client side this package is.
@@ -32,13 +31,12 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// MaxName bounds a job's name.
-const MaxName = 40
+const (
+	MaxName   = 40
+	nameChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
+)
 
-const nameChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
-
-// ValidName refuses a name that is not 1 to MaxName letters, digits, '-'
-// and '_' (it names the window and the relay's socket).
+// ValidName refuses a name unfit to name a window and a socket.
 func ValidName(name string) error {
 	if name == "" || len(name) > MaxName || strings.Trim(name, nameChars) != "" {
 		return &failure.Error{
@@ -121,13 +119,8 @@ func relayFailed(name string, err error) error {
 func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
 	var infos []relay.Info
 	for _, name := range names(b) {
-		c, err := relay.DialJob(SocketPath(b, name))
-		if err != nil {
-			continue
-		}
-		info, err := c.Info()
-		c.Close()
-		if err == nil {
+		if c, info, err := open(b, name); err == nil {
+			c.Close()
 			infos = append(infos, info)
 		}
 	}
@@ -154,7 +147,6 @@ func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
 	return 0, nil
 }
 
-// stateText is "running", or "exit N" once the job ended.
 func stateText(info relay.Info) string {
 	switch {
 	case info.Running:

@@ -63,7 +63,7 @@ func MakeSpare(b bridge.Bridge) error {
 	}
 	if err != nil {
 		os.Remove(fifo)
-		if unlock, lerr := lockStarts(b.RuntimeDir); lerr == nil {
+		if unlock, lerr := platform.LockDir(b.RuntimeDir); lerr == nil {
 			if rec, _ := os.ReadFile(spareRecord(b)); string(rec) == tok {
 				os.Remove(spareRecord(b))
 			}
@@ -76,7 +76,7 @@ func MakeSpare(b bridge.Bridge) error {
 // claimSpare records that the spare tok is on its way, unless another one
 // is there or on its way (its fifo exists).
 func claimSpare(b bridge.Bridge, tok string) (bool, error) {
-	unlock, err := lockStarts(b.RuntimeDir)
+	unlock, err := platform.LockDir(b.RuntimeDir)
 	if err != nil {
 		return false, err
 	}
@@ -92,13 +92,13 @@ func claimSpare(b bridge.Bridge, tok string) (bool, error) {
 	return true, os.WriteFile(spareRecord(b), []byte(tok), 0o600)
 }
 
-// takeSpare gives the bridge's spare window, if there is one, the job sp;
-// ok is false, with nothing changed that the slow way needs, when there
-// is none. Call it with the start lock held.
-func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, err error) {
+// takeSpare gives the bridge's spare window, if there is one, the job sp,
+// and says its pane; none, with nothing changed that the slow way needs,
+// when there is no spare. Call it with the start lock held.
+func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, err error) {
 	rec, err := os.ReadFile(spareRecord(b))
 	if err != nil {
-		return "", false, nil
+		return "", nil
 	}
 	tok := string(rec)
 	os.Remove(spareRecord(b)) // ours now, whatever comes of it
@@ -111,7 +111,7 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 		}
 		if _, err := os.Stat(fifo); err != nil || time.Now().After(deadline) {
 			os.Remove(fifo)
-			return "", false, nil
+			return "", nil
 		}
 	}
 	defer c.Close()
@@ -124,21 +124,21 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, ok bool, e
 	if err != nil {
 		c.Discard()
 		os.Remove(fifo)
-		return "", false, nil
+		return "", nil
 	}
 	defer f.Close()
 	if pane, err = c.Activate(string(sp.ID), sp.Name, shorten(sp.Command, 200), socket); err != nil {
-		return "", false, nil
+		return "", nil
 	}
 	// From here on the window is the job's: failures are the job's.
 	js, _ := json.Marshal(sp)
 	if _, err := f.Write(js); err != nil {
-		return pane, true, fmt.Errorf("handing the job to its window: %w", err)
+		return pane, fmt.Errorf("handing the job to its window: %w", err)
 	}
 	f.Close()
 	os.Remove(fifo)
 	_, _, err = c.Started()
-	return pane, true, err
+	return pane, err
 }
 
 // RunSpare is the process of a spare window (with no fifo, of the anchor

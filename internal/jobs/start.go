@@ -46,7 +46,7 @@ func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Wr
 			Hint: "use a shorter job name, or set PTYBRIDGE_RUNTIME_DIR to a shorter private directory (for the user and the agent alike)",
 		}
 	}
-	unlock, err := lockStarts(b.RuntimeDir)
+	unlock, err := platform.LockDir(b.RuntimeDir) // one start at a time, of any name: starting is quick
 	if err != nil {
 		return 0, failure.From(err)
 	}
@@ -78,18 +78,19 @@ func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Wr
 	}
 	rundir.Claim(b.RuntimeDir, string(id))
 	sp := spec{ID: id, Name: name, Shell: sh.Program, Command: command, Dir: dir, Env: append(sh.Env, env...)}
-	pane, took, err := takeSpare(b, sp, sock)
-	if took && err != nil {
+	pane, err := takeSpare(b, sp, sock)
+	if pane == "" {
+		pane, err = startInNewWindow(b, sp, sock)
+	}
+	if err != nil && pane != "" {
 		tmux.Run("kill-pane", "-t", pane)
-		return 0, &failure.Error{
+		err = &failure.Error{
 			Msg:  fmt.Sprintf("the job %s could not start: %v", name, err),
 			Hint: "retry; if it happens again, ask the user to restart ptybridge",
 		}
 	}
-	if !took {
-		if err := startInNewWindow(b, sp, sock); err != nil {
-			return 0, err
-		}
+	if err != nil {
+		return 0, err
 	}
 	fmt.Fprintf(notes, "ptysend: job %s runs in window %q of the shared terminal (%s -c, in %s); "+
 		"it has the shared shell's environment as that shell started, and --env: not what was exported in it since\n",
@@ -99,8 +100,9 @@ func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Wr
 
 // startInNewWindow starts the job in a window it makes (no spare is
 // ready), in one tmux call: the supervisor reads the job from a private
-// file, and the relay says on a fifo when the job runs.
-func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
+// file, and the relay says on a fifo when the job runs. A job that did
+// not start leaves its pane to close.
+func startInNewWindow(b bridge.Bridge, sp spec, sock string) (pane string, err error) {
 	specPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".job.json")
 	readyPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".ready")
 	defer os.Remove(specPath)
@@ -113,12 +115,12 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 		err = syscall.Mkfifo(readyPath, 0o600)
 	}
 	if err != nil {
-		return failure.From(err)
+		return "", failure.From(err)
 	}
 	// Open for writing too: no end of file before the relay has written.
 	ready, err := os.OpenFile(readyPath, os.O_RDWR, 0)
 	if err != nil {
-		return failure.From(err)
+		return "", failure.From(err)
 	}
 	defer ready.Close()
 
@@ -135,41 +137,31 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) error {
 		";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(sock, &job))
 	switch {
 	case errors.Is(err, tmux.ErrNoTmux):
-		return &failure.Error{Verbatim: bridge.NoBridgeMessage}
+		return "", &failure.Error{Verbatim: bridge.NoBridgeMessage}
 	case tmux.IsMissingSession(err):
-		return b.Missing()
+		return "", b.Missing()
 	case err != nil:
-		return failure.From(err)
+		return "", failure.From(err)
 	}
-	pane := strings.TrimSpace(out)
+	pane = strings.TrimSpace(out)
 	ready.SetReadDeadline(time.Now().Add(readyLimit))
-	line, err := bufio.NewReader(ready).ReadString('\n')
-	if err != nil || line != "ok\n" {
-		tmux.Run("kill-pane", "-t", pane)
-		what := strings.TrimPrefix(strings.TrimSpace(line), "error ")
-		if err != nil {
-			what = fmt.Sprintf("it did not start within %v", readyLimit)
-		}
-		return &failure.Error{
-			Msg:  fmt.Sprintf("the job %s could not start: %s", sp.Name, what),
-			Hint: "retry; if it happens again, ask the user to restart ptybridge",
-		}
+	switch line, err := bufio.NewReader(ready).ReadString('\n'); {
+	case err != nil:
+		return pane, fmt.Errorf("it did not start within %v", readyLimit)
+	case line != "ok\n":
+		return pane, errors.New(strings.TrimPrefix(strings.TrimSpace(line), "error "))
 	}
-	return nil
+	return pane, nil
 }
 
 // makeRoom refuses a running job's name, and closes the window of an
 // ended job that had it.
 func makeRoom(b bridge.Bridge, name string) error {
-	c, err := relay.DialJob(SocketPath(b, name))
+	c, info, err := open(b, name)
 	if err != nil {
 		return nil
 	}
 	defer c.Close()
-	info, err := c.Info()
-	if err != nil {
-		return nil
-	}
 	if info.Running {
 		return &failure.Error{
 			Msg:  fmt.Sprintf("a job named %s is running already", name),
@@ -184,10 +176,6 @@ func makeRoom(b bridge.Bridge, name string) error {
 	}
 	return nil
 }
-
-// lockStarts serializes the starts of jobs of any name (starting is
-// quick): an flock, which leaves the per-call ids' fcntl locks be.
-func lockStarts(dir string) (func(), error) { return platform.LockDir(dir) }
 
 // shorten cuts s to at most n bytes, on a character boundary, with "…".
 func shorten(s string, n int) string {
@@ -205,7 +193,6 @@ func shorten(s string, n int) string {
 // the next job's window ahead of time (spare.go).
 func spareMaker(b bridge.Bridge) []string { return []string{b.Exe, "--job-spare-make", b.Name} }
 
-// readyLimit bounds the wait for a job to start.
 const readyLimit = 20 * time.Second
 
 // sharedShell is what a job takes from the shell of the shared terminal:

@@ -28,8 +28,7 @@ import (
 	"github.com/ptybridge/ptybridge/skills"
 )
 
-// Main runs ptysend with the command line args and returns its exit
-// status.
+// Main runs ptysend with the command line args and returns its exit status.
 func Main(args []string) int {
 	opts, modes, quick := quickFlags(args)
 	if !quick && !parse(&opts, modes, args) {
@@ -56,14 +55,12 @@ func Main(args []string) int {
 	return status
 }
 
-// quickFlags reads the two most common command lines without kong: a
-// command (`[--timeout D] [--max-time D] [--wait-free D] [--raw] --
-// WORDS`), and the read-only modes alone (--status, --history[=N],
-// --output[=ID], with --json and --raw). Building kong's model of
-// ptysend's flags costs ~1-1.5 ms and ~0.7 MiB at every start: a sixth of
-// a trivial call, a third of a --status. Anything else on the command line
-// (another flag, --session, words without --, a value kong would refuse)
-// is left to kong: ok is false, and the modes are new.
+// quickFlags reads the most common command lines without kong, whose
+// model of ptysend's flags costs ~1-1.5 ms and ~0.7 MiB at every start (a
+// sixth of a trivial call): a command ([--timeout D] [--max-time D]
+// [--wait-free D] [--raw] -- WORDS), and --status, --history[=N] or
+// --output[=ID] with --json and --raw. Anything else is left to kong: ok
+// is false, and the modes are new.
 func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 	modes = All()
 	status, history, output, cmd := find[*statusMode](modes), find[*historyMode](modes), find[*outputMode](modes), find[*command](modes)
@@ -88,10 +85,7 @@ func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 		case a == "--raw":
 			opts.Raw = true
 		case name == "--timeout" || name == "--max-time" || name == "--wait-free":
-			if !hasValue {
-				if i+1 == len(args) {
-					return Options{}, All(), false
-				}
+			if !hasValue && i+1 < len(args) {
 				i++
 				value = args[i]
 			}
@@ -264,9 +258,6 @@ func words(w []string) []string {
 	return w
 }
 
-// joined is the words as one line of shell code.
-func joined(w []string) string { return strings.Join(w, " ") }
-
 // The modes of the command line only.
 
 // mcpServer serves the modes as MCP tools on stdin and stdout: ptysend
@@ -282,7 +273,7 @@ const mcpServerProgram = "ptysend-mcp"
 // Run replaces this process with the MCP server, on the same stdin and
 // stdout, with the bridge and limits; it returns only when that fails.
 func (m *mcpServer) Run(ctx context.Context, e *Env) (int, error) {
-	path, err := findMCPServer()
+	path, err := findMCPServer(e.Bridge.Exe)
 	if err != nil {
 		return 0, err
 	}
@@ -292,20 +283,14 @@ func (m *mcpServer) Run(ctx context.Context, e *Env) (int, error) {
 	return 0, &failure.Error{Msg: "starting the MCP server " + path + ": " + err.Error(), Hint: "check that it is an executable built with this ptysend"}
 }
 
-// findMCPServer looks next to ptysend, then on PATH.
-func findMCPServer() (string, error) {
-	exe, err := os.Executable()
-	if err == nil {
-		path := filepath.Join(filepath.Dir(exe), mcpServerProgram)
-		if _, err := os.Stat(path); err == nil {
-			return path, nil
-		}
+// findMCPServer looks next to ptysend (exe), then on PATH.
+func findMCPServer(exe string) (string, error) {
+	next := filepath.Join(filepath.Dir(exe), mcpServerProgram)
+	if _, err := os.Stat(next); exe != "" && err == nil {
+		return next, nil
 	}
 	path, err := exec.LookPath(mcpServerProgram)
-	if errors.Is(err, exec.ErrDot) {
-		err = nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, exec.ErrDot) {
 		return "", &failure.Error{
 			Msg:  "ptysend --mcp runs " + mcpServerProgram + ", which is neither next to ptysend (" + filepath.Dir(exe) + ") nor on PATH",
 			Hint: "build it with ptysend: scripts/bridge, or go install ./cmd/...",
@@ -314,7 +299,6 @@ func findMCPServer() (string, error) {
 	return path, nil
 }
 
-// skill prints the agent skill: ptysend --skill.
 type skill struct {
 	Skill bool `help:"Print the agent skill (SKILL.md: when and how to use ptysend) and exit." json:"-"`
 }

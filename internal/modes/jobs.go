@@ -3,6 +3,7 @@ package modes
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/jobs"
 )
@@ -10,7 +11,6 @@ import (
 // The modes of long-running jobs, each in a window of its own beside the
 // shared terminal (internal/jobs).
 
-// jobStart starts a job: ptysend --job NAME [--cwd DIR] [--env K=V]... -- WORDS.
 type jobStart struct {
 	Name    string   `name:"job" placeholder:"NAME" help:"Start WORDS (after --) as job NAME, in a window of its own." json:"name" jsonschema:"the job's name: letters, digits, - and _, at most 40"`
 	Cwd     string   `placeholder:"DIR" help:"With --job: its directory (default: the shared shell's)." json:"cwd,omitempty" jsonschema:"its directory, relative to the shared shell's" misplaced:"--cwd and --env go with --job NAME"`
@@ -19,7 +19,7 @@ type jobStart struct {
 }
 
 func (m *jobStart) About() About             { return About{Chosen: m.Name != "", Tool: "job_start"} }
-func (m *jobStart) takeWords(words []string) { m.Command = joined(words) }
+func (m *jobStart) takeWords(words []string) { m.Command = strings.Join(words, " ") }
 
 func (m *jobStart) Check() error {
 	if m.Command == "" {
@@ -32,7 +32,6 @@ func (m *jobStart) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.Start(e.Bridge, m.Name, m.Command, m.Cwd, m.Env, e.Stderr)
 }
 
-// jobList lists the jobs: ptysend --jobs [--json].
 type jobList struct {
 	List bool `name:"jobs" help:"List the jobs." json:"-"`
 }
@@ -43,7 +42,6 @@ func (m *jobList) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.List(e.Bridge, e.JSON, e.Stdout, e.Stderr)
 }
 
-// jobOutput prints a job's output: ptysend --job-output NAME [--since OFFSET] [--stderr].
 type jobOutput struct {
 	Name   string `name:"job-output" placeholder:"NAME" help:"Print what job NAME printed so far." json:"name" jsonschema:"the job's name"`
 	Since  *int64 `placeholder:"OFFSET" help:"With --job-output, --job-wait: only what came after OFFSET." json:"since,omitempty" jsonschema:"only what came after this offset (from the last answer)" misplaced:"--since goes with --job-output or --job-wait"`
@@ -66,7 +64,6 @@ func since(s *int64) int64 {
 	return *s
 }
 
-// jobWait waits for a line or the end: ptysend --job-wait NAME [--until REGEX].
 type jobWait struct {
 	Name  string `name:"job-wait" placeholder:"NAME" help:"Wait for job NAME to print a line matching --until, or to end." json:"name" jsonschema:"the job's name"`
 	Until string `placeholder:"REGEX" help:"With --job-wait: the line to wait for (a regular expression)." json:"until,omitempty" jsonschema:"a regular expression to wait for in the job's output; without it, wait for the job's end" misplaced:"--until goes with --job-wait NAME"`
@@ -84,7 +81,6 @@ func (m *jobWait) Run(ctx context.Context, e *Env) (int, error) {
 		Timeout: e.Timeout.Duration(), MaxTime: e.MaxTime.Duration(), Out: e.Stdout, Notes: e.Stderr})
 }
 
-// jobStop stops a job: ptysend --job-stop NAME.
 type jobStop struct {
 	Name string `name:"job-stop" placeholder:"NAME" help:"Stop job NAME and close its window; exit with its status." json:"name" jsonschema:"the job's name"`
 }
@@ -95,7 +91,6 @@ func (m *jobStop) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.Stop(e.Bridge, m.Name, e.Stderr)
 }
 
-// jobSend types text into a job's window: ptysend --job-send NAME [--no-enter] -- TEXT.
 type jobSend struct {
 	Name    string `name:"job-send" placeholder:"NAME" help:"Type TEXT (after --) into job NAME's window, then Enter." json:"name" jsonschema:"the job's name"`
 	NoEnter bool   `help:"With --job-send: no Enter." json:"no_enter,omitempty" jsonschema:"leave it typed, without Enter" misplaced:"--no-enter goes with --job-send NAME"`
@@ -103,13 +98,12 @@ type jobSend struct {
 }
 
 func (m *jobSend) About() About             { return About{Chosen: m.Name != "", Tool: "job_send"} }
-func (m *jobSend) takeWords(words []string) { m.Text = joined(words) }
+func (m *jobSend) takeWords(words []string) { m.Text = strings.Join(words, " ") }
 
 func (m *jobSend) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.Send(e.Bridge, m.Name, m.Text, !m.NoEnter)
 }
 
-// jobKeys sends key names to a job's window: ptysend --job-keys NAME -- KEY....
 type jobKeys struct {
 	Name string   `name:"job-keys" placeholder:"NAME" help:"Send tmux key names (after --) to job NAME's window." json:"name" jsonschema:"the job's name"`
 	Keys []string `kong:"-" json:"keys" jsonschema:"tmux key names, e.g. [\"C-c\"] or [\"G\", \"q\"]"`
@@ -129,7 +123,6 @@ func (m *jobKeys) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.Keys(e.Bridge, m.Name, m.Keys)
 }
 
-// jobScreen prints a job's window: ptysend --job-screen NAME [--json].
 type jobScreen struct {
 	Name string `name:"job-screen" placeholder:"NAME" help:"Print what job NAME's window shows, and the cursor." json:"name" jsonschema:"the job's name"`
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -19,7 +18,6 @@ import (
 // The modes that type into the shared shell: a command, and a REPL's
 // start, evaluations and close.
 
-// command runs shell code in the shared terminal: ptysend -- WORDS.
 type command struct {
 	Words   []string `arg:"" optional:"" passthrough:"" help:"Shell code to run in the shared terminal." json:"-"`
 	Command string   `kong:"-" json:"command" jsonschema:"shell code for the shell of the shared terminal, run as if the user typed it (quote what the shell must not expand)"`
@@ -31,7 +29,7 @@ func (m *command) About() About {
 }
 
 // code is the tool's command or the command line's words (one is empty).
-func (m *command) code() string { return m.Command + joined(words(m.Words)) }
+func (m *command) code() string { return m.Command + strings.Join(words(m.Words), " ") }
 
 func (m *command) Check() error {
 	if len(m.Words) > 0 && m.Words[0] != "--" && strings.HasPrefix(m.Words[0], "-") {
@@ -64,7 +62,6 @@ func (e *Env) callRequest(typed string) call.Request {
 	return req
 }
 
-// replStart starts a REPL: ptysend --repl-start CMD [--prompt REGEX].
 type replStart struct {
 	Cmd          string `name:"repl-start" placeholder:"CMD" help:"Start the REPL CMD in the shared terminal; returns when its prompt shows." json:"command" jsonschema:"the REPL to start, as shell code, e.g. python3"`
 	Prompt       string `placeholder:"REGEX" help:"With --repl-start: the REPL's prompt, matched against the cursor line (overrides the preset's prompt; its continuation prompt stays unless --continuation is given)." json:"prompt,omitempty" jsonschema:"its prompt as a regular expression matched against the cursor line, e.g. \"^>>> \" (needed for programs without a preset)" misplaced:"--prompt and --continuation go with --repl-start"`
@@ -89,7 +86,6 @@ func (m *replStart) Run(ctx context.Context, e *Env) (int, error) {
 	return repl.Start(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-start " + m.Cmd), Prompt: m.Prompt, Continuation: m.Continuation}, m.Cmd)
 }
 
-// replEval evaluates in the running REPL: ptysend --repl-eval EXPR.
 type replEval struct {
 	Expr *string `name:"repl-eval" placeholder:"EXPR" help:"Evaluate EXPR in the running REPL and print its response (--repl-eval=EXPR when EXPR starts with '-')." json:"expr" jsonschema:"the input to type into the REPL: one or several lines"`
 }
@@ -109,7 +105,6 @@ func (m *replEval) Run(ctx context.Context, e *Env) (int, error) {
 	return repl.Eval(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-eval " + *m.Expr)}, *m.Expr)
 }
 
-// replClose leaves the running REPL: ptysend --repl-close.
 type replClose struct {
 	Close bool `name:"repl-close" help:"Leave the running REPL; harmless when none runs." json:"-"`
 }
@@ -128,7 +123,6 @@ func (m *replClose) Run(ctx context.Context, e *Env) (int, error) {
 // regexp at each parse, and long ones cost ptysend's peak memory (the
 // description, given only for --help, says more).
 
-// screen prints the shared terminal's screen: ptysend --screen [--json].
 type screen struct {
 	Screen bool `name:"screen" help:"Print the shared terminal's screen as the user sees it now (an editor, a pager, a half-typed line...), and where the cursor is (on stderr; with --json, one JSON object). Types nothing." json:"-"`
 }
@@ -157,7 +151,6 @@ func printScreen(e *Env, s interface {
 	return 0, nil
 }
 
-// notify shows a message to the human: ptysend --notify MESSAGE.
 type notify struct {
 	Message *string `name:"notify" placeholder:"MESSAGE" help:"Show MESSAGE to the user in their terminal(s), as \"[agent] MESSAGE\" on tmux's message line for 10 s, with the terminal bell. Types nothing; returns at once." json:"message" jsonschema:"what to tell the user, one short line"`
 }
@@ -184,7 +177,6 @@ func (m *notify) Run(ctx context.Context, e *Env) (int, error) {
 	return 0, nil
 }
 
-// statusMode says whether the terminal is free: ptysend --status.
 type statusMode struct {
 	Status bool `name:"status" help:"Say whether the terminal is free (exit 0) or what holds it (75)." json:"-"`
 }
@@ -202,8 +194,6 @@ func (m *statusMode) Run(ctx context.Context, e *Env) (int, error) {
 	return s.ExitCode(), nil
 }
 
-// historyMode lists the commands run at the shell's prompt: ptysend
-// --history[=N].
 type historyMode struct {
 	History cli.OptionalValue `name:"history" help:"List the last commands run at the prompt (--history=N: the last N; 10)." json:"-"`
 	Count   int               `kong:"-" json:"count,omitempty" jsonschema:"how many of the last commands to list; default 10"`
@@ -224,8 +214,6 @@ func (m *historyMode) Run(ctx context.Context, e *Env) (int, error) {
 	return 0, look.History(e.Bridge, m.Count, e.Stdout, e.JSON)
 }
 
-// outputMode prints what a command of the history printed: ptysend
-// --output[=ID].
 type outputMode struct {
 	Output cli.OptionalValue `name:"output" help:"Print what a command printed (--output=ID; alone: the user's last)." json:"-"`
 	ID     int               `kong:"-" json:"id,omitempty" jsonschema:"the command's id, as history lists it; without it: the user's most recent command"`
@@ -256,7 +244,6 @@ func (m *outputMode) Run(ctx context.Context, e *Env) (int, error) {
 	return 0, look.Output(e.Bridge, m.ID, e.Raw, e.Stdout)
 }
 
-// sessions lists the user's bridges: ptysend --sessions [--json].
 type sessions struct {
 	List bool `name:"sessions" help:"List the user's bridges: name, user@host and shell where commands run, free or busy, attached terminals (--json: an array of objects)." json:"-"`
 }
@@ -264,6 +251,5 @@ type sessions struct {
 func (m *sessions) About() About { return About{Chosen: m.List, Takes: TakesJSON} }
 
 func (m *sessions) Run(ctx context.Context, e *Env) (int, error) {
-	exe, _ := os.Executable()
-	return 0, look.PrintSessions(e.Stdout, look.Sessions(exe), e.JSON)
+	return 0, look.PrintSessions(e.Stdout, look.Sessions(e.Bridge.Exe), e.JSON)
 }
