@@ -5,7 +5,6 @@
 package bridge
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -110,12 +109,10 @@ func (b Bridge) Attach() error { return tmux.Exec(b.attachArgs()...) }
 
 var errNoSession = errors.New("no bridge session")
 
-// startRelay returns the socket of a live relay of the shared pane,
-// starting one when none answers; replacing, one of our version in place
-// of another's (an older ptybridge's), which exits when its pipe closes.
-// Unless replacing, a live relay of a bridge opened with another runtime
-// directory is used as it is. Fails with errNoSession when the session is
-// gone.
+// startRelay returns the socket of a live relay of the shared pane, even
+// one of another runtime directory, starting one when none answers;
+// replacing, it starts ours in place of another version's (which exits
+// when its pipe closes). errNoSession: the session is gone.
 func (b Bridge) startRelay(replacing bool) (string, error) {
 	mine := b.SocketPath()
 	if replacing {
@@ -214,14 +211,10 @@ func LoginShell() string {
 	if s := os.Getenv("SHELL"); s != "" {
 		return s
 	}
-	f, err := os.Open("/etc/passwd")
-	if err != nil {
-		return "/bin/sh"
-	}
-	defer f.Close()
+	passwd, _ := os.ReadFile("/etc/passwd")
 	uid := strconv.Itoa(os.Getuid())
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		if fields := strings.Split(sc.Text(), ":"); len(fields) >= 7 && fields[2] == uid {
+	for _, line := range strings.Split(string(passwd), "\n") {
+		if fields := strings.Split(line, ":"); len(fields) >= 7 && fields[2] == uid {
 			return cmp.Or(fields[6], "/bin/sh")
 		}
 	}
@@ -273,16 +266,14 @@ func (b Bridge) ClosePane(pane string, panePID int) {
 // CommandEnded is what the human's terminal says once the bridge's
 // command ended, or "" when it detached.
 func (b Bridge) CommandEnded(command []string, sinceNano int64) string {
-	fi, err := os.Stat(b.ExitFile())
-	if err != nil || fi.ModTime().UnixNano() < sinceNano {
-		if b.Exists() { // the human detached: the bridge goes on
-			return ""
-		}
-		return fmt.Sprintf("ptybridge: %s ended; the shared terminal %s is closed", strings.Join(command, " "), b.Name)
+	how := ""
+	if fi, err := os.Stat(b.ExitFile()); err == nil && fi.ModTime().UnixNano() >= sinceNano {
+		status, _ := os.ReadFile(b.ExitFile())
+		how = " with exit status " + strings.TrimSpace(string(status))
+	} else if b.Exists() { // the human detached: the bridge goes on
+		return ""
 	}
-	status, _ := os.ReadFile(b.ExitFile())
-	return fmt.Sprintf("ptybridge: %s ended with exit status %s; the shared terminal %s is closed",
-		strings.Join(command, " "), strings.TrimSpace(string(status)), b.Name)
+	return fmt.Sprintf("ptybridge: %s ended%s; the shared terminal %s is closed", strings.Join(command, " "), how, b.Name)
 }
 
 // AttachAndWait attaches the human's terminal as a child process.

@@ -40,11 +40,10 @@ func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, st
 	if maxTime > 0 {
 		deadline = start.Add(maxTime)
 	}
-	var waits waitNotices
-	queued := func(q relay.Queued) { waits.tell(stderr, q) }
+	waits := waitNotices{stderr: stderr}
 	path := b.SocketPath()
 	for attempt := 0; ; attempt++ {
-		t, err := relay.RequestTurn(ctx, path, shortCall(call), deadline, queued)
+		t, err := relay.RequestTurn(ctx, path, shortCall(call), deadline, waits.tell)
 		switch {
 		case err == nil && ctx.Err() != nil:
 			t.Close()
@@ -204,11 +203,12 @@ func shellWord(s string) string {
 // waitNotices says on stderr what holds the terminal since when: once,
 // and again when the holder changes.
 type waitNotices struct {
-	last relay.Queued
-	told bool
+	stderr io.Writer
+	last   relay.Queued
+	told   bool
 }
 
-func (w *waitNotices) tell(stderr io.Writer, q relay.Queued) {
+func (w *waitNotices) tell(q relay.Queued) {
 	if w.told && q.Since.Equal(w.last.Since) && q.Call == w.last.Call {
 		return
 	}
@@ -217,7 +217,7 @@ func (w *waitNotices) tell(stderr io.Writer, q relay.Queued) {
 	if q.Ahead > 1 {
 		after = fmt.Sprintf("it and the %d calls queued before this one are done", q.Ahead-1)
 	}
-	fmt.Fprintf(stderr, "ptysend: waiting: %s holds the shared terminal since %s (%s ago); this call runs when %s\n",
+	fmt.Fprintf(w.stderr, "ptysend: waiting: %s holds the shared terminal since %s (%s ago); this call runs when %s\n",
 		w.holder(), q.Since.Format("15:04:05"), time.Since(q.Since).Round(time.Second), after)
 }
 

@@ -175,10 +175,7 @@ func describe(s bridge.Session, b bridge.Bridge) Session {
 	}
 	switch {
 	case st.Kind == pane.AgentCall:
-		out.Busy = "a ptysend call is running in it"
-		if a.Call.Call != "" {
-			out.Busy += ": " + a.Call.Call
-		}
+		out.Busy = "a ptysend call is running in it" + choose(a.Call.Call != "", ": "+a.Call.Call, "")
 	case st.Kind == pane.Idle:
 		out.State = "free"
 	case st.Refusal != nil:

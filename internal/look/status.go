@@ -69,13 +69,11 @@ type REPL struct {
 }
 
 type Far struct {
-	Via  string `json:"via"`            // the carrier: ssh, su, sudo...
-	Kind string `json:"kind,omitempty"` // bash, zsh, fish, sh: once probed
-	User string `json:"user,omitempty"` // once a call ran there
-	Host string `json:"host,omitempty"`
-	// Hooks: a call ran there and installed them; their events say
-	// whether it waits at its prompt.
-	Hooks bool `json:"hooks"`
+	Via   string `json:"via"`            // the carrier: ssh, su, sudo...
+	Kind  string `json:"kind,omitempty"` // bash, zsh, fish, sh: once probed
+	User  string `json:"user,omitempty"` // once a call ran there
+	Host  string `json:"host,omitempty"`
+	Hooks bool   `json:"hooks"` // a call installed them there: their events say whether it waits at its prompt
 }
 
 func ReadStatus(b bridge.Bridge) (*Status, error) {
@@ -123,9 +121,7 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 				s.Running = a.Running
 			}
 		}
-		if !s.Far.Hooks && st.Kind != pane.CopyMode {
-			// Without hooks only a call can tell: it looks at the screen
-			// and asks the shell first, and refuses what it cannot drive.
+		if !s.Far.Hooks && st.Kind != pane.CopyMode { // only a call can tell (pane.readFar)
 			s.State, s.Hint, s.HalfTyped = pane.Idle, "", false
 		}
 	case st.REPL != nil:
@@ -141,20 +137,14 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 	case st.Kind == pane.Unsupported:
 		s.Program = programOf(fg)
 		s.Hint = fmt.Sprintf("ptysend supports %s: ask the user to start one of them in the ptybridge terminal, or to leave %s", markers.Supported, fg.Name)
-	case st.Kind == pane.Idle && s.Running != nil:
-		// The shell itself runs a command (a loop of builtins, a read)
-		// that the look could not see.
-		s.State = pane.Busy
-		s.Hint = "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry"
+	case st.Kind == pane.Idle && s.Running != nil: // the shell runs what a look cannot see (a loop of builtins, a read)
+		s.State, s.Hint = pane.Busy, "ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry"
 	}
 	if s.AgentCall != nil {
-		s.State = pane.AgentCall
-		s.Hint = "wait for that ptysend call to finish: a command run now waits its turn"
+		s.State, s.Hint = pane.AgentCall, "wait for that ptysend call to finish: a command run now waits its turn"
 	}
 	s.Free = s.State == pane.Idle
-	if s.Free {
-		s.Hint = ""
-	}
+	s.Hint = choose(s.Free, "", s.Hint)
 }
 
 func shellOf(sh *pane.Shell, a *relay.Status) *Shell {
@@ -191,15 +181,13 @@ func (s *Status) ExitCode() int {
 	return failure.ExitBusy
 }
 
+// Print writes once: the JSON encoder does too.
 func (s *Status) Print(out io.Writer, asJSON bool) error {
-	var w bytes.Buffer
 	if asJSON {
-		if err := json.NewEncoder(&w).Encode(s); err != nil {
-			return err
-		}
-	} else {
-		s.print(&w, time.Now())
+		return json.NewEncoder(out).Encode(s)
 	}
+	var w bytes.Buffer
+	s.print(&w, time.Now())
 	_, err := out.Write(w.Bytes())
 	return err
 }
@@ -226,10 +214,9 @@ func (s *Status) print(w io.Writer, now time.Time) {
 	fmt.Fprintf(w, "copy mode: %s\nhalf-typed line: %s\n", choose(s.CopyMode, "yes", "no"), choose(s.HalfTyped, "yes", "no"))
 	if c := s.AgentCall; c == nil {
 		fmt.Fprintf(w, "agent call: none\n")
-	} else if c.Call == "" {
-		fmt.Fprintf(w, "agent call: a call that has not said what it runs, since %s, %d queued behind it\n", since(c.Since, now), c.Queued)
 	} else {
-		fmt.Fprintf(w, "agent call: %q, since %s, %d queued behind it\n", c.Call, since(c.Since, now), c.Queued)
+		call := choose(c.Call == "", "a call that has not said what it runs", strconv.Quote(c.Call))
+		fmt.Fprintf(w, "agent call: %s, since %s, %d queued behind it\n", call, since(c.Since, now), c.Queued)
 	}
 	fmt.Fprintf(w, "confirm: %s\n", choose(s.Confirm, "on (the user approves each command before it runs: ptybridge --confirm)", "off"))
 	fmt.Fprintf(w, "free: %s\n", choose(s.Free, "yes", "no; "+s.Hint))

@@ -44,12 +44,8 @@ func ClassifyCarrier(argv []string) CarrierUse {
 		return shellOrCommand(!slices.Contains(args, "--"))
 	case "su":
 		flags, long, _ := parseArgs(args, "sgGwc", "--shell", "--group", "--supp-group", "--whitelist-environment")
-		for _, o := range long {
-			if opt, _, _ := strings.Cut(o, "="); opt == "--command" || opt == "--session-command" {
-				return CarriesCommand
-			}
-		}
-		return shellOrCommand(!strings.Contains(flags, "c"))
+		command := slices.Contains(long, "--command") || slices.Contains(long, "--session-command")
+		return shellOrCommand(!command && !strings.Contains(flags, "c"))
 	case "sudo":
 		flags, long, rest := parseArgs(args, "ugpCDrtTURh", "--user", "--group", "--prompt", "--close-from",
 			"--chdir", "--role", "--type", "--command-timeout", "--other-user", "--chroot", "--host")
@@ -76,7 +72,7 @@ func shellOrCommand(shell bool) CarrierUse {
 
 // parseArgs splits args at the first word that is not an option (or
 // after "--"), given the options that take an argument: flags are the
-// short options set, long the long ones.
+// short options set, long the long ones' names.
 func parseArgs(args []string, shortArg string, longArg ...string) (flags string, long, rest []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -84,8 +80,9 @@ func parseArgs(args []string, shortArg string, longArg ...string) (flags string,
 		case a == "--":
 			return flags, long, args[i+1:]
 		case strings.HasPrefix(a, "--"):
-			long = append(long, a)
-			if !strings.Contains(a, "=") && slices.Contains(longArg, a) && i+1 < len(args) {
+			name, _, valued := strings.Cut(a, "=")
+			long = append(long, name)
+			if !valued && slices.Contains(longArg, name) && i+1 < len(args) {
 				i++
 			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
@@ -335,10 +332,7 @@ func waitsForInput(pid int, tty string, lineEditor bool) bool {
 }
 
 func Asks(paneID string) string {
-	s, err := tmux.Capture(paneID)
-	if err != nil {
-		return ""
-	}
+	s, _ := tmux.Capture(paneID) // no line when it fails
 	return strings.TrimSpace(s.CursorLine())
 }
 

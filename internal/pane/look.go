@@ -81,17 +81,16 @@ const (
 // is the turn's (TypeIf then types only if nothing more came).
 func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 	deadline := time.Now().Add(settleLimit)
-	tracker := t.Tracker
-	tracker.Write(t.Stashed())
+	t.Tracker.Write(t.Stashed())
 	backoff := firstBackoff
 	for {
 		s := &State{View: t.View}
-		s.View.Shell, s.View.Offset = tracker.Snapshot(), t.StreamOffset()
+		s.View.Shell, s.View.Offset = t.Tracker.Snapshot(), t.StreamOffset()
 		settle, err := s.read(b, want)
 		if err != nil || !settle || time.Now().After(deadline) {
 			return s, err
 		}
-		if err := waitForChange(t, tracker, s.Foreground.PID, &backoff, deadline); err != nil {
+		if err := waitForChange(t, s.Foreground.PID, &backoff, deadline); err != nil {
 			return s, b.Closed(false)
 		}
 	}
@@ -109,7 +108,7 @@ func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
 // waitForChange waits until the stream brings something, the foreground
 // program goes, or backoff passes (doubled at each look): a shell or a
 // REPL about to sleep at its prompt shows it only to another look.
-func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, backoff *time.Duration, deadline time.Time) error {
+func waitForChange(t *relay.Turn, fg int, backoff *time.Duration, deadline time.Time) error {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	exited := platform.WatchExit(ctx, fg)
@@ -123,7 +122,7 @@ func waitForChange(t *relay.Turn, tracker *markers.Tracker, fg int, backoff *tim
 	buf := make([]byte, 4096)
 	for {
 		n, err := t.Read(buf)
-		tracker.Write(buf[:n])
+		t.Tracker.Write(buf[:n])
 		select {
 		case <-exited:
 			return nil
@@ -187,12 +186,11 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	case CarriesCommand:
 		return s.busy(shortCommand(args), args)
 	}
+	settle, err = s.busy(name, args)
 	if isInterpreter(name, args) {
-		s.busy(name, args)
 		s.Kind = REPLState
-		return true, nil
 	}
-	return s.busy(name, args)
+	return settle, err
 }
 
 // readLocal: without hooks yet (they come with the line typed now), the
@@ -257,8 +255,7 @@ func (s *State) innerShell() *Shell {
 	return nil
 }
 
-// interactive: a shell's arguments leave it reading the terminal (no
-// script, no -c).
+// interactive: no script, no -c: the shell reads the terminal.
 func interactive(args []string) bool {
 	for _, a := range args[min(1, len(args)):] {
 		if a == "-c" || !strings.HasPrefix(a, "-") {

@@ -12,8 +12,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// The setters of a look's state return read's results.
-
 // free: a shell at an empty prompt is idle, unless keys wait in the input
 // queue of pid's terminal or the human scrolls back.
 func (s *State) free(pid int) (settle bool, err error) {
@@ -146,16 +144,13 @@ func programKey(program string) string {
 }
 
 // --wait-free: after a refusal that clears by itself (exit 75), a
-// FreeWaiter waits, without holding the pane, until it may have changed,
-// and the call tries again (a free terminal costs nothing extra):
+// FreeWaiter waits, without holding the pane, until it may have changed:
 //
-//   - a program in the way (less, vim, a long command): until it exits,
-//     which the kernel says at once, or another one takes the foreground
-//     (looked at every recheck: Ctrl-Z stops a program without ending it);
+//   - a program in the way: until it exits (the kernel says so at once) or
+//     another takes the foreground (Ctrl-Z stops one without ending it);
 //   - copy mode: until the bridge's record of it says it ended;
-//   - anything else (a half-typed line, shell code of the human's, a busy
-//     REPL): recheck. Such an attempt itself follows the shell's events in
-//     the stream for up to settleLimit before it refuses again.
+//   - anything else (a half-typed line, a busy REPL): recheck, as the
+//     next attempt follows the shell's events for up to settleLimit.
 const recheck = 100 * time.Millisecond
 
 type FreeWaiter struct {

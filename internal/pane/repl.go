@@ -91,26 +91,22 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 		return false, s.noREPL(b)
 	}
 	s.Kind = REPLState
-	if s.CopyMode {
-		s.Kind, s.Refusal = CopyMode, CopyModeError
-		return false, nil
-	}
 	line, col, saved := "", 0, false
 	if v := r.View; v != nil && v.Relay == s.View.Relay && v.Offset == s.View.Offset {
 		line, col, saved = v.Cells, v.Col, true
-	} else {
+	} else if !s.CopyMode {
 		scr, err := s.screen()
 		if err != nil {
 			return false, failure.From(err)
 		}
-		if scr.InMode {
-			s.Kind, s.CopyMode, s.Refusal = CopyMode, true, CopyModeError
-			return false, nil
-		}
-		if scr.Alternate {
+		if scr.Alternate && !scr.InMode {
 			return s.busy(s.Foreground.Name+" (a full-screen program started from the REPL "+r.Program+")", nil)
 		}
-		line, col = scr.CursorRow(), scr.CursorX
+		line, col, s.CopyMode = scr.CursorRow(), scr.CursorX, scr.InMode
+	}
+	if s.CopyMode {
+		s.Kind, s.Refusal = CopyMode, CopyModeError
+		return false, nil
 	}
 	start, end := PromptIn(r.PromptRE(), line)
 	if start > 0 {
