@@ -74,8 +74,6 @@ func (l *line) putASCII(run []byte) {
 	}
 }
 
-func (l *line) carriageReturn() { l.col = 0 }
-func (l *line) backspace()      { l.col = max(0, l.col-1) }
 func (l *line) moveTo(col int)  { l.col = max(0, min(col, max(len(l.cells), farthestColumn))) }
 func (l *line) moveRight(n int) { l.moveTo(l.col + n) }
 func (l *line) moveLeft(n int)  { l.moveTo(l.col - n) }

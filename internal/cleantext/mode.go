@@ -21,8 +21,6 @@ const (
 // is unknown.
 const MaxParams = 32
 
-var pasteModes = []string{"2004"}
-
 // ModeSwitch is a mode after a CSI sequence ending in h (set) or l
 // (reset) with params: private modes ("?1;2004") listing one of numbers.
 func ModeSwitch(params []byte, set bool, mode Mode, numbers []string) Mode {

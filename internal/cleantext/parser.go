@@ -40,9 +40,9 @@ func (c *Writer) control(b byte) {
 	case '\n':
 		c.endLine()
 	case '\r':
-		c.line.carriageReturn()
+		c.line.moveTo(0)
 	case '\b':
-		c.line.backspace()
+		c.line.moveLeft(1)
 	case '\t':
 		c.line.put(tab)
 	case esc:
@@ -124,7 +124,7 @@ func (c *Writer) csiByte(b byte) {
 		if c.seq.plain {
 			c.editLine(b, c.seq.arg)
 		} else if b == 'h' || b == 'l' {
-			c.paste = ModeSwitch(c.seq.params, b == 'h', c.paste, pasteModes)
+			c.paste = ModeSwitch(c.seq.params, b == 'h', c.paste, []string{"2004"})
 		}
 	}
 }

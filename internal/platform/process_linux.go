@@ -80,12 +80,9 @@ const clockTicks = 100 // USER_HZ, the unit of stat's times, on every architectu
 func StartTime(pid int) (time.Time, error) {
 	now := time.Now()
 	p, err := ReadProc(pid)
-	if err != nil {
-		return time.Time{}, err
-	}
-	b, err := os.ReadFile("/proc/uptime")
+	b, uptimeErr := os.ReadFile("/proc/uptime")
 	var up float64 // seconds
-	if err == nil {
+	if err = cmp.Or(err, uptimeErr); err == nil {
 		_, err = fmt.Sscan(string(b), &up)
 	}
 	if err != nil {

@@ -106,31 +106,19 @@ func (l *UnixListener) Accept() (*os.File, error) {
 
 // PeerUID is the user of the other end of socket c when it connected.
 func PeerUID(c *os.File) (int, error) {
-	raw, err := c.SyscallConn()
+	var cred *unix.Ucred
+	err := os.ErrClosed
+	control(c, func(fd int) { cred, err = unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED) })
 	if err != nil {
 		return -1, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return -1, err
-	}
-	if credErr != nil {
-		return -1, credErr
 	}
 	return int(cred.Uid), nil
 }
 
 // PeerHungUp reports, without reading, whether c's peer closed its end.
 func PeerHungUp(c *os.File) bool {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return true
-	}
 	gone := false
-	raw.Control(func(fd uintptr) {
+	control(c, func(fd int) {
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
 		n, err := unix.Poll(fds, 0)
 		gone = err == nil && n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLRDHUP|unix.POLLERR) != 0

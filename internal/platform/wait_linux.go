@@ -39,10 +39,9 @@ func WaitsForInput(pid int, tty *os.File) bool {
 		}
 		switch wchan := readTrimmed(dir + "wchan"); {
 		case wchan == "0":
-			if _, hid := syscallOf(dir); !hid {
+			if _, _, _, hidden = syscallOf(pid, dir); !hidden {
 				return false // not hidden: it runs again by now, or is gone
 			}
-			hidden = true
 		case hasAnyPrefix(wchan, ttyReadWaits):
 			reading = reading || readsTerminal(pid, dir)
 		case hasAnyPrefix(wchan, pollWaits):
@@ -89,41 +88,31 @@ func AtLineEditor(shellPID int) bool {
 // a terminal (not a socket, nor writes to a full terminal and then exits);
 // trusted when /proc hides the system call.
 func readsTerminal(pid int, taskDir string) bool {
-	call, hidden := syscallOf(taskDir)
-	if hidden {
-		return true
-	}
-	nr, file, ok := fileOfCall(pid, call)
+	nr, file, ok, hidden := syscallOf(pid, taskDir)
 	isRead := nr == unix.SYS_READ || nr == unix.SYS_READV || nr == unix.SYS_PREAD64
-	return ok && isRead && (file == "" || isTerminalPath(file))
+	return hidden || ok && isRead && (file == "" || isTerminalPath(file))
 }
 
 // readsFile reports whether the task at taskDir is in a read() of file.
 func readsFile(pid int, taskDir, file string) bool {
-	call, _ := syscallOf(taskDir)
-	nr, f, ok := fileOfCall(pid, call)
+	nr, f, ok, _ := syscallOf(pid, taskDir)
 	return ok && nr == unix.SYS_READ && f == file
 }
 
-// syscallOf is the system call of the task at taskDir ("running", ""
-// when unreadable); hidden from us for a set-uid program, or by Yama.
-func syscallOf(taskDir string) (call string, hidden bool) {
+// syscallOf is the system call of the task at taskDir, ok when /proc shows
+// it: its number, and the file its first argument names as a descriptor of
+// pid ("": unknown). It is hidden from us for a set-uid program, or by Yama.
+func syscallOf(pid int, taskDir string) (nr int, file string, ok, hidden bool) {
 	b, err := os.ReadFile(taskDir + "syscall")
 	if err != nil {
-		return "", errors.Is(err, fs.ErrPermission)
+		return 0, "", false, errors.Is(err, fs.ErrPermission)
 	}
-	return strings.TrimSpace(string(b)), false
-}
-
-// fileOfCall parses a system call as syscallOf shows it: its number, and
-// the file its first argument names as a descriptor of pid ("": unknown).
-func fileOfCall(pid int, call string) (nr int, file string, ok bool) {
 	var fd int64
-	if _, err := fmt.Sscanf(call, "%d 0x%x", &nr, &fd); err != nil {
-		return 0, "", false
+	if _, err := fmt.Sscanf(string(b), "%d 0x%x", &nr, &fd); err != nil {
+		return 0, "", false, false // "running"
 	}
 	file, _ = os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
-	return nr, file, true
+	return nr, file, true, false
 }
 
 func taskState(taskDir string) byte {

@@ -99,12 +99,11 @@ var claimed *platform.ByteLocks // open until the process exits
 
 // Claim marks id as a live call's, for as long as this process runs.
 func Claim(dir, id string) error {
+	var err error
 	if claimed == nil {
-		locks, err := platform.OpenByteLocks(dir)
-		if err != nil {
+		if claimed, err = platform.OpenByteLocks(dir); err != nil {
 			return err
 		}
-		claimed = locks
 	}
 	return claimed.Share(idByte(id))
 }
@@ -117,7 +116,6 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 		return
 	}
 	var locks *platform.ByteLocks // another open than claimed's, to see our own claims
-	live := map[string]bool{}
 	for _, e := range entries {
 		name := e.Name()
 		id, ok := callID(name)
@@ -130,12 +128,7 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 			}
 			defer locks.Close()
 		}
-		held, seen := live[id]
-		if !seen {
-			held = locks.Held(idByte(id)) // when in doubt, it is not a leftover
-			live[id] = held
-		}
-		if !held && !keep(name) {
+		if !locks.Held(idByte(id)) && !keep(name) { // in doubt, it is held: no leftover
 			os.Remove(filepath.Join(dir, name))
 		}
 	}

@@ -54,10 +54,9 @@ func run(ctx context.Context, input string, args []string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	if errors.Is(err, exec.ErrNotFound) {
-		return "", ErrNoTmux
-	}
 	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return "", ErrNoTmux
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return "", fmt.Errorf("tmux %s: no answer from the tmux server within %v", args[0], callTimeout)
 	case ctx.Err() != nil:
@@ -129,15 +128,13 @@ func Capture(target string) (Screen, error) {
 func parseScreen(out string) (Screen, error) {
 	head, rows, _ := strings.Cut(out, "\n")
 	f := strings.Split(head, "\t")
-	s := Screen{}
+	var s Screen
 	var alt, mode int
-	if len(f) != 9 {
+	_, err := fmt.Sscan(strings.Join(f[min(3, len(f)):], " "), &s.CursorX, &s.CursorY, &s.Width, &s.Height, &alt, &mode)
+	if len(f) != 9 || err != nil {
 		return Screen{}, fmt.Errorf("unexpected answer from tmux: %q", head)
 	}
 	s.Session, s.Shared, s.Pane = f[0], f[1], f[2]
-	if _, err := fmt.Sscan(strings.Join(f[3:], " "), &s.CursorX, &s.CursorY, &s.Width, &s.Height, &alt, &mode); err != nil {
-		return Screen{}, fmt.Errorf("unexpected answer from tmux: %q", head)
-	}
 	s.Alternate, s.InMode = alt != 0, mode != 0
 	s.Rows = strings.Split(strings.TrimSuffix(rows, "\n"), "\n")
 	for len(s.Rows) < s.Height {
@@ -185,8 +182,7 @@ func Foreground(args ...string) error {
 	cmd := exec.Command(path, args...)
 	cmd.Env = env()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	var ee *exec.ExitError
-	if err := cmd.Run(); !errors.As(err, &ee) {
+	if err := cmd.Run(); !errors.As(err, new(*exec.ExitError)) {
 		return err
 	}
 	return nil
