@@ -141,7 +141,15 @@ func waitForChange(t *relay.Turn, fg int, backoff *time.Duration, deadline time.
 func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	panePID := s.View.PanePID
 	fg, err := platform.ForegroundPID(panePID)
-	if err != nil || fg <= 0 {
+	if err == nil && fg <= 0 { // the pane's shell is still starting: no foreground yet
+		s.Kind, s.Refusal = Busy, &failure.Error{
+			Code: failure.ExitBusy,
+			Msg:  "the shared terminal is still starting, so nothing was typed",
+			Hint: "retry in a moment",
+		}
+		return true, nil
+	}
+	if err != nil {
 		return false, &failure.Error{
 			Msg:  fmt.Sprintf("cannot inspect the shared terminal's processes: %v", err),
 			Hint: "ptysend must run on the same machine and as the same user as ptybridge; if the user just closed the terminal, ask them to restart ptybridge",

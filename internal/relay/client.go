@@ -67,8 +67,8 @@ func RequestTurn(ctx context.Context, path, call string, deadline time.Time, que
 func (t *Turn) waitForTurn(ctx context.Context, call string, deadline time.Time, queued func(Queued)) error {
 	stop := context.AfterFunc(ctx, func() { t.c.SetReadDeadline(time.Now()) })
 	defer stop()
-	if err := send(t.c, "turn", call); err != nil {
-		return hungUp(err)
+	if err := sendToRelay(t.c, "turn", call); err != nil {
+		return err
 	}
 	t.c.SetReadDeadline(deadline)
 	defer t.c.SetReadDeadline(time.Time{})
@@ -87,6 +87,16 @@ func (t *Turn) waitForTurn(ctx context.Context, call string, deadline time.Time,
 	}
 	if m.err != nil || t.PaneID == "" {
 		return fmt.Errorf("%w: %q", ErrVersion, m.words)
+	}
+	return nil
+}
+
+// sendToRelay sends a request. A relay of an older version greets and
+// hangs up at once, maybe before the request is written: the write's
+// failure is left to the read, which finds the greeting.
+func sendToRelay(c io.Writer, verb string, fields ...any) error {
+	if err := send(c, verb, fields...); err != nil && hungUp(err) != ErrHungUp {
+		return err
 	}
 	return nil
 }

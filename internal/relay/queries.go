@@ -168,8 +168,8 @@ func query(path string, verb string, fields ...any) ([]message, error) {
 		return nil, fmt.Errorf("%w: %v", ErrNoRelay, err)
 	}
 	defer c.Close()
-	if err := send(c, verb, fields...); err != nil {
-		return nil, hungUp(err)
+	if err := sendToRelay(c, verb, fields...); err != nil {
+		return nil, err
 	}
 	r := bufio.NewReaderSize(c, 64<<10)
 	var answer []message
