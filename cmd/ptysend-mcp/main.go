@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -17,6 +18,12 @@ import (
 )
 
 func main() {
+	// The bridge runs one call at a time, and a call mostly waits. Under
+	// load, the soak test once saw a (cgo) server with two processors stall
+	// for good in the GC's mark termination, waiting for the other one to
+	// reach a safe point (about 1 in 50,000 calls); with one, that wait
+	// cannot happen.
+	runtime.GOMAXPROCS(1)
 	fs := flag.NewFlagSet("ptysend-mcp", flag.ExitOnError)
 	session := fs.String("session", bridge.DefaultName(), "the bridge session")
 	timeout := fs.String("timeout", "10s", "the tools' default no-output timeout")

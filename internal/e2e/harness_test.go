@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	build := exec.Command("go", "build", "-o", dir+"/", "../../cmd/ptybridge", "../../cmd/ptysend", "../../cmd/ptysend-mcp")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as scripts/bridge builds them
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building the binaries failed:", err)
