@@ -92,18 +92,14 @@ func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
 		}
 		kind = k
 	}
-	if kind == FarBash && !modernBash(f[0]) {
+	var major, minor int
+	n, _ := fmt.Sscanf(f[0], "%d.%d", &major, &minor) // f[0] is bash's version, if any
+	if kind == FarBash && (n != 2 || major < 4 || major == 4 && minor < 4) {
 		// bash before 4.4 lacks what the bash wrapper uses (read -N,
 		// wait for a process substitution): it runs the POSIX one.
 		kind = FarSh
 	}
 	return kind, true, true
-}
-
-func modernBash(v string) bool {
-	var major, minor int
-	n, _ := fmt.Sscanf(v, "%d.%d", &major, &minor)
-	return n == 2 && (major > 4 || major == 4 && minor >= 4)
 }
 
 // markerBody is what lies between prefix and the next BEL in stream.

@@ -124,9 +124,19 @@ func Script(sh Shell, job Job) string {
 	return strings.NewReplacer(vars...).Replace(lines(shellFile(template), map[string]bool{"fifo": fifo, "tty": !fifo}))
 }
 
-// posixVars fill in the template of a wrapper of zsh or a POSIX shell.
+// posixVars fill in the template of a wrapper of zsh or a POSIX shell. Its
+// @RUN@ runs command with eval, with the pager settings for the command
+// only: bash and dash export assignments before "command eval" for that
+// command; zsh does not, so it gets an anonymous function with local -x.
+// The leading space keeps eval from taking a command that starts with '-'
+// for an option.
 func posixVars(sh Shell, command, redirects string) []string {
-	return []string{"@BUILTIN@", sh.builtin(), "@RUN@", evalLine(sh, command, redirects), "@ERREXIT_NOTE@", QuotePOSIX(errexitNote)}
+	cmd := QuotePOSIX(" " + command)
+	run := fmt.Sprintf("%s command eval %s%s", pagerSettings, cmd, redirects)
+	if sh == Zsh {
+		run = fmt.Sprintf("() { local -x %s; builtin eval %s; }%s", pagerSettings, cmd, redirects)
+	}
+	return []string{"@BUILTIN@", sh.builtin(), "@RUN@", run, "@ERREXIT_NOTE@", QuotePOSIX(errexitNote)}
 }
 
 // builtin calls the shell's own printf, eval and read, past the human's
@@ -139,19 +149,6 @@ func (sh Shell) builtin() string {
 		return "builtin"
 	}
 	return "command"
-}
-
-// evalLine runs command with eval in a POSIX shell, with the pager
-// settings for the command only: bash and dash export assignments before
-// "command eval" for that command; zsh does not, so it gets an anonymous
-// function with local -x. The leading space keeps eval from taking a
-// command that starts with '-' for an option.
-func evalLine(sh Shell, command, redirects string) string {
-	cmd := QuotePOSIX(" " + command)
-	if sh == Zsh {
-		return fmt.Sprintf("() { local -x %s; builtin eval %s; }%s", pagerSettings, cmd, redirects)
-	}
-	return fmt.Sprintf("%s command eval %s%s", pagerSettings, cmd, redirects)
 }
 
 // lines keeps or drops the conditional lines of a template: a line
