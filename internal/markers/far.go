@@ -261,15 +261,12 @@ func FarScript(job FarJob) string {
 	case FarZsh:
 		stderr = " 2> >(" + strings.ReplaceAll(strings.TrimSuffix(shellFile("stderr-loop.zsh"), "\n"), "@ID@", id) + ")"
 	case FarFish:
-		template = "far.fish"
-		vars = append(vars, "@COMMAND@", fishQuote(" "+job.Command), "@PAGER@", fishPagerSettings(), "@STDIN@", stdin)
+		template, stderr = "far.fish", "" // far.fish redirects the stderr of its block
 	}
 	if job.Terminal {
 		stderr = ""
 	}
-	if sh != Fish {
-		vars = append(vars, posixVars(sh, job.Command, stderr+stdin)...)
-	}
+	vars = append(vars, commandVars(sh, job.Command, stderr+stdin)...)
 	if job.First {
 		stale := sh.quote(strings.TrimSuffix(shellFile("stale-dirs.sh"), "\n"))
 		vars = append(vars, "@HOOKS@\n", farHooks(job.Kind), "@STALE_DIRS@", "command sh -c "+stale+" sh")
