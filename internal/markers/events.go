@@ -16,26 +16,21 @@ import (
 //	S;ID, E;ID;STATUS            an agent call's wrapper starts, ends (markers.go)
 //	R;ID, r;ID                   a piece of an agent call's stderr on the terminal starts, ends (stderr.go)
 //
-// The hooks (shell/hooks.*) print C with the line where the shell hands it
-// to a hook (zsh, fish), F from the first thing that runs after the
-// command. bash gives the line with F, not C: it reads its history after
-// the command, off the path of every call. LINE and DIR are percent-encoded
-// (EncodeField). Older hooks print C;PID and no F: both are understood.
+// The hooks (shell/hooks.*) print F from the first thing that runs after the
+// command, and LINE with C (zsh, fish) or with F (bash: it reads its history
+// after the command, off the path of every call). LINE and DIR are
+// percent-encoded (EncodeField). Older hooks print C;PID and no F.
 
 // Event is one marker of ours, parsed.
 type Event struct {
-	Kind byte // 'P', 'C', 'F', 'O', 'o', 'S', 'E', 'R', 'r'
-	// PID is the shell's (P, C, F, O, o).
-	PID int
-	// ID is the agent call's (S, E, R, r).
-	ID ID
-	// Status is the exit status (F, E); HasStatus says it was given.
-	Status    int
+	Kind      byte // 'P', 'C', 'F', 'O', 'o', 'S', 'E', 'R', 'r'
+	PID       int  // the shell's (P, C, F, O, o)
+	ID        ID   // the agent call's (S, E, R, r)
+	Status    int  // the exit status (F, E), if HasStatus
 	HasStatus bool
 	// Line is the command line (C, F) and Dir the working directory (F),
 	// decoded; empty when the shell did not say.
-	Line string
-	Dir  string
+	Line, Dir string
 }
 
 // maxLine bounds the command line a hook puts in an event, in characters.

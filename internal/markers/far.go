@@ -92,18 +92,14 @@ func ParseProbeAnswer(stream []byte) (kind FarKind, found, ok bool) {
 		}
 		kind = k
 	}
-	if kind == FarBash && !modernBash(f[0]) {
+	var major, minor int
+	n, _ := fmt.Sscanf(f[0], "%d.%d", &major, &minor) // f[0] is bash's version, if any
+	if kind == FarBash && (n != 2 || major < 4 || major == 4 && minor < 4) {
 		// bash before 4.4 lacks what the bash wrapper uses (read -N,
 		// wait for a process substitution): it runs the POSIX one.
 		kind = FarSh
 	}
 	return kind, true, true
-}
-
-func modernBash(v string) bool {
-	var major, minor int
-	n, _ := fmt.Sscanf(v, "%d.%d", &major, &minor)
-	return n == 2 && (major > 4 || major == 4 && minor >= 4)
 }
 
 // markerBody is what lies between prefix and the next BEL in stream.
@@ -265,15 +261,12 @@ func FarScript(job FarJob) string {
 	case FarZsh:
 		stderr = " 2> >(" + strings.ReplaceAll(strings.TrimSuffix(shellFile("stderr-loop.zsh"), "\n"), "@ID@", id) + ")"
 	case FarFish:
-		template = "far.fish"
-		vars = append(vars, "@COMMAND@", fishQuote(" "+job.Command), "@PAGER@", fishPagerSettings(), "@STDIN@", stdin)
+		template, stderr = "far.fish", "" // far.fish redirects the stderr of its block
 	}
 	if job.Terminal {
 		stderr = ""
 	}
-	if sh != Fish {
-		vars = append(vars, posixVars(sh, job.Command, stderr+stdin)...)
-	}
+	vars = append(vars, commandVars(sh, job.Command, stderr+stdin)...)
 	if job.First {
 		stale := sh.quote(strings.TrimSuffix(shellFile("stale-dirs.sh"), "\n"))
 		vars = append(vars, "@HOOKS@\n", farHooks(job.Kind), "@STALE_DIRS@", "command sh -c "+stale+" sh")

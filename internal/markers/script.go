@@ -108,25 +108,40 @@ func Script(sh Shell, job Job) string {
 	}
 	vars := []string{"@ID@", string(job.ID), "@DISPLAY@", sh.quote(DisplayLine(job.Command)),
 		"@STDERR@", sh.quote(job.StderrPath), "@ACK@", sh.quote(job.AckPath)}
-	template := "script.sh"
-	if sh == Fish {
-		template = "script.fish"
-		vars = append(vars, "@COMMAND@", fishQuote(" "+job.Command), "@REDIRECTS@", " 2>"+fishQuote(job.StderrPath)+stdin,
-			"@PAGER@", fishPagerSettings(),
-			"@STDERR_DONE@", fishQuote(`exec 9<>"$3" 8<"$3" 9>&-; printf '\033]`+osc+`;D;%s\007' "$1" 1<>"$2"; read -r a <&8`))
-	} else {
-		redirects := " 2>|" + QuotePOSIX(job.StderrPath)
-		if fifo {
-			redirects = " 2<>" + QuotePOSIX(job.StderrPath) + " 9<&-"
-		}
-		vars = append(vars, posixVars(sh, job.Command, redirects+stdin)...)
+	template, redirects := "script.sh", " 2>|"+QuotePOSIX(job.StderrPath)
+	switch {
+	case sh == Fish:
+		template, redirects = "script.fish", " 2>"+fishQuote(job.StderrPath)
+		vars = append(vars, "@STDERR_DONE@",
+			fishQuote(`exec 9<>"$3" 8<"$3" 9>&-; printf '\033]`+osc+`;D;%s\007' "$1" 1<>"$2"; read -r a <&8`))
+	case fifo:
+		redirects = " 2<>" + QuotePOSIX(job.StderrPath) + " 9<&-"
 	}
+	vars = append(vars, commandVars(sh, job.Command, redirects+stdin)...)
 	return strings.NewReplacer(vars...).Replace(lines(shellFile(template), map[string]bool{"fifo": fifo, "tty": !fifo}))
 }
 
-// posixVars fill in the template of a wrapper of zsh or a POSIX shell.
-func posixVars(sh Shell, command, redirects string) []string {
-	return []string{"@BUILTIN@", sh.builtin(), "@RUN@", evalLine(sh, command, redirects), "@ERREXIT_NOTE@", QuotePOSIX(errexitNote)}
+// commandVars fill in how a wrapper's template runs command, with the
+// pager settings for the command only. fish's are exports local to the
+// block that runs it. In a POSIX shell @RUN@ runs it with eval: bash and
+// dash export assignments before "command eval" for that command; zsh does
+// not, so it gets an anonymous function with local -x. The leading space
+// keeps eval from taking a command that starts with '-' for an option.
+func commandVars(sh Shell, command, redirects string) []string {
+	if sh == Fish {
+		var sets []string
+		for _, kv := range strings.Fields(pagerSettings) {
+			name, value, _ := strings.Cut(kv, "=")
+			sets = append(sets, "set -lx "+name+" "+fishQuote(value))
+		}
+		return []string{"@COMMAND@", fishQuote(" " + command), "@REDIRECTS@", redirects, "@PAGER@", strings.Join(sets, "; ")}
+	}
+	cmd := QuotePOSIX(" " + command)
+	run := fmt.Sprintf("%s command eval %s%s", pagerSettings, cmd, redirects)
+	if sh == Zsh {
+		run = fmt.Sprintf("() { local -x %s; builtin eval %s; }%s", pagerSettings, cmd, redirects)
+	}
+	return []string{"@BUILTIN@", sh.builtin(), "@RUN@", run, "@ERREXIT_NOTE@", QuotePOSIX(errexitNote)}
 }
 
 // builtin calls the shell's own printf, eval and read, past the human's
@@ -139,19 +154,6 @@ func (sh Shell) builtin() string {
 		return "builtin"
 	}
 	return "command"
-}
-
-// evalLine runs command with eval in a POSIX shell, with the pager
-// settings for the command only: bash and dash export assignments before
-// "command eval" for that command; zsh does not, so it gets an anonymous
-// function with local -x. The leading space keeps eval from taking a
-// command that starts with '-' for an option.
-func evalLine(sh Shell, command, redirects string) string {
-	cmd := QuotePOSIX(" " + command)
-	if sh == Zsh {
-		return fmt.Sprintf("() { local -x %s; builtin eval %s; }%s", pagerSettings, cmd, redirects)
-	}
-	return fmt.Sprintf("%s command eval %s%s", pagerSettings, cmd, redirects)
 }
 
 // lines keeps or drops the conditional lines of a template: a line
@@ -177,17 +179,6 @@ const errexitNote = "ptysend: note: the command turned on set -e in the shared s
 // pagerSettings keep programs from waiting in a pager for keys that no
 // agent will press.
 const pagerSettings = "PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER=cat GH_PAGER=cat AWS_PAGER="
-
-// fishPagerSettings are pagerSettings as exports local to the block that
-// runs the command.
-func fishPagerSettings() string {
-	var sets []string
-	for _, kv := range strings.Fields(pagerSettings) {
-		name, value, _ := strings.Cut(kv, "=")
-		sets = append(sets, "set -lx "+name+" "+fishQuote(value))
-	}
-	return strings.Join(sets, "; ")
-}
 
 // DisplayLine is the agent's command as the wrapper shows it to the human:
 // its first line, shortened, with control characters made harmless.

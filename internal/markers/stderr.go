@@ -156,7 +156,6 @@ func NewFrameSplitter(id ID, out, sink io.Writer) *FrameSplitter {
 // Holding reports whether bytes wait for the next chunk.
 func (f *FrameSplitter) Holding() bool { return f.holding() }
 
-// Write feeds the next chunk of the stream.
 func (f *FrameSplitter) Write(p []byte) (int, error) {
 	if f.err != nil {
 		return len(p), f.err

@@ -34,20 +34,14 @@ type Tracker struct {
 	carry // a possible start of a marker, or a marker without its BEL yet
 	esc   escState
 	own   bool // between OWN and OWN-END: the shell's text, not typing
-	// paste and alt are the bracketed paste and alternate screen modes;
-	// params the current CSI sequence's parameter bytes.
+	// paste and alt are the bracketed paste and alternate screen (of a
+	// full-screen program) modes; params the current CSI sequence's
+	// parameter bytes.
 	paste, alt cleantext.Mode
 	params     []byte
 	// Sink, when set, hears the stream split into output and events.
 	Sink EventSink
 }
-
-// The DECSET/DECRST modes the tracker follows: bracketed paste, and the
-// alternate screen of a full-screen program.
-var (
-	pasteModes     = []string{"2004"}
-	alternateModes = []string{"1049", "1047", "47"}
-)
 
 // Paste is the bracketed paste mode as of the bytes fed so far: unknown in
 // the middle of an escape sequence or of a held marker prefix, which
@@ -79,7 +73,6 @@ func (t *Tracker) Snapshot() Snapshot {
 	return Snapshot{t.state, t.pid}
 }
 
-// Write feeds the next chunk of the stream.
 func (t *Tracker) Write(p []byte) (int, error) {
 	data := t.join(p)
 	for len(data) > 0 {
@@ -179,8 +172,8 @@ func (t *Tracker) sawBytes(b []byte) {
 			if c >= 0x40 && c <= 0x7e {
 				t.esc = escNone
 				if c == 'h' || c == 'l' {
-					t.paste = cleantext.ModeSwitch(t.params, c == 'h', t.paste, pasteModes)
-					t.alt = cleantext.ModeSwitch(t.params, c == 'h', t.alt, alternateModes)
+					t.paste = cleantext.ModeSwitch(t.params, c == 'h', t.paste, []string{"2004"})
+					t.alt = cleantext.ModeSwitch(t.params, c == 'h', t.alt, []string{"1049", "1047", "47"})
 				}
 			} else if len(t.params) <= cleantext.MaxParams {
 				t.params = append(t.params, c)
@@ -198,7 +191,6 @@ func (t *Tracker) sawBytes(b []byte) {
 	}
 }
 
-// escState is where the tracker is inside an escape sequence.
 type escState uint8
 
 const (

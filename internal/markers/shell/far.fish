@@ -22,7 +22,7 @@ builtin printf '\033]6973;ptybridge;S;%s\007' @ID@
 begin
     if builtin printf '%s' @COMMAND@ | command $__fish_bin_dir/fish --no-config --no-execute
         @PAGER@
-        eval @COMMAND@@STDIN@
+        eval @COMMAND@@REDIRECTS@
         set -g __ptybridge_status $status
     else
         set -g __ptybridge_status 123
