@@ -15,13 +15,9 @@ import (
 )
 
 var (
-	// ErrNoRelay means nothing listens on the relay's socket.
 	ErrNoRelay = errors.New("no relay is listening")
-	// ErrVersion means the relay speaks another version of the protocol.
 	ErrVersion = errors.New("the relay speaks another protocol version")
-	// ErrHungUp means the relay closed the connection: it died, or the
-	// pane went.
-	ErrHungUp = errors.New("the relay hung up")
+	ErrHungUp  = errors.New("the relay hung up") // it died, or the pane went
 )
 
 // Turn is a call's connection to the shared pane's relay: once the turn
@@ -34,9 +30,8 @@ type Turn struct {
 	data   []byte // stream that Read has not returned yet
 	read   int64  // how much stream Read returned
 	unread int    // the bytes of the data message being read still in r
-	// Tracker follows the shell's events in the stream, from the hello's
-	// snapshot on: whoever reads the stream before the command's START (a
-	// look at the pane) feeds it.
+	// Tracker follows the shell's events from the hello on: whoever reads
+	// the stream before the command's START (a look at the pane) feeds it.
 	Tracker *markers.Tracker
 }
 
@@ -47,10 +42,9 @@ type Queued struct {
 	Call  string // what the holder runs, as the agent typed it; "" while unknown
 }
 
-// RequestTurn asks the relay at path for a turn at the pane for call (as
-// the agent typed it), and waits for it until deadline (zero: none) or
-// until ctx ends. While it waits behind another call, queued hears what
-// holds the pane, at once and whenever that changes.
+// RequestTurn asks the relay at path for a turn for call (as the agent
+// typed it) and waits until deadline (zero: none) or ctx ends; meanwhile
+// queued hears what holds the pane, at once and whenever that changes.
 func RequestTurn(ctx context.Context, path, call string, deadline time.Time, queued func(Queued)) (*Turn, error) {
 	c, err := platform.DialUnix(path)
 	if err != nil {
@@ -123,8 +117,7 @@ func (t *Turn) Read(p []byte) (int, error) {
 	return n, hungUp(err)
 }
 
-// readUnread moves the rest of the data message being read into data,
-// before other messages are read.
+// readUnread moves the rest of the data message being read into data.
 func (t *Turn) readUnread() error {
 	if t.unread == 0 {
 		return nil
@@ -169,11 +162,10 @@ func (t *Turn) Type(keys string) error {
 // maxKeys bounds the keys of one request (hex doubles them).
 const maxKeys = maxLine/2 - 64
 
-// TypeIf types keys only if nothing came in the stream beyond what Read
-// returned so far (on which the caller decided), and the human has typed
-// nothing the shell has not read. Otherwise typed is false, nothing was
-// typed, and what came is there for Read (Stashed). Keys too long for one
-// request go in several: the first decides.
+// TypeIf types keys only if the stream brought nothing beyond what Read
+// returned (on which the caller decided) and the human typed nothing the
+// shell has not read; else what came waits for Read (Stashed). Keys too
+// long for one request go in several: the first decides.
 func (t *Turn) TypeIf(keys string) (typed bool, err error) {
 	if err := t.readUnread(); err != nil {
 		return false, err
@@ -200,11 +192,9 @@ func (t *Turn) TypeIf(keys string) (typed bool, err error) {
 }
 
 // Runs tells the relay, for its history, what the wrapper with that id
-// runs (its first maxRuns bytes).
+// runs (its first 8 KiB).
 func (t *Turn) Runs(id, command string) error {
-	return send(t.c, "runs", id, command[:min(len(command), maxRuns)])
+	return send(t.c, "runs", id, command[:min(len(command), 8<<10)])
 }
-
-const maxRuns = 8 << 10
 
 func (t *Turn) Close() error { return t.c.Close() }

@@ -11,11 +11,10 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// A job window's relay keeps its job. The job's supervisor (internal/jobs)
-// prints START, the job's output, its stderr in R/r frames, and END with
-// the exit status, all marked with the job's id. The relay keeps output and
-// stderr apart, bounded, as long as the window lives, and answers requests
-// (jobserve.go). A spare window's relay keeps nothing until activated (spare.go).
+// A job window's relay keeps its job: the supervisor (internal/jobs) prints
+// START, the output, stderr in R/r frames and END with the exit status, all
+// marked with the job's id; the relay keeps output and stderr apart, bounded,
+// and answers requests (jobserve.go). A spare's keeps nothing till activated.
 
 // JobConfig is the job a window's relay keeps.
 type JobConfig struct {
@@ -132,15 +131,13 @@ func (j *job) end(status int) {
 	j.s.moved.Broadcast()
 }
 
-// outcome reports whether the job ended, and its status.
 func (j *job) outcome() (done bool, status int) {
 	j.s.mu.Lock()
 	defer j.s.mu.Unlock()
 	return j.state == ended, j.status
 }
 
-// readyLimit bounds the wait for a job to start.
-const readyLimit = 20 * time.Second
+const readyLimit = 20 * time.Second // for a job to start
 
 // tellReady writes msg to the ready fifo, if ptysend still waits there.
 func tellReady(fifo, msg string) {
@@ -157,10 +154,9 @@ func tellReady(fifo, msg string) {
 
 // watchSupervisor ends the job of a supervisor killed before its END
 // marker, with the status tmux saw, if any. The stream can lag well behind
-// the exit (tmux relays a big output at its own pace, and blocks for a
-// second and more while libutempter updates utmp as the terminal closes):
-// only a stream quiet after the exit, and after an answer from tmux, tells
-// that no END will come.
+// the exit (tmux relays a big output at its own pace, and blocks a second
+// and more while libutempter updates utmp as the terminal closes): only a
+// stream quiet after the exit and after an answer from tmux tells no END comes.
 func (j *job) watchSupervisor() {
 	if !j.s.waitForExit(j.s.cfg.PanePID) {
 		return

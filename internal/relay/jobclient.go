@@ -56,14 +56,12 @@ func (j *JobClient) next() (message, error) {
 	return m, nil
 }
 
-// Info is what a job's relay says about the job, and what --jobs --json
-// prints.
+// Info is what a job's relay says about the job, and what --jobs --json prints.
 type Info struct {
 	Name    string `json:"name"`
 	Command string `json:"command"`
 	Running bool   `json:"running"`
-	// Status is the exit status of an ended job; -1 when its window lost
-	// it (its supervisor was killed).
+	// Status is an ended job's exit status; -1 when its supervisor was killed.
 	Status      *int       `json:"exit_status"`
 	Started     time.Time  `json:"started"`
 	Ended       *time.Time `json:"ended,omitempty"`
@@ -148,8 +146,7 @@ func (j *JobClient) Send(text string, enter bool) error {
 	return err
 }
 
-// Stop runs the two-phase kill and returns the job's status and how it
-// stopped.
+// Stop stops the job and returns its status and how it stopped.
 func (j *JobClient) Stop() (int, string, error) {
 	m, err := j.ask("stopped", "stop")
 	if err != nil {
@@ -164,8 +161,7 @@ func (j *JobClient) CloseWindow() error {
 	return err
 }
 
-// Activate makes a spare window's relay the job's, and returns the
-// window's pane.
+// Activate makes a spare window's relay the job's; it returns the pane.
 func (j *JobClient) Activate(id, name, command, socket string) (string, error) {
 	m, err := j.ask("ok", "activate", id, name, command, socket)
 	if err != nil {
