@@ -191,8 +191,7 @@ func (t *Turn) TypeIf(keys string) (typed bool, err error) {
 	}
 }
 
-// Runs tells the relay, for its history, what the wrapper with that id
-// runs (its first 8 KiB).
+// Runs tells the history what the wrapper with that id runs (its first 8 KiB).
 func (t *Turn) Runs(id, command string) error {
 	return send(t.c, "runs", id, command[:min(len(command), 8<<10)])
 }

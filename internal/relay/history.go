@@ -272,8 +272,7 @@ func (h *history) closeFrom(r *record, status *int, dir string) {
 	h.open = h.open[:i]
 }
 
-// typedLine is the command line as the terminal echoed it: the lines with
-// text of the echo's clean text, trimmed.
+// typedLine is the command line the terminal echoed: its lines with text, trimmed.
 func typedLine(echo []byte) string {
 	var lines []string
 	for _, l := range strings.Split(cleantext.String(string(echo)), "\n") {

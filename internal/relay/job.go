@@ -141,15 +141,10 @@ const readyLimit = 20 * time.Second // for a job to start
 
 // tellReady writes msg to the ready fifo, if ptysend still waits there.
 func tellReady(fifo, msg string) {
-	if fifo == "" {
-		return
+	if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		f.Write([]byte(msg + "\n"))
+		f.Close()
 	}
-	f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return
-	}
-	f.Write([]byte(msg + "\n"))
-	f.Close()
 }
 
 // watchSupervisor ends the job of a supervisor killed before its END

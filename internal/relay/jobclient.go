@@ -17,8 +17,7 @@ type JobClient struct {
 	r *bufio.Reader
 }
 
-// DialJob connects to the job window's relay at path. A socket nobody
-// listens on is a dead relay's: it is removed.
+// DialJob connects to the job window's relay at path; a dead relay's socket goes.
 func DialJob(path string) (*JobClient, error) {
 	c, err := platform.DialUnix(path)
 	if err != nil {
@@ -32,8 +31,7 @@ func DialJob(path string) (*JobClient, error) {
 
 func (j *JobClient) Close() error { return j.c.Close() }
 
-// ask sends a request and reads the first message of the answer, which
-// must be the message want ("": any).
+// ask sends a request and reads the answer's first message, which must be want ("": any).
 func (j *JobClient) ask(want, verb string, fields ...any) (message, error) {
 	if err := send(j.c, verb, fields...); err != nil {
 		return message{}, hungUp(err)
@@ -92,8 +90,7 @@ func (j *JobClient) Info() (Info, error) {
 	return info, m.err
 }
 
-// ReadOutput returns the kept bytes of a stream ("out" or "err") from
-// since, the stream's total, and whether the job ended.
+// ReadOutput reads what a stream ("out" or "err") keeps from since on.
 func (j *JobClient) ReadOutput(stream string, since int64) (segs []Segment, total int64, ended bool, err error) {
 	m, err := j.ask("total", "read", word(stream), since)
 	if err != nil {
@@ -118,8 +115,7 @@ type Event struct {
 	Status int
 }
 
-// Follow asks for the output from the given offsets on and what comes
-// after (errSince -1: stderr from now on); Next reads it.
+// Follow asks for the output from those offsets on (errSince -1: from now); Next reads it.
 func (j *JobClient) Follow(outSince, errSince int64) error {
 	return send(j.c, "follow", outSince, errSince)
 }
@@ -170,8 +166,7 @@ func (j *JobClient) Activate(id, name, command, socket string) (string, error) {
 	return m.text(1), m.err
 }
 
-// Started waits until the job runs in its window; ended is set (with its
-// status) for a job that ended already.
+// Started waits until the job runs in its window, or tells that it ended already.
 func (j *JobClient) Started() (ended bool, status int, err error) {
 	m, err := j.ask("", "started")
 	if err != nil || m.verb() == "running" {

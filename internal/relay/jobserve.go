@@ -247,8 +247,7 @@ func (j *job) closeWindow(w io.Writer) error {
 	return errLast
 }
 
-// killWindow closes the job's window and waits (a little) until the relay
-// has seen its stream end.
+// killWindow closes the job's window and waits a little for its stream to end.
 func (j *job) killWindow() error {
 	if _, err := tmux.Run("kill-pane", "-t", j.s.cfg.PaneID); err != nil && !tmux.IsMissingSession(err) {
 		return err

@@ -65,8 +65,7 @@ type Call struct {
 	Queued int       `json:"queued"` // calls waiting behind it
 }
 
-// Entry is one command of the history, as the queries answer it (and
-// ptysend --history --json prints it).
+// Entry is a command of the history, as queries answer it and --history --json prints it.
 type Entry struct {
 	ID      int    `json:"id"`
 	Who     string `json:"who"`

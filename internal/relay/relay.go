@@ -223,8 +223,7 @@ func (s *server) closePaneWhenTheHumanExits() {
 
 const paneGoneGrace = 100 * time.Millisecond
 
-// waitForExit waits for process pid to exit; false if it cannot be
-// watched, or if the pane goes first.
+// waitForExit waits for pid to exit; false if it cannot watch, or the pane goes first.
 func (s *server) waitForExit(pid int) bool {
 	exited := platform.WatchExit(s.ctx, pid)
 	if exited == nil {

@@ -116,8 +116,7 @@ func EndedFormat(name string) string {
 	return fmt.Sprintf("Job %s has ended (exit status #{pane_dead_status}): prefix & closes this window", name)
 }
 
-// answerStarted answers, once the job runs in its window in the bridge
-// session, "running", or "ended STATUS".
+// answerStarted answers "running" or "ended STATUS" once the job runs in the bridge session.
 func (j *job) answerStarted(w io.Writer) error {
 	if !closedWithin(j.startedC, readyLimit) {
 		return fmt.Errorf("the job did not start within %v", readyLimit)
