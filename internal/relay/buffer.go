@@ -2,17 +2,14 @@ package relay
 
 import "bytes"
 
-// Buffer keeps what a command or a job printed, in memory, whole up to a
-// bound; past it, the first headSize bytes and the last (bound - headSize)
-// bytes. Offsets count every byte ever written, so an offset stays valid
-// whatever was dropped since. It bounds everything a relay keeps, and the
-// MCP server's capture.
+// Buffer keeps what a command or a job printed whole up to a bound; past
+// it, the first headSize bytes and the last bound-headSize. Offsets count
+// every byte ever written, so they stay valid whatever was dropped.
 type Buffer struct {
 	bound, headSize int
 
-	// Until the bound is reached, head holds everything. After, head holds
-	// the first headSize bytes and ring the last len(ring) bytes, circular:
-	// the oldest of them at ring[pos].
+	// head holds everything until the bound is reached, then the first
+	// headSize bytes; ring the last ones, circular, the oldest at ring[pos].
 	head  []byte
 	ring  []byte
 	pos   int
@@ -46,8 +43,7 @@ func (b *Buffer) Write(p []byte) (int, error) {
 			b.head = append(b.head, p...)
 			return n, nil
 		}
-		// The bound is passed: the head keeps its first bytes, the ring
-		// the last ones of head and p together.
+		// Past the bound: head keeps its first bytes, ring the last of head+p.
 		p = append(b.head, p...)
 		b.head = append([]byte(nil), p[:b.headSize]...)
 		b.ring = make([]byte, b.bound-b.headSize)
@@ -107,9 +103,8 @@ func (b *Buffer) Dropped() int64 {
 	return b.total - int64(len(b.head)) - int64(len(b.ring))
 }
 
-// Render is what the buffer holds, with a line saying how much was left
-// out where the middle went: the head up to its last line end, the tail
-// from its first line start.
+// Render is what the buffer holds, with note's line where the middle went:
+// the head up to its last line end, the tail from its first line start.
 func (b *Buffer) Render(note func(left int64) string) []byte {
 	segs := b.Read(0)
 	if len(segs) == 1 {

@@ -15,13 +15,9 @@ import (
 )
 
 var (
-	// ErrNoRelay means nothing listens on the relay's socket.
 	ErrNoRelay = errors.New("no relay is listening")
-	// ErrVersion means the relay speaks another version of the protocol.
 	ErrVersion = errors.New("the relay speaks another protocol version")
-	// ErrHungUp means the relay closed the connection: it died, or the
-	// pane went.
-	ErrHungUp = errors.New("the relay hung up")
+	ErrHungUp  = errors.New("the relay hung up") // it died, or the pane went
 )
 
 // Turn is a call's connection to the shared pane's relay: once the turn
@@ -34,9 +30,8 @@ type Turn struct {
 	data   []byte // stream that Read has not returned yet
 	read   int64  // how much stream Read returned
 	unread int    // the bytes of the data message being read still in r
-	// Tracker follows the shell's events in the stream, from the hello's
-	// snapshot on: whoever reads the stream before the command's START (a
-	// look at the pane) feeds it.
+	// Tracker follows the shell's events from the hello on: whoever reads
+	// the stream before the command's START (a look at the pane) feeds it.
 	Tracker *markers.Tracker
 }
 
@@ -47,10 +42,9 @@ type Queued struct {
 	Call  string // what the holder runs, as the agent typed it; "" while unknown
 }
 
-// RequestTurn asks the relay at path for a turn at the pane for call (as
-// the agent typed it), and waits for it until deadline (zero: none) or
-// until ctx ends. While it waits behind another call, queued hears what
-// holds the pane, at once and whenever that changes.
+// RequestTurn asks the relay at path for a turn for call (as the agent
+// typed it) and waits until deadline (zero: none) or ctx ends; meanwhile
+// queued hears what holds the pane, at once and whenever that changes.
 func RequestTurn(ctx context.Context, path, call string, deadline time.Time, queued func(Queued)) (*Turn, error) {
 	c, err := platform.DialUnix(path)
 	if err != nil {
@@ -133,8 +127,7 @@ func (t *Turn) Read(p []byte) (int, error) {
 	return n, hungUp(err)
 }
 
-// readUnread moves the rest of the data message being read into data,
-// before other messages are read.
+// readUnread moves the rest of the data message being read into data.
 func (t *Turn) readUnread() error {
 	if t.unread == 0 {
 		return nil
@@ -179,11 +172,10 @@ func (t *Turn) Type(keys string) error {
 // maxKeys bounds the keys of one request (hex doubles them).
 const maxKeys = maxLine/2 - 64
 
-// TypeIf types keys only if nothing came in the stream beyond what Read
-// returned so far (on which the caller decided), and the human has typed
-// nothing the shell has not read. Otherwise typed is false, nothing was
-// typed, and what came is there for Read (Stashed). Keys too long for one
-// request go in several: the first decides.
+// TypeIf types keys only if the stream brought nothing beyond what Read
+// returned (on which the caller decided) and the human typed nothing the
+// shell has not read; else what came waits for Read (Stashed). Keys too
+// long for one request go in several: the first decides.
 func (t *Turn) TypeIf(keys string) (typed bool, err error) {
 	if err := t.readUnread(); err != nil {
 		return false, err
@@ -209,12 +201,179 @@ func (t *Turn) TypeIf(keys string) (typed bool, err error) {
 	}
 }
 
-// Runs tells the relay, for its history, what the wrapper with that id
-// runs (its first maxRuns bytes).
+// Runs tells the history what the wrapper with that id runs (its first 8 KiB).
 func (t *Turn) Runs(id, command string) error {
-	return send(t.c, "runs", id, command[:min(len(command), maxRuns)])
+	return send(t.c, "runs", id, command[:min(len(command), 8<<10)])
 }
 
-const maxRuns = 8 << 10
-
 func (t *Turn) Close() error { return t.c.Close() }
+
+// JobClient is one connection to a job window's relay.
+type JobClient struct {
+	c *os.File
+	r *bufio.Reader
+}
+
+// DialJob connects to the job window's relay at path; a dead relay's socket goes.
+func DialJob(path string) (*JobClient, error) {
+	c, err := platform.DialUnix(path)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			os.Remove(path)
+		}
+		return nil, ErrNoRelay
+	}
+	return &JobClient{c: c, r: bufio.NewReaderSize(c, 64<<10)}, nil
+}
+
+func (j *JobClient) Close() error { return j.c.Close() }
+
+// ask sends a request and reads the answer's first message, which must be want ("": any).
+func (j *JobClient) ask(want, verb string, fields ...any) (message, error) {
+	if err := send(j.c, verb, fields...); err != nil {
+		return message{}, hungUp(err)
+	}
+	m, err := j.next()
+	if err == nil && want != "" && m.verb() != want {
+		err = fmt.Errorf("unexpected answer from the job's relay: %q", m.words)
+	}
+	return m, err
+}
+
+func (j *JobClient) next() (message, error) {
+	m, err := readMessage(j.r)
+	if err != nil {
+		return message{}, hungUp(err)
+	}
+	if m.verb() == "error" {
+		return message{}, errorMessage(m.text(1))
+	}
+	return m, nil
+}
+
+// Info is what a job's relay says about the job, and what --jobs --json prints.
+type Info struct {
+	Name    string `json:"name"`
+	Command string `json:"command"`
+	Running bool   `json:"running"`
+	// Status is an ended job's exit status; -1 when its supervisor was killed.
+	Status      *int       `json:"exit_status"`
+	Started     time.Time  `json:"started"`
+	Ended       *time.Time `json:"ended,omitempty"`
+	Runtime     float64    `json:"runtime_seconds"`
+	OutputBytes int64      `json:"output_bytes"`
+	StderrBytes int64      `json:"stderr_bytes"`
+	LastLine    string     `json:"last_line"`
+	Pane        string     `json:"pane"`
+	StoppedBy   string     `json:"stopped_by,omitempty"` // how --job-stop stopped it
+	Waiters     int        `json:"waiters"`
+}
+
+func (j *JobClient) Info() (Info, error) {
+	m, err := j.ask("job", "info")
+	if err != nil {
+		return Info{}, err
+	}
+	info := Info{Name: m.text(1), Command: m.text(2), Running: !m.bool(3), Started: m.time(5), OutputBytes: m.int64(7),
+		StderrBytes: m.int64(8), LastLine: m.text(9), Pane: m.text(10), StoppedBy: m.text(11), Waiters: m.int(12)}
+	end := time.Now()
+	if !info.Running {
+		status, at := m.int(4), m.time(6)
+		info.Status, info.Ended, end = &status, &at, at
+	}
+	if !info.Started.IsZero() {
+		info.Runtime = end.Sub(info.Started).Seconds()
+	}
+	return info, m.err
+}
+
+// ReadOutput reads what a stream ("out" or "err") keeps from since on.
+func (j *JobClient) ReadOutput(stream string, since int64) (segs []Segment, total int64, ended bool, err error) {
+	m, err := j.ask("total", "read", word(stream), since)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	total, ended = m.int64(1), m.bool(2)
+	for m, err = j.next(); err == nil && m.verb() != "end"; m, err = j.next() {
+		segs = append(segs, Segment{Offset: m.int64(2), Data: m.data})
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return segs, total, ended, nil
+}
+
+// Event is one message of a follow: a piece of "out" or "err" at its
+// offset; "ended" with the job's status; or "gone" (the window closed).
+type Event struct {
+	Stream string
+	Offset int64
+	Data   []byte
+	Status int
+}
+
+// Follow asks for the output from those offsets on (errSince -1: from now); Next reads it.
+func (j *JobClient) Follow(outSince, errSince int64) error {
+	return send(j.c, "follow", outSince, errSince)
+}
+
+func (j *JobClient) Next() (Event, error) {
+	m, err := j.next()
+	if err != nil {
+		return Event{}, err
+	}
+	switch m.verb() {
+	case "data":
+		return Event{Stream: m.field(1), Offset: m.int64(2), Data: m.data}, m.err
+	case "ended":
+		return Event{Stream: "ended", Status: m.int(1)}, m.err
+	case "gone":
+		return Event{Stream: "gone"}, nil
+	}
+	return Event{}, fmt.Errorf("unexpected message from the job's relay: %q", m.words)
+}
+
+// Send types text into the job's window, then Enter if enter.
+func (j *JobClient) Send(text string, enter bool) error {
+	_, err := j.ask("ok", "send", text, enter)
+	return err
+}
+
+// Stop stops the job and returns its status and how it stopped.
+func (j *JobClient) Stop() (int, string, error) {
+	m, err := j.ask("stopped", "stop")
+	if err != nil {
+		return 0, "", err
+	}
+	return m.int(1), m.text(2), m.err
+}
+
+// CloseWindow has the relay of an ended job close its window.
+func (j *JobClient) CloseWindow() error {
+	_, err := j.ask("ok", "close")
+	return err
+}
+
+// Activate makes a spare window's relay the job's; it returns the pane.
+func (j *JobClient) Activate(id, name, command, socket string) (string, error) {
+	m, err := j.ask("ok", "activate", id, name, command, socket)
+	if err != nil {
+		return "", err
+	}
+	return m.text(1), m.err
+}
+
+// Started waits until the job runs in its window, or tells that it ended already.
+func (j *JobClient) Started() (ended bool, status int, err error) {
+	m, err := j.ask("", "started")
+	if err != nil || m.verb() == "running" {
+		return false, 0, err
+	}
+	if m.verb() == "ended" {
+		return true, m.int(1), m.err
+	}
+	return false, 0, fmt.Errorf("unexpected answer from the job's relay: %q", m.words)
+}
+
+// Discard closes a spare window that was not taken.
+func (j *JobClient) Discard() { send(j.c, "discard") }

@@ -13,13 +13,12 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 )
 
-// The shared pane's relay keeps, in bounded memory, the history of the
-// commands run at the shell's prompt, the human's and the agent's, with
-// what each printed (ptysend --history, --output). A human's command runs
-// from its COMMAND event (in dash, which has none, from the Enter ending
-// the line echoed after PROMPT) to its FINISHED event. An agent's is the
-// wrapper's, from START to END; its text is what the call declared for its
-// id ("runs"), not the line that sourced the wrapper.
+// The shared pane's relay keeps the history of the commands run at the
+// shell's prompt, the human's and the agent's, with what each printed
+// (ptysend --history, --output). A human's runs from its COMMAND event (in
+// dash, which has none, from the Enter after PROMPT) to FINISHED; an
+// agent's from the wrapper's START to END, its text what the call declared
+// ("runs"), not the line that sourced the wrapper.
 
 const (
 	historyEntries = 100
@@ -34,8 +33,7 @@ const (
 	ByAgent = "agent"
 )
 
-// record is a command as the history keeps it: its Entry, but for the
-// fields about its output, which out has.
+// record is a command as the history keeps it; out has its output.
 type record struct {
 	Entry                // ShellPID 0: its shell is unknown
 	call      markers.ID // an agent's
@@ -64,12 +62,10 @@ type history struct {
 	lastEnded   *record               // the agent's command END closed: its shell's FINISHED tells its directory
 	jobs        map[markers.ID]string // declared commands ("runs")
 	jobOrder    []markers.ID
-	typed       []byte // the last keys a call typed
-	typedBefore int    // the id of the first record begun after them
-	// holderCall names the command of an older ptysend's call, which
-	// declares none: what the holder of the pane runs.
-	holderCall func() string
-	crlf       crlfUndoer
+	typed       []byte        // the last keys a call typed
+	typedBefore int           // the id of the first record begun after them
+	holderCall  func() string // what the holder runs: an older ptysend's call declares none
+	crlf        crlfUndoer
 }
 
 func newHistory(cwd func(pid int) string, holderCall func() string) *history {
@@ -198,8 +194,7 @@ func (h *history) Typed(keys []byte) {
 	h.typedBefore = h.nextID
 }
 
-// sourcedBy reports whether r is the line the relay typed for the call
-// with that id.
+// sourcedBy reports whether r is the line the relay typed for call id.
 func (h *history) sourcedBy(r *record, id markers.ID) bool {
 	return r.Who == ByUser && r.call == "" &&
 		(r.ID >= h.typedBefore && bytes.Contains(h.typed, []byte(id)) || strings.Contains(r.Command, string(id)))
@@ -243,9 +238,8 @@ func (h *history) begin(who, command string, pid int) *record {
 	return r
 }
 
-// lastOpenOf is the innermost running command of the shell pid, nil if
-// none; failing that, one whose shell is unknown (an agent's, in a shell
-// without hooks yet).
+// lastOpenOf is the innermost running command of the shell pid, else one
+// whose shell is unknown (an agent's, in a shell without hooks yet), or nil.
 func (h *history) lastOpenOf(pid int) *record {
 	var unknown *record
 	for i := len(h.open) - 1; i >= 0; i-- {
@@ -278,8 +272,7 @@ func (h *history) closeFrom(r *record, status *int, dir string) {
 	h.open = h.open[:i]
 }
 
-// typedLine is the command line as the terminal echoed it: the clean
-// text of the echo, its lines joined, at most maxTyped bytes.
+// typedLine is the command line the terminal echoed: its lines with text, trimmed.
 func typedLine(echo []byte) string {
 	var lines []string
 	for _, l := range strings.Split(cleantext.String(string(echo)), "\n") {
@@ -290,7 +283,6 @@ func typedLine(echo []byte) string {
 	return strings.Join(lines, "\n")
 }
 
-// entry is r as the queries answer it.
 func (r *record) entry(now time.Time) Entry {
 	e := r.Entry
 	e.Running, e.OutputBytes, e.OutputLeftOut = r.End == nil, r.out.Total(), r.out.Dropped()
@@ -322,15 +314,6 @@ func (h *history) Find(id int) *record {
 	return nil
 }
 
-func (h *history) Running() *record {
-	if len(h.open) == 0 {
-		return nil
-	}
-	return h.open[len(h.open)-1]
-}
-
-// render is the command's output as kept, with a line where the middle
-// was left out.
 func (r *record) render() []byte {
 	return r.out.Render(func(left int64) string {
 		return fmt.Sprintf("[ptybridge: %d bytes of output left out here]\n", left)

@@ -308,3 +308,10 @@ func TestAnAgentsCommandKeepsTheStderrTheTerminalShowed(t *testing.T) {
 		t.Fatalf("want stdout and stderr as the terminal showed them, without markers: %q", out)
 	}
 }
+
+func (h *history) Running() *record {
+	if len(h.open) == 0 {
+		return nil
+	}
+	return h.open[len(h.open)-1]
+}

@@ -1,8 +1,12 @@
 package relay
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -11,11 +15,10 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// A job window's relay keeps its job. The job's supervisor (internal/jobs)
-// prints START, the job's output, its stderr in R/r frames, and END with
-// the exit status, all marked with the job's id. The relay keeps output and
-// stderr apart, bounded, as long as the window lives, and answers requests
-// (jobserve.go). A spare window's relay keeps nothing until activated (spare.go).
+// A job window's relay keeps its job: the supervisor (internal/jobs) prints
+// START, the output, stderr in R/r frames and END with the exit status, all
+// marked with the job's id; the relay keeps output and stderr apart, bounded,
+// and answers requests (jobserve.go). A spare's keeps nothing till activated.
 
 // JobConfig is the job a window's relay keeps.
 type JobConfig struct {
@@ -132,35 +135,27 @@ func (j *job) end(status int) {
 	j.s.moved.Broadcast()
 }
 
-// outcome reports whether the job ended, and its status.
 func (j *job) outcome() (done bool, status int) {
 	j.s.mu.Lock()
 	defer j.s.mu.Unlock()
 	return j.state == ended, j.status
 }
 
-// readyLimit bounds the wait for a job to start.
-const readyLimit = 20 * time.Second
+const readyLimit = 20 * time.Second // for a job to start
 
 // tellReady writes msg to the ready fifo, if ptysend still waits there.
 func tellReady(fifo, msg string) {
-	if fifo == "" {
-		return
+	if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		f.Write([]byte(msg + "\n"))
+		f.Close()
 	}
-	f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return
-	}
-	f.Write([]byte(msg + "\n"))
-	f.Close()
 }
 
 // watchSupervisor ends the job of a supervisor killed before its END
 // marker, with the status tmux saw, if any. The stream can lag well behind
-// the exit (tmux relays a big output at its own pace, and blocks for a
-// second and more while libutempter updates utmp as the terminal closes):
-// only a stream quiet after the exit, and after an answer from tmux, tells
-// that no END will come.
+// the exit (tmux relays a big output at its own pace, and blocks a second
+// and more while libutempter updates utmp as the terminal closes): only a
+// stream quiet after the exit and after an answer from tmux tells no END comes.
 func (j *job) watchSupervisor() {
 	if !j.s.waitForExit(j.s.cfg.PanePID) {
 		return
@@ -206,4 +201,120 @@ func nudgeReaper(pid int) {
 			syscall.Kill(p.PPID, syscall.SIGCHLD)
 		}
 	}
+}
+
+// makeSpareOnStart makes a spare window for the next job once this one runs
+// ("activate" makes the spare's relay the next job's), off anyone's path:
+// the relay waits for it only when its window closes (afterPaneGone).
+func (j *job) makeSpareOnStart() {
+	if len(j.SpareMaker) == 0 {
+		return
+	}
+	select {
+	case <-j.startedC:
+	case <-j.s.ctx.Done():
+		return
+	}
+	j.s.mu.Lock()
+	if j.s.gone { // the window closed as the job started: the session may be ending
+		j.s.mu.Unlock()
+		return
+	}
+	j.spares = make(chan struct{})
+	j.s.mu.Unlock()
+	defer close(j.spares)
+	exec.Command(j.SpareMaker[0], j.SpareMaker[1:]...).Run()
+}
+
+// afterPaneGone gives followers time to hear that the window is gone, and
+// a stop or close time to be answered; a spare on its way is finished, not
+// left half made.
+func (j *job) afterPaneGone() {
+	time.Sleep(100 * time.Millisecond)
+	j.s.mu.Lock()
+	making := j.spares
+	j.s.mu.Unlock()
+	if making != nil {
+		closedWithin(making, 15*time.Second)
+	}
+}
+
+// forgetSpare removes the files of a spare that goes untaken (the shared
+// shell ended): its fifo, and the record if it names this spare. The
+// names are internal/jobs' (spare.go): SOCKET is <session>.spare-TOKEN.sock.
+func (j *job) forgetSpare() {
+	base := strings.TrimSuffix(j.s.cfg.Socket, ".sock")
+	tok := base[strings.LastIndex(base, ".spare-")+len(".spare-"):]
+	record := strings.TrimSuffix(base, ".spare-"+tok) + ".spare"
+	os.Remove(base + ".fifo")
+	if rec, err := os.ReadFile(record); err == nil && string(rec) == tok {
+		os.Remove(record)
+	}
+}
+
+// activate makes a spare's window the job's (its name, id, socket), and
+// moves the window into the bridge session while the job starts.
+func (j *job) activate(w io.Writer, id markers.ID, name, command, socket string) error {
+	s := j.s
+	s.mu.Lock()
+	var err error
+	switch {
+	case !id.Valid() || name == "":
+		err = errors.New("bad activation")
+	case !j.Spare:
+		err = errors.New("not a spare")
+	default:
+		err = os.Rename(s.cfg.Socket, socket)
+	}
+	if err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	j.Spare, s.cfg.Socket, j.Name, j.ID, j.Command = false, socket, name, id, command
+	s.mu.Unlock()
+	go j.watchSupervisor()
+	go func() {
+		j.moveErr = moveIntoBridge(j)
+		close(j.moved)
+	}()
+	go func() {
+		if !closedWithin(j.startedC, readyLimit) { // a job that never comes: the window goes
+			tmux.Run("kill-pane", "-t", s.cfg.PaneID)
+		}
+	}()
+	return send(w, "ok", s.cfg.PaneID)
+}
+
+// moveIntoBridge moves the activated spare's window into the bridge
+// session, behind the human's current window (tests replace it).
+var moveIntoBridge = (*job).moveWithTmux
+
+func (j *job) moveWithTmux() error {
+	pane := j.s.cfg.PaneID
+	_, err := tmux.Run("move-window", "-d", "-a", "-s", pane, "-t", "="+j.Session+":{end}",
+		";", "rename-window", "-t", pane, j.Name,
+		";", "set-option", "-p", "-t", pane, "remain-on-exit", "on",
+		";", "set-option", "-p", "-t", pane, "remain-on-exit-format", EndedFormat(j.Name),
+		";", "set-option", "-w", "-t", pane, "@ptybridge_job", j.Name)
+	return err
+}
+
+// EndedFormat is what a job's window shows once the job ended.
+func EndedFormat(name string) string {
+	return fmt.Sprintf("Job %s has ended (exit status #{pane_dead_status}): prefix & closes this window", name)
+}
+
+// answerStarted answers "running" or "ended STATUS" once the job runs in the bridge session.
+func (j *job) answerStarted(w io.Writer) error {
+	if !closedWithin(j.startedC, readyLimit) {
+		return fmt.Errorf("the job did not start within %v", readyLimit)
+	}
+	<-j.moved
+	if j.moveErr != nil {
+		return fmt.Errorf("moving the job's window into the bridge session: %w", j.moveErr)
+	}
+	if done, status := j.outcome(); done {
+		return send(w, "ended", status)
+	}
+	return send(w, "running")
 }

@@ -88,13 +88,8 @@ func (j *job) info(w io.Writer) error {
 
 // lastLine is the last line with text of the output, as clean text.
 func lastLine(out []byte) string {
-	lines := strings.Split(cleantext.String(string(out)), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if s := strings.TrimSpace(lines[i]); s != "" {
-			return s
-		}
-	}
-	return ""
+	lines := typedLine(out)
+	return lines[strings.LastIndexByte(lines, '\n')+1:]
 }
 
 func (j *job) read(w io.Writer, stream string, since int64) error {
@@ -199,13 +194,11 @@ func TypedText(text string, paste cleantext.Mode, enter bool) string {
 	return text
 }
 
-// killGrace is how long each phase of a job's stop waits for it to end.
-const killGrace = 3 * time.Second
+const killGrace = 3 * time.Second // each phase of a stop waits this for the job to end
 
-// stop tries Ctrl-C, then Ctrl-\ (the window's line discipline makes them
-// SIGINT and SIGQUIT for the job's process group), then SIGKILL to the
-// group (the supervisor sends it on SIGUSR1), killGrace apart; then the
-// window goes.
+// stop tries Ctrl-C, then Ctrl-\ (SIGINT, SIGQUIT to the job's process group
+// by the window's line discipline), then SIGKILL to the group (sent by the
+// supervisor on SIGUSR1), killGrace apart; then the window goes.
 func (j *job) stop(w io.Writer) error {
 	pid := j.s.cfg.PanePID
 	done, _ := j.outcome()
@@ -254,8 +247,7 @@ func (j *job) closeWindow(w io.Writer) error {
 	return errLast
 }
 
-// killWindow closes the job's window and waits (a little) until the relay
-// has seen its stream end.
+// killWindow closes the job's window and waits a little for its stream to end.
 func (j *job) killWindow() error {
 	if _, err := tmux.Run("kill-pane", "-t", j.s.cfg.PaneID); err != nil && !tmux.IsMissingSession(err) {
 		return err

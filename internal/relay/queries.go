@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,14 +27,11 @@ type View struct {
 	PaneID  string
 	PanePID int
 	Shell   markers.Snapshot
-	// Relay names the relay process and Offset counts the bytes of the
-	// stream it read: views with the same Relay and Offset saw the same
-	// stream, not one byte more.
-	Relay  string
-	Offset int64
-	// Paste and Alternate are the pane's bracketed paste and alternate
-	// screen (a full-screen program) modes.
-	Paste, Alternate cleantext.Mode
+	// Relay names the relay process and Offset the bytes of stream it read:
+	// views with the same Relay and Offset saw the same stream, no more.
+	Relay            string
+	Offset           int64
+	Paste, Alternate cleantext.Mode // bracketed paste; alternate screen (a full-screen program)
 }
 
 // view is the relay's View as message fields. Call with s.mu held.
@@ -43,7 +41,6 @@ func (s *server) view() []any {
 		word(s.tracker.Paste()), word(s.tracker.Alternate())}
 }
 
-// parseView reads the view's fields from word i on.
 func parseView(m *message, i int) View {
 	return View{PaneID: m.text(i), PanePID: m.int(i + 1),
 		Shell: markers.Snapshot{State: markers.PaneState(m.field(i + 2)), PID: m.int(i + 3)},
@@ -68,8 +65,7 @@ type Call struct {
 	Queued int       `json:"queued"` // calls waiting behind it
 }
 
-// Entry is one command of the history, as the queries answer it (and
-// ptysend --history --json prints it).
+// Entry is a command of the history, as queries answer it and --history --json prints it.
 type Entry struct {
 	ID      int    `json:"id"`
 	Who     string `json:"who"`
@@ -107,8 +103,8 @@ func (s *server) answer(m message) []byte {
 			dir = sh.dir
 		}
 		b = appendMessage(b, "status", append(append([]any{Version}, s.view()...), held, call, since, len(s.turns.queue), dir)...)
-		if run := s.history.Running(); run != nil {
-			b = appendEntry(b, "running", run.entry(s.history.now()))
+		if n := len(s.history.open); n > 0 {
+			b = appendEntry(b, "running", s.history.open[n-1].entry(s.history.now()))
 		}
 	case m.verb() == "history" && m.fieldCount(1) && m.int(1) >= 0 && m.err == nil:
 		for _, e := range s.history.Entries(m.int(1)) {
@@ -158,8 +154,7 @@ func parseEntry(m *message) Entry {
 	return e
 }
 
-// queryTimeout bounds how long a query waits for its answer.
-const queryTimeout = 5 * time.Second
+const queryTimeout = 5 * time.Second // for the answer
 
 // query sends one request and reads the answer up to its "end".
 func query(path string, verb string, fields ...any) ([]message, error) {
@@ -181,7 +176,7 @@ func query(path string, verb string, fields ...any) ([]message, error) {
 			return nil, fmt.Errorf("%w: it hung up on %q", ErrVersion, verb)
 		case err != nil:
 			return nil, hungUp(err)
-		case len(answer) == 0 && !answers[m.verb()]:
+		case len(answer) == 0 && !slices.Contains([]string{"status", "entry", "end", "error"}, m.verb()):
 			return nil, fmt.Errorf("%w: %q", ErrVersion, m.words)
 		case m.verb() == "error":
 			return nil, errorMessage(m.text(1))
@@ -191,9 +186,6 @@ func query(path string, verb string, fields ...any) ([]message, error) {
 		answer = append(answer, m)
 	}
 }
-
-// answers are the messages a query's answer may start with.
-var answers = map[string]bool{"status": true, "entry": true, "end": true, "error": true}
 
 // QueryStatus asks the shared pane's relay where the pane stands.
 func QueryStatus(path string) (*Status, error) {

@@ -1,11 +1,10 @@
 // Package relay is the process that tmux's pipe-pane connects to a pane,
 // both ways, and the protocol its clients speak (wire.go). The shared
 // pane's relay and each job window's read the pane's raw output (lossless
-// whatever the scrollback), follow the markers in it, keep what ran there
-// in bounded memory (history.go; a job window's job, job.go), type into
-// the pane for the client whose turn it is (turns.go), and answer queries
-// (queries.go) while a call holds the pane. Whether the agent may type is
-// internal/pane's business, on what the relay tells.
+// whatever the scrollback), follow its markers, keep what ran there in
+// bounded memory (history.go, job.go), type for the client whose turn it is
+// (turns.go), and answer queries (queries.go) while a call holds the pane.
+// Whether the agent may type is internal/pane's business.
 package relay
 
 import (
@@ -188,9 +187,8 @@ func (s *server) serve(c *os.File) {
 	}
 }
 
-// acceptFromUs serves the connections of processes of our own user until
-// ln is closed, and hangs up on others: the runtime directory is private
-// already, this is a second line of defence.
+// acceptFromUs serves our own user's connections until ln closes, and hangs
+// up on others: a second line of defence behind the private runtime dir.
 func (s *server) acceptFromUs(ln *platform.UnixListener) {
 	for {
 		c, err := ln.Accept()
@@ -225,8 +223,7 @@ func (s *server) closePaneWhenTheHumanExits() {
 
 const paneGoneGrace = 100 * time.Millisecond
 
-// waitForExit waits for process pid to exit; false if it cannot be
-// watched, or if the pane goes first.
+// waitForExit waits for pid to exit; false if it cannot watch, or the pane goes first.
 func (s *server) waitForExit(pid int) bool {
 	exited := platform.WatchExit(s.ctx, pid)
 	if exited == nil {

@@ -41,8 +41,7 @@ func (tc *turnClient) write(b []byte) error {
 	return err
 }
 
-// serveTurn queues c, greets it when its turn comes, and serves its
-// requests until it hangs up.
+// serveTurn queues c, greets it in its turn, and serves it till it hangs up.
 func (s *server) serveTurn(c *os.File, r *bufio.Reader, call string) {
 	tc := &turnClient{c: c, call: call[:min(len(call), maxCall)], ready: make(chan struct{})}
 	s.mu.Lock()
@@ -91,8 +90,7 @@ func (s *server) greet(tc *turnClient) {
 	tc.greeted = true
 }
 
-// request serves one request of the client whose turn it is; false hangs
-// up on it.
+// request serves a request of the client whose turn it is; false hangs up.
 func (s *server) request(tc *turnClient, m message) bool {
 	switch m.verb() {
 	case "type":
@@ -145,7 +143,6 @@ func (s *server) typeIf(tc *turnClient, offset int64, keys []byte) bool {
 	return tc.write(s.scratch) == nil
 }
 
-// forward passes a piece of the stream to the client whose turn it is.
 func (t *turns) forward(s *server, b []byte) {
 	if tc := t.current; tc != nil && tc.greeted {
 		s.scratch = appendData(s.scratch[:0], "s", s.streamed-int64(len(b)), b)
@@ -155,8 +152,7 @@ func (t *turns) forward(s *server, b []byte) {
 	}
 }
 
-// promote makes the first queued client current when nobody is, and
-// tells those behind it.
+// promote makes the first queued client current if none is, and tells the rest.
 func (t *turns) promote() {
 	if t.current != nil || len(t.queue) == 0 {
 		return
@@ -169,7 +165,6 @@ func (t *turns) promote() {
 	}
 }
 
-// drop forgets tc wherever it is.
 func (t *turns) drop(tc *turnClient) {
 	tc.c.Close()
 	if t.current == tc {

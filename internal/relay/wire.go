@@ -20,12 +20,11 @@ import (
 //	type KEYS    runs ID COMMAND    type-if OFFSET KEYS -> typed | moved OFFSET
 //
 // Queries and a job's requests are listed in queries.go and jobserve.go;
-// a request may be answered "error TEXT". Text travels as "x" and its hex
-// digits, so that any bytes (the empty text too) make one word; numbers in
-// decimal, times as Unix nanoseconds (0: none). Not JSON: a query is a
-// whole ptysend process that must cost at most half a trivial call, and
-// encoding/json's first use in a fresh process cost 0.2-0.6 ms of a ~4 ms
-// --status (scripts/bench).
+// any may be answered "error TEXT". Text travels as "x" and its hex digits,
+// so that any bytes (even none) make one word; numbers in decimal, times as
+// Unix nanoseconds (0: none). Not JSON: a query is a whole ptysend process,
+// to cost at most half a trivial call, and encoding/json's first use in a
+// fresh one cost 0.2-0.6 ms of a ~4 ms --status (scripts/bench).
 
 // message is one message as read: its words, and a data message's bytes
 // (or, as readHeader leaves them, their number).
@@ -174,7 +173,6 @@ func (m *message) fieldCount(n int) bool {
 	return true
 }
 
-// errorMessage is the error a relay answered with.
 type errorMessage string
 
 func (e errorMessage) Error() string { return string(e) }
