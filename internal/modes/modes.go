@@ -34,8 +34,7 @@ const (
 	TakesJSON
 )
 
-// Env is what a mode runs with: the bridge, the shared options, and the
-// files (stdin nil: none).
+// Env is what a mode runs with: the bridge, the shared options, and the files (Stdin nil: none).
 type Env struct {
 	Bridge bridge.Bridge
 	Options
