@@ -1,16 +1,14 @@
-// Package jobs runs the agent's long-running jobs (dev servers, watchers,
-// long builds) where the human sees them, each in a window of its own in
-// the bridge session; it never types into the shared pane. A job has:
+// Package jobs runs the agent's long-running jobs (dev servers, watchers, long builds) where the
+// human sees them, each in a window of its own in the bridge session; it never types into the
+// shared pane. A job has:
 //
-//   - its window, made by --job in one tmux call (new-window -d: the
-//     human's window stays; remain-on-exit: an ended job stays on screen
-//     until the human closes it), or taken ready-made (spare.go);
-//   - its supervisor (supervisor.go), the window's process, which runs
-//     the job's shell in the terminal's foreground, frames its stderr,
-//     and prints the START and END markers;
-//   - its relay (internal/relay) on the window's pipe-pane, which keeps
-//     its output, stderr and status, types into the window, and answers
-//     the job modes, whose client side this package is.
+//   - its window, made by --job in one tmux call (new-window -d: the human's window stays;
+//     remain-on-exit: an ended job stays on screen until the human closes it), or taken
+//     ready-made (spare.go);
+//   - its supervisor (supervisor.go), the window's process, which runs the job's shell in the
+//     terminal's foreground, frames its stderr, and prints the START and END markers;
+//   - its relay (internal/relay) on the window's pipe-pane, which keeps its output, stderr and
+//     status, types into the window, and answers the job modes, whose client side this package is.
 package jobs
 
 import (

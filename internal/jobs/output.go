@@ -125,8 +125,7 @@ type WaitRequest struct {
 	Bridge bridge.Bridge
 	Name   string
 	Until  string // "" waits for the job's end
-	// Since: only the output after it counts (and stderr from now on);
-	// negative: all of it.
+	// Since: only the output after it counts (and stderr from now on); negative: all of it.
 	Since            int64
 	Timeout, MaxTime time.Duration
 	Out, Notes       io.Writer

@@ -23,10 +23,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Start starts job name (--job NAME [--cwd DIR] [--env KEY=VALUE]... --
-// WORDS) in a new window of the bridge session and returns once it runs
-// (its supervisor printed START, its relay listens): one tmux process
-// (scripts/bench). dir is relative to the shared shell's, env over its.
+// Start starts job name (--job NAME [--cwd DIR] [--env KEY=VALUE]... -- WORDS) in a new window of
+// the bridge session and returns once it runs (its supervisor printed START, its relay listens):
+// one tmux process (scripts/bench). dir is relative to the shared shell's, env over its.
 func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Writer) (int, error) {
 	if err := ValidName(name); err != nil {
 		return 0, err
@@ -111,11 +110,10 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) (pane string, err e
 	if err == nil {
 		err = syscall.Mkfifo(readyPath, 0o600)
 	}
-	if err != nil {
-		return "", failure.From(err)
+	var ready *os.File
+	if err == nil { // open for writing too: no end of file before the relay has written
+		ready, err = os.OpenFile(readyPath, os.O_RDWR, 0)
 	}
-	// Open for writing too: no end of file before the relay has written.
-	ready, err := os.OpenFile(readyPath, os.O_RDWR, 0)
 	if err != nil {
 		return "", failure.From(err)
 	}

@@ -55,11 +55,10 @@ func Main(args []string) int {
 	return status
 }
 
-// quickFlags reads the most common command lines without kong, whose model of ptysend's flags
-// costs ~1-1.5 ms and ~0.7 MiB at every start (a sixth of a trivial call): a command
-// ([--timeout D] [--max-time D] [--wait-free D] [--raw] -- WORDS), and --status, --history[=N]
-// or --output[=ID] with --json and --raw. Anything else is left to kong: ok is false, and the
-// modes are new.
+// quickFlags reads the most common command lines without kong, whose model of ptysend's flags costs
+// ~1-1.5 ms and ~0.7 MiB at every start (a sixth of a trivial call): a command ([--timeout D]
+// [--max-time D] [--wait-free D] [--raw] -- WORDS), and --status, --history[=N] or --output[=ID]
+// with --json and --raw. Anything else is left to kong: ok is false, and the modes are new.
 func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 	modes = All()
 	status, history, output, cmd := find[*statusMode](modes), find[*historyMode](modes), find[*outputMode](modes), find[*command](modes)

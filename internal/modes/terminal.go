@@ -16,8 +16,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/repl"
 )
 
-// The modes that type into the shared shell: a command, and a REPL's
-// start, evaluations and close.
+// The modes that type into the shared shell: a command, and a REPL's start, evaluations and close.
 
 type command struct {
 	Words   []string `arg:"" optional:"" passthrough:"" help:"Shell code to run in the shared terminal." json:"-"`
@@ -34,8 +33,7 @@ func (m *command) code() string { return m.Command + strings.Join(words(m.Words)
 
 func (m *command) Check() error {
 	if len(m.Words) > 0 && m.Words[0] != "--" && strings.HasPrefix(m.Words[0], "-") {
-		// The words pass through unparsed from the first one on: an
-		// unknown flag lands here.
+		// The words pass through unparsed from the first one on: an unknown flag lands here.
 		return errors.New("unknown flag " + m.Words[0] + " (to run a command that starts with '-', put it after --)")
 	}
 	if strings.TrimSpace(m.code()) == "" {
