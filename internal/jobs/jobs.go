@@ -1,16 +1,14 @@
-// Package jobs runs the agent's long-running jobs (dev servers, watchers,
-// long builds) where the human sees them, each in a window of its own in
-// the bridge session; it never types into the shared pane. A job has:
+// Package jobs runs the agent's long-running jobs (dev servers, watchers, long builds) where the
+// human sees them, each in a window of its own in the bridge session; it never types into the
+// shared pane. A job has:
 //
-//   - its window, made by --job in one tmux call (new-window -d: the
-//     human's window stays; remain-on-exit: an ended job stays on screen
-//     until the human closes it), or taken ready-made (spare.go);
-//   - its supervisor (supervisor.go), the window's process, which runs
-//     the job's shell in the terminal's foreground, frames its stderr,
-//     and prints the START and END markers;
-//   - its relay (internal/relay) on the window's pipe-pane, which keeps
-//     its output, stderr and status, types into the window, and answers
-//     the job modes, whose client side this package is.
+//   - its window, made by --job in one tmux call (new-window -d: the human's window stays;
+//     remain-on-exit: an ended job stays on screen until the human closes it), or taken
+//     ready-made (spare.go);
+//   - its supervisor (supervisor.go), the window's process, which runs the job's shell in the
+//     terminal's foreground, frames its stderr, and prints the START and END markers;
+//   - its relay (internal/relay) on the window's pipe-pane, which keeps its output, stderr and
+//     status, types into the window, and answers the job modes, whose client side this package is.
 package jobs
 
 import (
@@ -70,14 +68,20 @@ func names(b bridge.Bridge) []string {
 	return out
 }
 
-// open connects to the relay of job name and reads its state.
 func open(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
 	if err := ValidName(name); err != nil {
 		return nil, relay.Info{}, err
 	}
 	c, err := relay.DialJob(SocketPath(b, name))
 	if err != nil {
-		return nil, relay.Info{}, unknownJob(b, name)
+		there := "there are no jobs"
+		if known := names(b); len(known) > 0 {
+			there = "the jobs are: " + strings.Join(known, ", ")
+		}
+		return nil, relay.Info{}, &failure.Error{
+			Msg:  fmt.Sprintf("no job named %s (%s)", name, there),
+			Hint: "ptysend --jobs lists the jobs; a job is gone once its window was closed; start one with ptysend --job NAME -- WORDS",
+		}
 	}
 	info, err := c.Info()
 	if err != nil {
@@ -85,18 +89,6 @@ func open(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
 		return nil, info, relayFailed(name, err)
 	}
 	return c, info, nil
-}
-
-// unknownJob explains a name no job has, naming those there are.
-func unknownJob(b bridge.Bridge, name string) error {
-	there := "there are no jobs"
-	if known := names(b); len(known) > 0 {
-		there = "the jobs are: " + strings.Join(known, ", ")
-	}
-	return &failure.Error{
-		Msg:  fmt.Sprintf("no job named %s (%s)", name, there),
-		Hint: "ptysend --jobs lists the jobs; a job is gone once its window was closed; start one with ptysend --job NAME -- WORDS",
-	}
 }
 
 // relayFailed explains a job's relay that failed or hung up mid-request.
@@ -113,15 +105,16 @@ func relayFailed(name string, err error) error {
 	}
 }
 
-// List prints one line per job of the bridge (--jobs): its name,
-// "running" or its exit status, how long it ran, and the last line it
-// printed; with asJSON one relay.Info per line.
+// List prints one line per job of the bridge (--jobs): its name, "running" or its exit status,
+// how long it ran, and the last line it printed; with asJSON one relay.Info per line.
 func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
 	var infos []relay.Info
+	width := 4
 	for _, name := range names(b) {
 		if c, info, err := open(b, name); err == nil {
 			c.Close()
 			infos = append(infos, info)
+			width = max(width, len(info.Name))
 		}
 	}
 	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Started.Before(infos[j].Started) })
@@ -136,10 +129,6 @@ func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
 	if len(infos) == 0 {
 		fmt.Fprintln(stderr, "ptysend: no jobs (start one with: ptysend --job NAME -- WORDS)")
 		return 0, nil
-	}
-	width := 4
-	for _, info := range infos {
-		width = max(width, len(info.Name))
 	}
 	for _, info := range infos {
 		fmt.Fprintf(stdout, "%-*s  %-9s  %8s  %s\n", width, info.Name, stateText(info), runtimeText(info.Runtime), printable(info.LastLine))
@@ -262,8 +251,7 @@ func typable(b bridge.Bridge, name string) (*relay.JobClient, string, error) {
 	return c, info.Pane, nil
 }
 
-// Screen is a job's window as --screen shows the shared pane, and whether
-// the job runs.
+// Screen is a job's window as --screen shows the shared pane, and whether the job runs.
 type Screen struct {
 	human.Screen
 	Running bool `json:"running"`

@@ -43,11 +43,10 @@ type outputAnswer struct {
 	StderrBytes int64 `json:"stderr_bytes"` // all the job wrote to stderr
 }
 
-// Output prints what the job printed (from an offset), as clean text or
-// raw bytes, and the offset to go on from. Offsets count the bytes of
-// --raw (with "\r\n" back to "\n"). With --since, clean text comes in
-// whole lines: the line being written is withheld and the next offset is
-// its start, so that following a log prints each line once, whole.
+// Output prints what the job printed (from an offset), as clean text or raw bytes, and the
+// offset to go on from. Offsets count the bytes of --raw (with "\r\n" back to "\n"). With
+// --since, clean text comes in whole lines: the line being written is withheld and the next
+// offset is its start, so that following a log prints each line once, whole.
 func Output(req OutputRequest) (int, error) {
 	c, info, err := open(req.Bridge, req.Name)
 	if err != nil {
@@ -126,8 +125,7 @@ type WaitRequest struct {
 	Bridge bridge.Bridge
 	Name   string
 	Until  string // "" waits for the job's end
-	// Since: only the output after it counts (and stderr from now on);
-	// negative: all of it.
+	// Since: only the output after it counts (and stderr from now on); negative: all of it.
 	Since            int64
 	Timeout, MaxTime time.Duration
 	Out, Notes       io.Writer
@@ -181,7 +179,7 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 		}
 	}()
 
-	m := map[string]*lineMatcher{"out": newLineMatcher(re), "err": newLineMatcher(re)}
+	m := map[string]*lineMatcher{"out": {re: re, pos: -1}, "err": {re: re, pos: -1}}
 	noOutput := call.NewTimer(req.Timeout)
 	overall := call.NewTimer(call.Remaining(start, req.MaxTime))
 	defer noOutput.Stop()
@@ -250,10 +248,9 @@ func (req WaitRequest) matched(stream, line string, next int64) (int, error) {
 	return 0, nil
 }
 
-// lineMatcher matches each line of one stream of a job's output, as
-// clean text, as it ends, and the line being written after each piece (a
-// prompt has no newline). The k-th line of the clean text ends at the
-// k-th "\n" of the stream: an offset of the stream.
+// lineMatcher matches each line of one stream of a job's output, as clean text, as it ends, and
+// the line being written after each piece (a prompt has no newline). The k-th line of the clean
+// text ends at the k-th "\n" of the stream: an offset of the stream.
 type lineMatcher struct {
 	re         *regexp.Regexp
 	clean      *cleantext.Writer
@@ -262,11 +259,8 @@ type lineMatcher struct {
 	pendingRaw int          // the bytes of the line being written fed so far
 }
 
-func newLineMatcher(re *regexp.Regexp) *lineMatcher { return &lineMatcher{re: re, pos: -1} }
-
-// feed takes the piece of the stream at offset, and returns the first line
-// that matches and the offset after it (before it, for the line being
-// written, which comes again whole).
+// feed takes the piece of the stream at offset, and returns the first line that matches and the
+// offset after it (before it, for the line being written, which comes again whole).
 func (m *lineMatcher) feed(offset int64, data []byte) (string, int64, bool) {
 	if m.re == nil {
 		return "", 0, false

@@ -16,25 +16,22 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// A spare window lets --job return fast. Making a window is the slow part
-// of a start: tmux forks the pane's process, then (Debian's tmux has
-// libutempter) utempter's helper and waits for it to write utmp, 10 to
-// 30 ms on a busy machine, before the supervisor and relay start. So once
-// a job runs, its relay makes a spare in a hidden session, <bridge>-spare:
-// the next --job moves it into the bridge session (one tmux command, by
-// the relay) and hands its supervisor the job on a fifo. The hidden
-// session's processes (the spare, an anchor window) exit with the shared
-// shell, as jobs would not.
+// A spare window lets --job return fast. Making a window is the slow part of a start: tmux
+// forks the pane's process, then (Debian's tmux has libutempter) utempter's helper and waits
+// for it to write utmp, 10 to 30 ms on a busy machine, before the supervisor and relay start.
+// So once a job runs, its relay makes a spare in a hidden session, <bridge>-spare: the next
+// --job moves it into the bridge session (one tmux command, by the relay) and hands its
+// supervisor the job on a fifo. The hidden session's processes (the spare, an anchor window)
+// exit with the shared shell, as jobs would not.
 
 // The record holds the spare's token, which names its socket and fifo.
 func spareRecord(b bridge.Bridge) string             { return b.File(".spare") }
 func spareSocket(b bridge.Bridge, tok string) string { return b.File(".spare-" + tok + ".sock") }
 func spareFifo(b bridge.Bridge, tok string) string   { return b.File(".spare-" + tok + ".fifo") }
 
-// MakeSpare makes the bridge's spare window unless one exists. The record
-// names it before its window is made, so that no other relay makes one
-// too; a --job that finds it waits a moment for its relay, rather than
-// make a window itself (which takes as long).
+// MakeSpare makes the bridge's spare window unless one exists. The record names it before its
+// window is made, so that no other relay makes one too; a --job that finds it waits a moment
+// for its relay, rather than make a window itself (which takes as long).
 func MakeSpare(b bridge.Bridge) error {
 	status, err := relay.QueryStatus(b.SocketPath())
 	if err != nil {
@@ -141,9 +138,8 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, err error)
 	return pane, err
 }
 
-// RunSpare is the process of a spare window (with no fifo, of the anchor
-// window): it supervises the job it gets on fifo, or exits with the
-// shared shell.
+// RunSpare is the process of a spare window (with no fifo, of the anchor window): it
+// supervises the job it gets on fifo, or exits with the shared shell.
 func RunSpare(fifo string, sharedPID int) int {
 	exited := platform.WatchExit(context.Background(), sharedPID)
 	if exited == nil {

@@ -23,10 +23,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Start starts job name (--job NAME [--cwd DIR] [--env KEY=VALUE]... --
-// WORDS) in a new window of the bridge session and returns once it runs
-// (its supervisor printed START, its relay listens): one tmux process
-// (scripts/bench). dir is relative to the shared shell's, env over its.
+// Start starts job name (--job NAME [--cwd DIR] [--env KEY=VALUE]... -- WORDS) in a new window of
+// the bridge session and returns once it runs (its supervisor printed START, its relay listens):
+// one tmux process (scripts/bench). dir is relative to the shared shell's, env over its.
 func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Writer) (int, error) {
 	if err := ValidName(name); err != nil {
 		return 0, err
@@ -98,27 +97,23 @@ func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Wr
 	return 0, nil
 }
 
-// startInNewWindow starts the job in a window it makes (no spare is
-// ready), in one tmux call: the supervisor reads the job from a private
-// file, and the relay says on a fifo when the job runs. A job that did
-// not start leaves its pane to close.
+// startInNewWindow starts the job in a window it makes (no spare is ready), in one tmux call:
+// the supervisor reads the job from a private file, and the relay says on a fifo when the job
+// runs. A job that did not start leaves its pane to close.
 func startInNewWindow(b bridge.Bridge, sp spec, sock string) (pane string, err error) {
 	specPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".job.json")
 	readyPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".ready")
 	defer os.Remove(specPath)
 	defer os.Remove(readyPath)
-	js, err := json.Marshal(sp)
-	if err == nil {
-		err = os.WriteFile(specPath, js, 0o600)
-	}
+	js, _ := json.Marshal(sp)
+	err = os.WriteFile(specPath, js, 0o600)
 	if err == nil {
 		err = syscall.Mkfifo(readyPath, 0o600)
 	}
-	if err != nil {
-		return "", failure.From(err)
+	var ready *os.File
+	if err == nil { // open for writing too: no end of file before the relay has written
+		ready, err = os.OpenFile(readyPath, os.O_RDWR, 0)
 	}
-	// Open for writing too: no end of file before the relay has written.
-	ready, err := os.OpenFile(readyPath, os.O_RDWR, 0)
 	if err != nil {
 		return "", failure.From(err)
 	}
@@ -154,8 +149,7 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) (pane string, err e
 	return pane, nil
 }
 
-// makeRoom refuses a running job's name, and closes the window of an
-// ended job that had it.
+// makeRoom refuses a running job's name, and closes the window of an ended job that had it.
 func makeRoom(b bridge.Bridge, name string) error {
 	c, info, err := open(b, name)
 	if err != nil {
@@ -247,8 +241,7 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 	return sh, nil
 }
 
-// loginShell is $SHELL of the pane's process when ptysend knows it; else
-// /bin/sh.
+// loginShell is $SHELL of the pane's process when ptysend knows it; else /bin/sh.
 func loginShell(pid int) string {
 	for _, kv := range platform.Environ(pid) {
 		if login, ok := strings.CutPrefix(kv, "SHELL="); ok {

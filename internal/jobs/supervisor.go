@@ -31,13 +31,12 @@ type spec struct {
 	Env     []string   `json:"env"`
 }
 
-// RunSupervisor is the process of a job's window: it runs the job of the
-// spec file at path and returns its exit status (for remain-on-exit).
-// The job's shell runs "-c COMMAND" as a process group of its own in the
-// terminal's foreground, where keys typed in the window reach it, never
-// the supervisor, which learns its status however it ends. It exits only
-// once the relay has read END (SIGUSR2): tmux may lose what a pane's
-// process wrote last, when it learns of the exit before it read it all.
+// RunSupervisor is the process of a job's window: it runs the job of the spec file at path and
+// returns its exit status (for remain-on-exit). The job's shell runs "-c COMMAND" as a process
+// group of its own in the terminal's foreground, where keys typed in the window reach it, never
+// the supervisor, which learns its status however it ends. It exits only once the relay has
+// read END (SIGUSR2): tmux may lose what a pane's process wrote last, when it learns of the
+// exit before it read it all.
 func RunSupervisor(path string) int {
 	sp, err := readSpec(path)
 	os.Remove(path)
@@ -48,7 +47,6 @@ func RunSupervisor(path string) int {
 	return supervise(sp)
 }
 
-// readSpec reads a job's description from a file or a fifo.
 func readSpec(path string) (sp spec, err error) {
 	b, err := os.ReadFile(path)
 	if err == nil {
@@ -114,21 +112,15 @@ func runJob(sp spec) int {
 	case <-time.After(200 * time.Millisecond):
 	}
 	errR.Close()
-	return statusOf(cmd.ProcessState)
-}
-
-// statusOf is a process's exit status as a shell says it (128+N: signal N).
-func statusOf(ps *os.ProcessState) int {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()) // as a shell says it
 	}
-	return ps.ExitCode()
+	return cmd.ProcessState.ExitCode()
 }
 
-// copyFramed copies the job's stderr to the terminal, each piece in a
-// frame in one write (a tty never splits one write() with the job's own).
-// When the job's program turned off the terminal's "\n" to "\r\n" (a raw
-// terminal), it does that, or the human would see a staircase.
+// copyFramed copies the job's stderr to the terminal, each piece in a frame in one write (a tty
+// never splits one write() with the job's own). When the job's program turned off the
+// terminal's "\n" to "\r\n" (a raw terminal), it does that, or the human would see a staircase.
 func copyFramed(errR io.Reader, id markers.ID) {
 	buf := make([]byte, markers.MaxStderrPiece)
 	var frame []byte
@@ -152,9 +144,8 @@ func copyFramed(errR io.Reader, id markers.ID) {
 	}
 }
 
-// jobEnv is the job's environment: the shared shell's, then --env, with
-// tmux's variables for the job's window and PTYBRIDGE_JOB instead of
-// theirs.
+// jobEnv is the job's environment: the shared shell's, then --env, with tmux's variables for
+// the job's window and PTYBRIDGE_JOB instead of theirs.
 func jobEnv(sp spec) []string {
 	env := slices.DeleteFunc(slices.Clone(sp.Env), func(kv string) bool {
 		key, _, ok := strings.Cut(kv, "=")

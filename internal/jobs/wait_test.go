@@ -29,7 +29,7 @@ func TestLineMatcherFindsTheLineAndWhereItEnds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := newLineMatcher(regexp.MustCompile(c.re))
+			m := &lineMatcher{re: regexp.MustCompile(c.re), pos: -1}
 			var line string
 			var next int64
 			var ok bool

@@ -55,12 +55,10 @@ func Main(args []string) int {
 	return status
 }
 
-// quickFlags reads the most common command lines without kong, whose
-// model of ptysend's flags costs ~1-1.5 ms and ~0.7 MiB at every start (a
-// sixth of a trivial call): a command ([--timeout D] [--max-time D]
-// [--wait-free D] [--raw] -- WORDS), and --status, --history[=N] or
-// --output[=ID] with --json and --raw. Anything else is left to kong: ok
-// is false, and the modes are new.
+// quickFlags reads the most common command lines without kong, whose model of ptysend's flags costs
+// ~1-1.5 ms and ~0.7 MiB at every start (a sixth of a trivial call): a command ([--timeout D]
+// [--max-time D] [--wait-free D] [--raw] -- WORDS), and --status, --history[=N] or --output[=ID]
+// with --json and --raw. Anything else is left to kong: ok is false, and the modes are new.
 func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 	modes = All()
 	status, history, output, cmd := find[*statusMode](modes), find[*historyMode](modes), find[*outputMode](modes), find[*command](modes)
@@ -115,10 +113,9 @@ func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 //go:embed help.txt
 var helpText string
 
-// helpDescription is the description for kong: the whole text when the
-// command line asks for help, else none. kong runs every help text
-// through a regular expression at each parse (for ${variables}): for the
-// long description, ~0.3 MB of heap a call, a few percent of its peak.
+// helpDescription is the description for kong: the whole text when the command line asks for
+// help, else none. kong runs every help text through a regular expression at each parse (for
+// ${variables}): for the long description, ~0.3 MB of heap a call, a few percent of its peak.
 func helpDescription(args []string) string {
 	for _, a := range args {
 		switch a {
@@ -131,9 +128,8 @@ func helpDescription(args []string) string {
 	return ""
 }
 
-// parse reads the command line into opts and the modes with kong, which
-// prints help and the version itself; false when it is unusable (after
-// saying why).
+// parse reads the command line into opts and the modes with kong, which prints help and
+// the version itself; false when it is unusable (after saying why).
 func parse(opts *Options, modes []Mode, args []string) bool {
 	// The modes' flags, and the command's words, are the root's.
 	plugins := make(kong.Plugins, len(modes))
@@ -169,8 +165,7 @@ func usageError(msg string) int {
 	return failure.ExitFailure
 }
 
-// choose is the one mode the command line asks for, with its arguments
-// checked.
+// choose is the one mode the command line asks for, with its arguments checked.
 func choose(opts *Options, modes []Mode) (Mode, error) {
 	cmd := find[*command](modes)
 	var m Mode
@@ -208,9 +203,8 @@ func choose(opts *Options, modes []Mode) (Mode, error) {
 	return m, Check(m)
 }
 
-// stopContext ends when ptysend itself is stopped (SIGINT, SIGTERM,
-// SIGHUP), with the signal as its cause: the call interrupts its command
-// and exits 128+N (failure.Stopped).
+// stopContext ends when ptysend itself is stopped (SIGINT, SIGTERM, SIGHUP), with the signal
+// as its cause: the call interrupts its command and exits 128+N (failure.Stopped).
 func stopContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	signals := make(chan os.Signal, 1)
@@ -240,7 +234,6 @@ func misplaced(m Mode) error {
 	return nil
 }
 
-// find is the mode of type T.
 func find[T Mode](modes []Mode) T {
 	for _, m := range modes {
 		if t, ok := m.(T); ok {
@@ -270,33 +263,23 @@ func (m *mcpServer) About() About { return About{Chosen: m.MCP, Takes: TakesLimi
 
 const mcpServerProgram = "ptysend-mcp"
 
-// Run replaces this process with the MCP server, on the same stdin and
-// stdout, with the bridge and limits; it returns only when that fails.
+// Run replaces this process with the MCP server (next to ptysend, else on PATH), on the
+// same stdin and stdout, with the bridge and limits; it returns only when that fails.
 func (m *mcpServer) Run(ctx context.Context, e *Env) (int, error) {
-	path, err := findMCPServer(e.Bridge.Exe)
-	if err != nil {
-		return 0, err
+	dir := filepath.Dir(e.Bridge.Exe)
+	path := filepath.Join(dir, mcpServerProgram)
+	if _, err := os.Stat(path); e.Bridge.Exe == "" || err != nil {
+		if path, err = exec.LookPath(mcpServerProgram); err != nil && !errors.Is(err, exec.ErrDot) {
+			return 0, &failure.Error{
+				Msg:  "ptysend --mcp runs " + mcpServerProgram + ", which is neither next to ptysend (" + dir + ") nor on PATH",
+				Hint: "build it with ptysend: scripts/bridge, or go install ./cmd/...",
+			}
+		}
 	}
 	argv := []string{path, "--session", e.Bridge.Name, "--timeout", e.Timeout.Duration().String(),
 		"--max-time", e.MaxTime.Duration().String(), "--ptysend", e.Bridge.Exe, "--version", cli.Version()}
-	err = syscall.Exec(path, argv, os.Environ())
+	err := syscall.Exec(path, argv, os.Environ())
 	return 0, &failure.Error{Msg: "starting the MCP server " + path + ": " + err.Error(), Hint: "check that it is an executable built with this ptysend"}
-}
-
-// findMCPServer looks next to ptysend (exe), then on PATH.
-func findMCPServer(exe string) (string, error) {
-	next := filepath.Join(filepath.Dir(exe), mcpServerProgram)
-	if _, err := os.Stat(next); exe != "" && err == nil {
-		return next, nil
-	}
-	path, err := exec.LookPath(mcpServerProgram)
-	if err != nil && !errors.Is(err, exec.ErrDot) {
-		return "", &failure.Error{
-			Msg:  "ptysend --mcp runs " + mcpServerProgram + ", which is neither next to ptysend (" + filepath.Dir(exe) + ") nor on PATH",
-			Hint: "build it with ptysend: scripts/bridge, or go install ./cmd/...",
-		}
-	}
-	return path, nil
 }
 
 type skill struct {
@@ -310,8 +293,7 @@ func (m *skill) Run(ctx context.Context, e *Env) (int, error) {
 	return 0, err
 }
 
-// internal is the hidden modes that ptysend starts itself (through tmux,
-// or as a child) for its own parts.
+// internal is the hidden modes that ptysend starts itself (through tmux, or as a child).
 type internal struct {
 	// In the popup of ptybridge --confirm: the question, the human's key.
 	ConfirmAsk string `name:"confirm-ask" hidden:"" help:"Internal: ask the user the question in FILE (ptybridge --confirm)." json:"-"`

@@ -8,8 +8,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/jobs"
 )
 
-// The modes of long-running jobs, each in a window of its own beside the
-// shared terminal (internal/jobs).
+// The modes of long-running jobs, each in a window of its own (internal/jobs).
 
 type jobStart struct {
 	Name    string   `name:"job" placeholder:"NAME" help:"Start WORDS (after --) as job NAME, in a window of its own." json:"name" jsonschema:"the job's name: letters, digits, - and _, at most 40"`

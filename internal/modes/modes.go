@@ -1,9 +1,8 @@
-// Package modes declares, once, everything ptysend does: each mode is a
-// struct of its own flags (kong tags for the command line, json tags for
-// its MCP tool's parameters) with a Run, which reaches the package that
-// does the work (internal/call, repl, jobs, look, human). The command
-// line (Main) and the MCP server's tools (internal/mcpserver) are both
-// built from the one list, All, and the options modes share.
+// Package modes declares, once, everything ptysend does: each mode is a struct of its own flags
+// (kong tags for the command line, json tags for its MCP tool's parameters) with a Run, which
+// reaches the package that does the work (internal/call, repl, jobs, look, human). The command line
+// (Main) and the MCP server's tools (internal/mcpserver) are both built from the one list, All, and
+// the options modes share.
 package modes
 
 import (
@@ -34,8 +33,7 @@ const (
 	TakesJSON
 )
 
-// Env is what a mode runs with: the bridge, the shared options, and the
-// files (stdin nil: none).
+// Env is what a mode runs with: the bridge, the shared options, and the files (Stdin nil: none).
 type Env struct {
 	Bridge bridge.Bridge
 	Options
@@ -43,9 +41,8 @@ type Env struct {
 	Stdout, Stderr io.Writer
 }
 
-// Mode is one thing ptysend does. A mode may also have the methods
-// Check (see Check) and takeWords (it takes the words after "--",
-// otherwise a command's); its own options are tagged misplaced.
+// Mode is one thing ptysend does. A mode may also have the methods Check (see Check) and takeWords
+// (it takes the words after "--", otherwise a command's); its own options are tagged misplaced.
 type Mode interface {
 	About() About
 	Run(ctx context.Context, e *Env) (int, error)

@@ -1,6 +1,7 @@
 package modes
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,8 +16,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/repl"
 )
 
-// The modes that type into the shared shell: a command, and a REPL's
-// start, evaluations and close.
+// The modes that type into the shared shell: a command, and a REPL's start, evaluations and close.
 
 type command struct {
 	Words   []string `arg:"" optional:"" passthrough:"" help:"Shell code to run in the shared terminal." json:"-"`
@@ -33,8 +33,7 @@ func (m *command) code() string { return m.Command + strings.Join(words(m.Words)
 
 func (m *command) Check() error {
 	if len(m.Words) > 0 && m.Words[0] != "--" && strings.HasPrefix(m.Words[0], "-") {
-		// The words pass through unparsed from the first one on: an
-		// unknown flag lands here.
+		// The words pass through unparsed from the first one on: an unknown flag lands here.
 		return errors.New("unknown flag " + m.Words[0] + " (to run a command that starts with '-', put it after --)")
 	}
 	if strings.TrimSpace(m.code()) == "" {
@@ -117,10 +116,9 @@ func (m *replClose) Run(ctx context.Context, e *Env) (int, error) {
 	return repl.Close(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-close")})
 }
 
-// The modes that type nothing: they look at the terminal, or talk to the
-// human (internal/look, internal/human), and answer while it is busy.
-// Their flags' help is short: kong runs every flag's help through a
-// regexp at each parse, and long ones cost ptysend's peak memory (the
+// The modes that type nothing: they look at the terminal, or talk to the human (internal/look,
+// internal/human), and answer while it is busy. Their flags' help is short: kong runs every
+// flag's help through a regexp at each parse, and long ones cost ptysend's peak memory (the
 // description, given only for --help, says more).
 
 type screen struct {
@@ -134,8 +132,7 @@ func (m *screen) Run(ctx context.Context, e *Env) (int, error) {
 	return printScreen(e, s, err)
 }
 
-// printScreen prints a screen read (the shared pane's or a job's), as
-// text with the cursor on stderr, or as JSON.
+// printScreen prints a screen (the shared pane's or a job's): text, the cursor on stderr; or JSON.
 func printScreen(e *Env, s interface {
 	Text() string
 	CursorLine() string
@@ -185,10 +182,7 @@ func (m *statusMode) About() About { return About{Chosen: m.Status, Takes: Takes
 
 func (m *statusMode) Run(ctx context.Context, e *Env) (int, error) {
 	s, err := look.ReadStatus(e.Bridge)
-	if perr := s.Print(e.Stdout, e.JSON); err == nil {
-		err = perr
-	}
-	if err != nil {
+	if err := cmp.Or(err, s.Print(e.Stdout, e.JSON)); err != nil {
 		return 0, err
 	}
 	return s.ExitCode(), nil
