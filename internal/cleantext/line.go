@@ -30,8 +30,7 @@ func (c cell) appendTo(dst []byte) []byte {
 // would: else "\x1b[999999999C" and one character make a billion blanks.
 const farthestColumn = 1024
 
-// keptCapacity is the most cells kept from line to line.
-const keptCapacity = 1 << 16
+const keptCapacity = 1 << 16 // the most cells kept from line to line
 
 // line is the screen line the cursor is on, as the terminal shows it.
 type line struct {
@@ -50,14 +49,10 @@ func (l *line) reset() {
 }
 
 func (l *line) put(c cell) {
-	for len(l.cells) < l.col {
+	for len(l.cells) <= l.col {
 		l.cells = append(l.cells, blank)
 	}
-	if l.col < len(l.cells) {
-		l.cells[l.col] = c
-	} else {
-		l.cells = append(l.cells, c)
-	}
+	l.cells[l.col] = c
 	l.col++
 }
 
@@ -102,8 +97,7 @@ func (l *line) blankOut(from, to int) {
 	}
 }
 
-// appendText appends what the line shows, trailing blanks (not spaces)
-// left out.
+// appendText appends what the line shows, trailing blanks (not spaces) left out.
 func (l *line) appendText(dst []byte) []byte {
 	end := len(l.cells)
 	for end > 0 && l.cells[end-1] == blank {

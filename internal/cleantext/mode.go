@@ -17,8 +17,7 @@ const (
 	On      Mode = "on"
 )
 
-// MaxParams bounds the parameters kept of a CSI sequence: past it, a mode
-// is unknown.
+// MaxParams bounds the parameters kept of a CSI sequence: past it, a mode is unknown.
 const MaxParams = 32
 
 // ModeSwitch is a mode after a CSI sequence ending in h (set) or l

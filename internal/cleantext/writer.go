@@ -2,6 +2,7 @@ package cleantext
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"sync"
 	"unicode/utf8"
@@ -28,8 +29,7 @@ type Writer struct {
 	paste    Mode // bracketed paste, as the output switched it
 }
 
-// flushSize is how much clean text collects before it is written to w.
-const flushSize = 32 << 10
+const flushSize = 32 << 10 // how much clean text collects before it is written to w
 
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
@@ -43,8 +43,10 @@ func (c *Writer) Write(p []byte) (int, error) {
 	n := len(p)
 	p = c.finishRune(p)
 	for len(p) > 0 && c.err == nil {
-		if c.dropping {
-			p = c.dropAnswer(p)
+		if c.dropping { // the human's echoed answer, up to its '\n'
+			var answered bool
+			_, p, answered = bytes.Cut(p, []byte("\n"))
+			c.dropping = !answered
 			continue
 		}
 		if c.settled() && c.line.isEmpty() {
@@ -130,13 +132,10 @@ func (c *Writer) settled() bool { return c.state == ground && c.npartial == 0 }
 func (c *Writer) Paste(from Mode) Mode {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case !c.settled():
+	if !c.settled() {
 		return Unknown
-	case c.paste == "":
-		return from
 	}
-	return c.paste
+	return cmp.Or(c.paste, from)
 }
 
 // String returns the clean text of a whole terminal output.
@@ -160,23 +159,14 @@ func (c *Writer) passCleanLines(p []byte) []byte {
 		}
 		// A plain line ending in "\r\n" or "\r\r\n" (a second pty: sudo,
 		// ssh -t) is clean without its "\r"s.
-		crs := crsBeforeLF(p[clean:])
-		if crs == 0 {
+		rest := bytes.TrimLeft(p[clean:], "\r")
+		if len(rest) == 0 || rest[0] != '\n' {
 			return p
 		}
 		c.out = append(c.out, p[:clean]...)
 		c.newline()
-		p = p[clean+crs+1:]
+		p = rest[1:]
 	}
-}
-
-// crsBeforeLF is n if p starts with n "\r"s and a "\n", else 0.
-func crsBeforeLF(p []byte) int {
-	rest := bytes.TrimLeft(p, "\r")
-	if len(rest) == 0 || rest[0] != '\n' {
-		return 0
-	}
-	return len(p) - len(rest)
 }
 
 // interpret runs the terminal over p up to the end of the line.
@@ -257,16 +247,6 @@ func (c *Writer) newline() {
 	if len(c.out) >= flushSize {
 		c.flush()
 	}
-}
-
-// dropAnswer drops p up to its first '\n', the human's echoed answer.
-func (c *Writer) dropAnswer(p []byte) []byte {
-	i := bytes.IndexByte(p, '\n')
-	if i < 0 {
-		return nil
-	}
-	c.dropping = false
-	return p[i+1:]
 }
 
 func (c *Writer) flush() {

@@ -9,10 +9,9 @@ import (
 )
 
 // output decides which finished screen lines are the REPL's response.
-// The REPL echoes each typed line after a prompt, possibly interleaved
-// with output (python evaluates line 1 of "a=1\nprint(a)" before it
-// reads line 2): a line that is the next expected input behind a prompt
-// is an echo, every other line is output.
+// The REPL echoes each typed line after a prompt, maybe between output
+// lines (python runs line 1 of "a=1\nprint(a)" before it reads line 2):
+// a line that is the next expected input behind a prompt is an echo.
 type output struct {
 	mu           sync.Mutex
 	w            io.Writer
@@ -70,9 +69,8 @@ func (o *output) writeLocked(s string) {
 }
 
 // isEcho reports whether screen line s shows typed line input: after a
-// prompt, or alone (a line editor that shows a multi-line paste as one
-// edit). Blanks do not count: TABs show as spaces, and auto-indenting
-// editors add some.
+// prompt, or alone (a line editor showing a multi-line paste as one edit).
+// Blanks do not count: TABs show as spaces; auto-indenting editors add some.
 func (o *output) isEcho(s, input string) bool {
 	rest := o.stripPrompts(s)
 	if rest == s && squeeze(input) == "" {

@@ -1,15 +1,13 @@
 // Package repl drives an interpreter (python, node, psql...) in the shared
-// pane for --repl-start, --repl-eval and --repl-close, on the call
-// pipeline of internal/call. Whether the REPL may be typed into is
-// internal/pane's to decide.
+// pane for --repl-start, --repl-eval and --repl-close, on internal/call's
+// pipeline; internal/pane decides whether the REPL may be typed into.
 //
 // A REPL runs from the ordinary wrapper script, whose END marker comes
-// only when the REPL exits: every later call notices a dying REPL at
-// once. The REPL's output is read as the human sees it (lineScreen), and
-// the REPL is done with an input when the cursor line matches its prompt
-// and the REPL sleeps waiting for terminal input. Either alone can be
-// fooled; both together only by a program that prints a prompt and then
-// really waits for input.
+// only when it exits: every later call notices a dying REPL at once. Its
+// output is read as the human sees it (lineScreen); it is done with an
+// input when the cursor line matches its prompt and it sleeps waiting for
+// terminal input. Either alone can be fooled; both together only by a
+// program that prints a prompt and then really waits for input.
 package repl
 
 import (
@@ -55,7 +53,7 @@ func Start(ctx context.Context, b bridge.Bridge, req Request, command string) (i
 			return 0, err
 		}
 		r := newRun(c, rec, nil, pre).start()
-		defer r.finish()
+		defer r.tty.Close() // nil-safe
 		return r.awaitStart()
 	})
 }
@@ -63,9 +61,8 @@ func Start(ctx context.Context, b bridge.Bridge, req Request, command string) (i
 func newRecord(b bridge.Bridge, req Request, command string) (*pane.REPLRecord, error) {
 	program := replProgram(command)
 	preset := replPresets[program]
-	// --prompt replaces the preset's prompt; its continuation prompt stays
-	// unless --continuation replaces it too (python's "... " must not be
-	// lost to a --prompt '^>>> ').
+	// --prompt keeps the preset's continuation prompt, which only
+	// --continuation replaces: python's "... " must survive --prompt '^>>> '.
 	rec := &pane.REPLRecord{Command: command, Program: program,
 		Prompt: cmp.Or(req.Prompt, preset.Prompt), Continuation: cmp.Or(req.Continuation, preset.Continuation)}
 	if rec.Prompt == "" {
@@ -89,8 +86,7 @@ func newRecord(b bridge.Bridge, req Request, command string) (*pane.REPLRecord, 
 
 // typeStart starts the REPL's wrapper: loaded through the terminal into
 // a far shell (it returns what was read of the stream), else written and
-// sourced. The REPL's stderr stays on the terminal: python prints its
-// prompts there.
+// sourced. Its stderr stays on the terminal: python prompts there.
 func typeStart(c *call.Call, st *pane.State, rec *pane.REPLRecord) ([]byte, error) {
 	if st.Far != nil {
 		rec.Far, rec.Carrier = true, platform.ExecImage(st.Far.Carrier.PID)
@@ -133,7 +129,7 @@ func (r *run) awaitStart() (int, error) {
 			r.rec.PID = fg
 			pane.SaveREPL(r.c.B, r.rec)
 		}
-		line, _ := r.screen.cursorLine()
+		line, _ := r.screen.text.Line()
 		return o.code, &failure.Error{
 			Code: o.code,
 			Msg:  fmt.Sprintf("%s showed no prompt matching %s: %s; the cursor line is %q", r.rec.Program, r.prompt, o.why, line),
@@ -151,8 +147,9 @@ func Eval(ctx context.Context, b bridge.Bridge, req Request, expr string) (int, 
 	}
 	return call.Do(ctx, b, req.Request, pane.IntoREPL, q, func(c *call.Call, st *pane.State) (int, error) {
 		r := newRun(c, st.REPL, st.Prompt, nil)
-		defer r.finish()
-		lines := inputLines(expr)
+		defer r.tty.Close() // nil-safe
+		// A trailing newline would be an extra empty input.
+		lines := strings.Split(strings.TrimRight(strings.ReplaceAll(expr, "\r\n", "\n"), "\n"), "\n")
 		r.out.expect(lines...)
 		if err := r.typeInput(lines); err != nil {
 			return 0, err
@@ -161,13 +158,6 @@ func Eval(ctx context.Context, b bridge.Bridge, req Request, expr string) (int, 
 		r.watchStuck = true
 		return r.awaitResponse()
 	})
-}
-
-// inputLines splits an expression into the lines the REPL will read. A
-// trailing newline would be an extra empty input.
-func inputLines(expr string) []string {
-	expr = strings.ReplaceAll(expr, "\r\n", "\n")
-	return strings.Split(strings.TrimRight(expr, "\n"), "\n")
 }
 
 func (r *run) awaitResponse() (int, error) {
@@ -242,9 +232,8 @@ func (r *run) ctrlC() outcome {
 }
 
 // Close leaves the REPL: Ctrl-D, then SIGTERM, then SIGKILL (a far one:
-// Ctrl-C, Ctrl-\), until the shell is back. A busy REPL gets Ctrl-C
-// first: it is the agent's; a line the human types at its prompt is
-// refused.
+// Ctrl-C, Ctrl-\), until the shell is back. A busy REPL, the agent's, gets
+// Ctrl-C first; a line the human types at its prompt is refused.
 func Close(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	if pane.LoadREPL(b) == nil {
 		fmt.Fprintln(req.Stderr, "ptysend: no REPL is open in the shared terminal; nothing to close")
@@ -255,7 +244,7 @@ func Close(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	req.Stdout = io.Discard
 	status, err := call.Do(ctx, b, req.Request, pane.CloseREPL, nil, func(c *call.Call, st *pane.State) (int, error) {
 		r := newRun(c, st.REPL, st.Prompt, nil).start()
-		defer r.finish()
+		defer r.tty.Close() // nil-safe
 		return r.close(st.Prompt != nil)
 	})
 	var gone *pane.REPLGone
@@ -268,8 +257,7 @@ func Close(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	return status, err
 }
 
-// closeGrace is how long each means of --repl-close gets to end the REPL.
-const closeGrace = 2 * time.Second
+const closeGrace = 2 * time.Second // for each means of --repl-close to end the REPL
 
 func (r *run) close(atPrompt bool) (int, error) {
 	keys := func(k string) func() { return func() { r.c.T.Type(k) } }

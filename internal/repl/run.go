@@ -18,9 +18,8 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// run is one call's view of the REPL: the stream read through the
-// wrapper's extractor into a lineScreen, whose finished lines go through
-// output to stdout.
+// run is one call's view of the REPL: the stream, through the wrapper's
+// extractor, into a lineScreen whose finished lines output sends to stdout.
 type run struct {
 	c            *call.Call
 	rec          *pane.REPLRecord
@@ -39,13 +38,10 @@ type run struct {
 	death      <-chan struct{}
 	written    int64 // the REPL's written bytes at the last look (check)
 	promptOnly bool  // after a Ctrl-C (ctrlC)
-	// watchStuck: after an evaluation's input (stuck.go).
-	watchStuck   bool
-	stuckSeen    bool
-	stuckWritten int64
-	// cancelled: the call's context ended and was answered already; the
-	// wait for the prompt after the interrupt goes on.
-	cancelled bool
+	// stuck.go's: watchStuck after an evaluation's input.
+	watchStuck, stuckSeen bool
+	stuckWritten          int64
+	cancelled             bool // the context's end was answered; the wait after the interrupt goes on
 }
 
 // newRun is a run that reads the REPL's stream, once started: from its
@@ -83,12 +79,6 @@ func newRun(c *call.Call, rec *pane.REPLRecord, at *pane.PromptLine, pre []byte)
 func (r *run) start() *run {
 	go r.pump()
 	return r
-}
-
-func (r *run) finish() {
-	if r.tty != nil {
-		r.tty.Close()
-	}
 }
 
 // pump feeds the stream to the extractor; r.chunks says that output came
@@ -134,14 +124,13 @@ const (
 )
 
 type outcome struct {
-	kind   outcomeKind
-	pid    int    // atPrompt: the REPL's process
-	before string // atPrompt: output on the prompt's line, before it
-	status int    // ended: the shell's $? for the REPL
-	line   string // stuck: the cursor line
-	why    string // timedOut: what happened, the hint, the call's status
-	hint   string
-	code   int
+	kind      outcomeKind
+	pid       int    // atPrompt: the REPL's process
+	before    string // atPrompt: output on the prompt's line, before it
+	status    int    // ended: the shell's $? for the REPL
+	line      string // stuck: the cursor line
+	why, hint string // timedOut: what happened, the hint, the call's status
+	code      int
 }
 
 const (
@@ -155,9 +144,8 @@ const (
 	deathGrace = time.Second
 )
 
-// waitPrompt waits until the REPL waits at its prompt (or continuation
-// prompt) for input, with a no-output timeout and an overall one (zero:
-// none).
+// waitPrompt waits until the REPL waits for input at its prompt or
+// continuation prompt; a zero limit is none.
 func (r *run) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
 	noOutput, overall, stuckLook := call.NewTimer(noOutputLimit), call.NewTimer(overallLimit), r.stuckTimer()
 	defer noOutput.Stop()
@@ -223,7 +211,7 @@ func (r *run) check(fromTimer bool) (o outcome, ok, again bool) {
 	if !r.out.echoed() {
 		return o, false, false
 	}
-	line, _ := r.screen.cursorLine()
+	line, _ := r.screen.text.Line()
 	start, _ := pane.PromptIn(r.prompt, line)
 	continuing := start < 0 && !r.promptOnly && r.cont != nil && r.cont.MatchString(line)
 	if start < 0 && !continuing {
@@ -245,10 +233,9 @@ func (r *run) check(fromTimer bool) (o outcome, ok, again bool) {
 }
 
 // waits reports whether the REPL, the terminal's foreground process,
-// sleeps waiting for input. A look on a timer may see it back at its
-// prompt while the screen still shows an older, prompt-shaped line, what
-// it wrote last still on its way through tmux: it counts only if the REPL
-// wrote nothing since the previous look; else that output will decide.
+// sleeps waiting for input. A look on a timer may find it so while the
+// screen shows an older, prompt-shaped line, its last output still in
+// tmux: that counts only if it wrote nothing since the previous look.
 func (r *run) waits(fromTimer bool) (pid int, ok, again bool) {
 	fg, err := platform.ForegroundPID(r.c.T.PanePID)
 	if err != nil || fg == r.rec.ShellPID {
@@ -303,35 +290,24 @@ func (r *run) waitEnd(limit time.Duration, death <-chan struct{}, timeout outcom
 	}
 }
 
-// Bracketed paste wraps a paste in these (xterm's, as tmux sends them).
-const (
-	pasteStart = "\x1b[200~"
-	pasteEnd   = "\x1b[201~"
-)
-
 // typeInput types the lines and Enter as tmux's paste-buffer -p and
 // send-keys Enter would, if the stream is still where the look saw it:
-// newlines become "\r", bracketed when the REPL turned bracketed paste
-// on, so that its line editor takes them as text (a TAB is no
-// completion); python 3.11 and node never turn it on. When the mode is
-// unknown (no switch seen since the relay started, as under dash), tmux
-// pastes: it knows the mode.
+// newlines become "\r", bracketed when the REPL turned bracketed paste on
+// so that its line editor takes them as text (a TAB no completion);
+// python 3.11 and node never turn it on. In an unknown mode (no switch
+// seen since the relay started, as under dash), tmux pastes: it knows it.
 func (r *run) typeInput(lines []string) error {
 	text := strings.Join(lines, "\r")
 	keys := ""
 	switch r.pasteMode() {
 	case cleantext.On:
-		keys = pasteStart + text + pasteEnd + "\r"
+		keys = "\x1b[200~" + text + "\x1b[201~\r" // xterm's bracketed paste, as tmux sends it
 	case cleantext.Off:
 		keys = text + "\r"
 	}
-	if err := r.c.TypeIf(keys); err != nil {
+	if err := r.c.TypeIf(keys); err != nil || keys != "" {
 		return err
 	}
-	if keys != "" {
-		return nil
-	}
-	// tmux's paste-buffer -p brackets the paste when the REPL asked for it.
 	buf := "ptybridge-" + string(r.rec.ID)
 	_, err := tmux.RunInput(strings.Join(lines, "\n"),
 		"load-buffer", "-b", buf, "-",

@@ -9,10 +9,9 @@ import (
 )
 
 // lineScreen reads a REPL's raw terminal output as the human sees it,
-// with clean text's terminal emulator: REPLs redraw their input line with
-// escape sequences (node rewrites it on every change) and return the
-// cursor with "\r". Finished lines go to onLine; the prompt is looked for
-// on the cursor line.
+// through cleantext's terminal emulator: REPLs redraw their input line
+// with escape sequences (node on every change) and return the cursor with
+// "\r". Finished lines go to onLine; the prompt is sought on the cursor line.
 type lineScreen struct {
 	text   *cleantext.Writer
 	clean  bytes.Buffer // text's finished lines
@@ -62,40 +61,25 @@ func (s *lineScreen) view() (cells string, col int, ok bool) {
 	return cells, col, true
 }
 
-// pasteMode is the bracketed paste mode, unknown in the middle of an
-// escape sequence.
-func (s *lineScreen) pasteMode() cleantext.Mode { return s.text.Paste(s.paste) }
-
-// cursorLine is the current line up to the cursor at least (so a
-// prompt's trailing space counts), and the cursor column.
-func (s *lineScreen) cursorLine() (string, int) { return s.text.Line() }
-
-// view is the cursor line as of the stream read so far, nil when that
-// cannot tell it.
-func (r *run) view() *pane.LineView {
-	r.streamMu.Lock()
-	defer r.streamMu.Unlock()
-	cells, col, ok := r.screen.view()
-	if !ok || r.ext.Holding() || r.c.T.Relay == "" {
-		return nil
-	}
-	return &pane.LineView{Relay: r.c.T.Relay, Offset: r.base + r.fed, Cells: cells, Col: col}
-}
-
-// saveView records the view for the next call. Bytes still on their way
-// make the next call's offset differ: it asks tmux then.
+// saveView records the cursor line as of the stream read so far, if that
+// tells it, for the next call. Bytes still on their way make the next
+// call's offset differ: it asks tmux then.
 func (r *run) saveView() error {
-	r.rec.View = r.view()
+	r.streamMu.Lock()
+	r.rec.View = nil
+	if cells, col, ok := r.screen.view(); ok && !r.ext.Holding() && r.c.T.Relay != "" {
+		r.rec.View = &pane.LineView{Relay: r.c.T.Relay, Offset: r.base + r.fed, Cells: cells, Col: col}
+	}
+	r.streamMu.Unlock()
 	return pane.SaveREPL(r.c.B, r.rec)
 }
 
-// pasteMode is the REPL's bracketed paste mode as of the stream read so
-// far.
+// pasteMode is the REPL's bracketed paste mode as of the stream read so far.
 func (r *run) pasteMode() cleantext.Mode {
 	r.streamMu.Lock()
 	defer r.streamMu.Unlock()
 	if r.ext.Holding() {
 		return cleantext.Unknown
 	}
-	return r.screen.pasteMode()
+	return r.screen.text.Paste(r.screen.paste)
 }

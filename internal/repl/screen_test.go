@@ -38,7 +38,7 @@ func TestLineScreenShowsWhatTheHumanSees(t *testing.T) {
 			if !reflect.DeepEqual(got, c.lines) {
 				t.Errorf("lines: want %q, got %q", c.lines, got)
 			}
-			if line, _ := s.cursorLine(); line != c.cursor {
+			if line, _ := s.text.Line(); line != c.cursor {
 				t.Errorf("cursor line: want %q, got %q", c.cursor, line)
 			}
 		})
@@ -49,7 +49,7 @@ func TestLineScreenStartsFromTheCapturedLine(t *testing.T) {
 	var got []string
 	s := newLineScreen(func(l string) { got = append(got, l) }, cleantext.Unknown)
 	s.setLine(">>>", 4, false) // tmux trims the prompt's trailing space; the cursor keeps it
-	if line, col := s.cursorLine(); line != ">>> " || col != 4 {
+	if line, col := s.text.Line(); line != ">>> " || col != 4 {
 		t.Fatalf("got %q at %d", line, col)
 	}
 	s.Write([]byte("1 + 1\n"))
@@ -77,7 +77,7 @@ func TestLineScreenFollowsBracketedPaste(t *testing.T) {
 		for i := 0; i < len(c.raw); i++ {
 			s.Write([]byte{c.raw[i]})
 		}
-		if got := s.pasteMode(); got != c.want {
+		if got := s.text.Paste(s.paste); got != c.want {
 			t.Errorf("%s: want %v, got %v", c.name, c.want, got)
 		}
 	}
@@ -107,7 +107,7 @@ func TestLineScreenViewIsTheStreamsOwnLine(t *testing.T) {
 	}
 	r := newLineScreen(func(string) {}, cleantext.Unknown)
 	r.setLine(">>> ", 4, true)
-	if line, col := r.cursorLine(); line != ">>> " || col != 4 {
+	if line, col := r.text.Line(); line != ">>> " || col != 4 {
 		t.Fatalf("restored: got %q at %d", line, col)
 	}
 	if _, _, ok := r.view(); !ok {

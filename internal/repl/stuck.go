@@ -12,14 +12,13 @@ import (
 
 // After an evaluation's input, a REPL may wait for input on a line that
 // is neither of its prompts: the evaluation asks a question (python's
-// input("Name? ")), or the REPL's continuation prompt is not the one
-// ptysend knows. The no-output timeout's Ctrl-C would lose the input, so
-// once the stream has been quiet for stuckQuiet the call looks (reading
-// only /proc): a REPL asleep until the terminal has input, on such a
-// line, is stuck when a second look stuckConfirm later finds it the same,
-// and the call says so (exit 125). A REPL that waits in an event loop
-// (node) is never stuck: it waits there alike for a timer or a promise
-// (platform.WaitsOnlyForInput).
+// input("Name? ")), or ptysend does not know its continuation prompt.
+// The no-output timeout's Ctrl-C would lose the input, so once the stream
+// has been quiet for stuckQuiet the call looks (in /proc only): a REPL
+// asleep until the terminal has input, on such a line, is stuck when a
+// second look stuckConfirm later finds it the same (exit 125). A REPL
+// waiting in an event loop (node) is never stuck: it waits there alike
+// for a timer or a promise (platform.WaitsOnlyForInput).
 const (
 	stuckQuiet   = time.Second
 	stuckConfirm = 50 * time.Millisecond
@@ -38,7 +37,7 @@ func (r *run) stuckTimer() *call.Timer {
 // lookStuck looks whether the REPL is stuck, and sets t for the next look
 // when it is not known to be.
 func (r *run) lookStuck(t *call.Timer) (outcome, bool) {
-	line, _ := r.screen.cursorLine()
+	line, _ := r.screen.text.Line()
 	start, _ := pane.PromptIn(r.prompt, line)
 	atAPrompt := start >= 0 || r.cont != nil && r.cont.MatchString(line)
 	fg, err := platform.ForegroundPID(r.c.T.PanePID)
