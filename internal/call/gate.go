@@ -75,8 +75,7 @@ func (g *gate) release(finished bool) {
 	}
 }
 
-// interruptEcho is where the terminal echoed Ctrl-C ("^C") or Ctrl-\
-// ("^\\"), or -1.
+// interruptEcho is where the terminal echoed Ctrl-C ("^C") or Ctrl-\ ("^\\"), or -1.
 func interruptEcho(b []byte) int {
 	i := bytes.Index(b, []byte("^C"))
 	if j := bytes.Index(b, []byte(`^\`)); j >= 0 && (i < 0 || j < i) {

@@ -2,6 +2,7 @@ package call
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -29,7 +30,9 @@ type local struct {
 }
 
 func newLocal(c *Call, shell pane.Shell) *local {
-	l := &local{questions: newQuestions(c), shell: shell}
+	l := &local{shell: shell, questions: questions{c: c,
+		waits: func() bool { return pane.WaitsForHuman(c.T.PanePID) },
+		asks:  func() string { return pane.Asks(c.T.PaneID) }}}
 	l.dir, _ = platform.Cwd(shell.PID)
 	return l
 }
@@ -49,8 +52,13 @@ func (l *local) start(done chan<- streamEnd) error {
 		pane.RecordHooked(l.c.B, l.shell.PID)
 	}
 	go l.errs.run()
-	if l.inPath != "" {
-		go feedStdin(l.inPath, l.c.Req.Stdin)
+	if l.inPath != "" { // fed once the shell opened its end (or finish ends the wait)
+		go func() {
+			if w, err := os.OpenFile(l.inPath, os.O_WRONLY, 0); err == nil {
+				io.Copy(w, l.c.Req.Stdin)
+				w.Close()
+			}
+		}()
 	}
 	ext := markers.NewExtractor(l.id, l.c.out)
 	go func() { done <- l.c.pump(ext, ext, nil) }()
@@ -84,12 +92,10 @@ func (l *local) prepare() error {
 	return nil
 }
 
-// NewCallID is the id of a new call, which names its files. It is
-// claimed before any of them exist, so that no other call takes them for
-// leftovers; the files of calls that are gone (a ptysend killed with
-// SIGKILL) are removed now, but a running REPL's script. Without the
-// lock (no OFD locks) nothing is removed, and the call goes on. See
-// rundir/calls.go.
+// NewCallID is the id of a new call, which names its files, claimed
+// before they exist so that no other call takes them for leftovers. The
+// files of gone calls (a ptysend killed with SIGKILL) are removed now, but
+// a running REPL's script; without OFD locks, none (rundir/calls.go).
 func NewCallID(dir string) (markers.ID, error) {
 	id, err := markers.NewID()
 	if err != nil {

@@ -16,11 +16,10 @@ import (
 )
 
 // stderrCopy passes a local command's stderr on from the wrapper's fifo
-// as it fills: to ptysend's stderr, and to the pane's terminal, framed so
-// that it never reaches stdout (markers.AppendStderrFrame), so the human
-// sees a question on stderr while it waits. Once the wrapper's StderrDone
-// token came, all of it is on the terminal: closing the ack fifo lets the
-// wrapper print END.
+// as it fills: to ptysend's stderr, and framed (never in stdout:
+// markers.AppendStderrFrame) to the pane's terminal, where the human sees
+// a question asked on stderr. Once the wrapper's StderrDone token came,
+// all of it is there: closing the ack fifo lets the wrapper print END.
 type stderrCopy struct {
 	id      markers.ID
 	errPath string
@@ -184,8 +183,7 @@ func KeepShowingStderr(id markers.ID, ttyPath string, fifo *os.File) {
 	readAll(fifo, make([]byte, markers.MaxStderrPiece), screen.show)
 }
 
-// framedTerminal writes pieces of a call's stderr to the pane's
-// terminal, framed.
+// framedTerminal writes pieces of a call's stderr, framed, to the pane's terminal.
 type framedTerminal struct {
 	id    markers.ID
 	path  string

@@ -29,18 +29,6 @@ func forwardsStdin(r io.Reader) bool {
 	return r != nil
 }
 
-// feedStdin copies the agent's stdin into the fifo the command reads,
-// once the shell opened its end (finish ends the wait when the command
-// never ran).
-func feedStdin(fifo string, in io.Reader) {
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		return
-	}
-	io.Copy(w, in)
-	w.Close()
-}
-
 // readFarStdin reads the stdin to forward to a far command, whole: it is
 // typed after the payload. A terminal, or a pipe that stays idle and
 // open, forwards nothing: nil, where an empty stdin is empty.
