@@ -169,8 +169,7 @@ func (f *far) probe() error {
 // is typed before its line editor reads would be echoed twice.
 func (f *far) settle() {
 	buf := make([]byte, 4096)
-	limit := time.Now().Add(300 * time.Millisecond)
-	for time.Now().Before(limit) {
+	for limit := time.Now().Add(300 * time.Millisecond); time.Now().Before(limit); {
 		f.c.T.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
 		if _, err := f.c.T.Read(buf); err != nil {
 			break
@@ -226,7 +225,6 @@ func (f *far) awaitMarker(seen []byte, marker, what string) ([]byte, error) {
 	return nil, f.c.B.Closed(false)
 }
 
-// notePre keeps the stream before START for the INFO marker.
 func (f *far) notePre(b []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -267,7 +265,6 @@ func (f *far) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// farPID is the far shell's pid: the record's, or this call's INFO's.
 func (f *far) farPID() int {
 	if f.end.Hooked {
 		return f.rec.PID

@@ -30,11 +30,9 @@ type local struct {
 }
 
 func newLocal(c *Call, shell pane.Shell) *local {
-	l := &local{shell: shell, questions: questions{c: c,
+	return &local{shell: shell, questions: questions{c: c,
 		waits: func() bool { return pane.WaitsForHuman(c.T.PanePID) },
 		asks:  func() string { return pane.Asks(c.T.PaneID) }}}
-	l.dir, _ = platform.Cwd(shell.PID)
-	return l
 }
 
 func (l *local) path(ext string) string { return filepath.Join(l.c.B.RuntimeDir, string(l.id)+ext) }
@@ -43,6 +41,7 @@ func (l *local) start(done chan<- streamEnd) error {
 	if err := l.prepare(); err != nil {
 		return err
 	}
+	l.dir, _ = platform.Cwd(l.shell.PID)
 	l.c.exit = platform.WatchExit(l.c.Ctx, l.shell.PID) // a command can end the shell at once
 	l.c.T.Runs(string(l.id), l.c.Req.Command)           // for the relay's history
 	if err := l.c.TypeIf(markers.SourceLine(l.shell.Syntax, l.path(".sh")) + "\r"); err != nil {
@@ -66,13 +65,12 @@ func (l *local) start(done chan<- streamEnd) error {
 }
 
 func (l *local) prepare() error {
-	id, err := NewCallID(l.c.B.RuntimeDir)
-	if err != nil {
+	var err error
+	if l.id, err = NewCallID(l.c.B.RuntimeDir); err != nil {
 		return failure.From(err)
 	}
-	l.id = id
-	job := markers.Job{ID: id, Command: l.c.Req.Command, StderrPath: l.path(".err"), AckPath: l.path(".ack")}
-	l.errs, err = openStderrCopy(id, job.StderrPath, job.AckPath, platform.TTYOf(l.shell.PID), l.c.B.Exe, l.c.Req.Stderr, l.c.arrived)
+	job := markers.Job{ID: l.id, Command: l.c.Req.Command, StderrPath: l.path(".err"), AckPath: l.path(".ack")}
+	l.errs, err = openStderrCopy(l.id, job.StderrPath, job.AckPath, platform.TTYOf(l.shell.PID), l.c.B.Exe, l.c.Req.Stderr, l.c.arrived)
 	if err != nil {
 		return failure.From(fmt.Errorf("creating the stderr pipe: %w", err))
 	}

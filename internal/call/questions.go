@@ -55,18 +55,11 @@ func (q *questions) question() string {
 // note names the question: the terminal's cursor line, else the line the
 // output shows last (stdout's pending line, else stderr's).
 func (q *questions) note() string {
-	if q.shown != "" {
-		return q.shown
-	}
+	pending := ""
 	if q.c.clean != nil {
-		if p := strings.TrimSpace(q.c.clean.Pending()); p != "" {
-			return p
-		}
+		pending = strings.TrimSpace(q.c.clean.Pending())
 	}
-	if l := strings.TrimSpace(cleantext.String(q.errs.lastLine())); l != "" {
-		return l
-	}
-	return "(input)"
+	return cmp.Or(q.shown, pending, strings.TrimSpace(cleantext.String(q.errs.lastLine())), "(input)")
 }
 
 func (q *questions) answered() { q.shown, q.captures, q.taken = "", 0, false }

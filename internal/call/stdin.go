@@ -12,16 +12,14 @@ import (
 )
 
 const (
-	// maxFarStdin bounds the stdin forwarded to a far command: it
-	// travels typed, in base64, through the terminal.
+	// maxFarStdin: the stdin forwarded to a far command travels typed, in base64, through the terminal.
 	maxFarStdin = 16 << 20
 	// stdinIdle: a stdin that is neither at its end nor sent a byte after
 	// this long is an idle pipe, not data for the command.
 	stdinIdle = 200 * time.Millisecond
 )
 
-// forwardsStdin: a terminal on stdin means nothing to forward (the
-// command reads the shared terminal); anything else is data.
+// forwardsStdin: a terminal on stdin means nothing to forward (Request.Stdin); anything else is data.
 func forwardsStdin(r io.Reader) bool {
 	if f, ok := r.(*os.File); ok {
 		return f != nil && !term.IsTerminal(int(f.Fd()))

@@ -43,8 +43,7 @@ const (
 )
 
 const (
-	// KillGrace is how long each phase of the two-phase kill waits for
-	// the command to stop: Ctrl-C, then Ctrl-\.
+	// KillGrace is how long each phase of the two-phase kill (Ctrl-C, then Ctrl-\) waits.
 	KillGrace = 3 * time.Second
 	// drainGrace is how long a call waits, once the shell is gone, for
 	// the stream to bring what the shell wrote before it ended.
@@ -71,10 +70,7 @@ func (c *Call) run(tr transport) (int, error) {
 	noOutput := NewTimer(c.Req.Timeout)
 	overall := NewTimer(Remaining(c.Start, c.Req.MaxTime))
 	gap := firstLook
-	look := time.NewTimer(gap)
-	defer noOutput.Stop()
-	defer overall.Stop()
-	defer look.Stop()
+	look := time.NewTimer(gap) // unstopped timers are collected since Go 1.23
 	for {
 		select {
 		case <-c.exit:
@@ -253,8 +249,5 @@ func Remaining(start time.Time, limit time.Duration) time.Duration {
 	if limit <= 0 {
 		return 0
 	}
-	if left := time.Until(start.Add(limit)); left > 0 {
-		return left
-	}
-	return time.Nanosecond
+	return max(time.Until(start.Add(limit)), time.Nanosecond)
 }
