@@ -1,16 +1,15 @@
 // Package call runs one command of the agent's in the shared pane, as
-// `ptysend -- WORDS` does, from its turn at the pane to its exit status.
-// Call owns what every call shares: the look at the pane (internal/pane
-// decides), the human's approval under ptybridge --confirm, the
-// timeouts, the two-phase kill, cancellation, the exit status, and a
-// shell that the command ended. Two transports carry the command: local
-// (a wrapper script in the private runtime directory, stderr through a
-// fifo, the shell read in the process table) and far (the wrapper typed
-// to a shell behind ssh, su or docker, stderr in frames of the stream).
-// internal/repl runs a REPL on the same Call.
+// `ptysend -- WORDS` does, from its turn at the pane to its exit status:
+// the look (internal/pane decides), the human's approval under --confirm,
+// the timeouts, the two-phase kill, cancellation, and a shell the command
+// ended. The local transport sources a wrapper script from the runtime
+// directory (stderr through a fifo, the shell read in the process table);
+// the far one types it to a shell behind ssh, su or docker (stderr in
+// frames of the stream). internal/repl runs a REPL on the same Call.
 package call
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -28,24 +27,18 @@ import (
 // Request is one command of the agent's.
 type Request struct {
 	Command string
-	// Typed is the call as the agent typed it, for the calls queued
-	// behind it ("make test", "--repl-eval 1 + 1").
+	// Typed is the call as typed, for the calls queued behind it ("make test", "--repl-eval 1 + 1").
 	Typed string
-	// Timeout is the no-output timeout, MaxTime the overall one; zero
-	// disables either.
+	// Timeout is the no-output timeout, MaxTime the overall one; zero disables either.
 	Timeout, MaxTime time.Duration
-	// Stdin is forwarded unless it is nil or a terminal (then the
-	// command reads the shared terminal).
+	// Stdin is forwarded unless nil or a terminal (then the command reads the shared terminal).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Raw passes the terminal output on byte for byte; else it is cleaned
-	// into the text a pipe would have carried (cleantext).
+	// Raw passes the terminal output on byte for byte, not cleaned into what a pipe carries (cleantext).
 	Raw bool
-	// WaitFree is how long to wait for a busy terminal to be free instead
-	// of refusing at once (exit 75).
+	// WaitFree is how long to wait for a busy terminal to be free, not refuse at once (exit 75).
 	WaitFree time.Duration
-	// farStdin is read once: a call that looks at the pane again
-	// (ErrMoved) forwards the same.
+	// farStdin is read once: a call that looks again (ErrMoved) forwards the same.
 	farStdin func() ([]byte, error)
 }
 
@@ -83,16 +76,14 @@ func Do(ctx context.Context, b bridge.Bridge, req Request, want pane.Want, q *hu
 	}
 }
 
-// errApproved: the human said yes. The call starts over, looks at the
-// pane again (the human may have done something meanwhile) and types it.
+// errApproved: the human said yes; the call starts over with a new look (they may have acted meanwhile).
 var errApproved = errors.New("approved by the user")
 
 // maxLooks bounds the looks of one attempt: each one after the first
 // follows output that came while the last one decided.
 const maxLooks = 20
 
-// attempt returns body's outcome, or the refusal with the state it came
-// from.
+// attempt returns body's outcome, or the refusal and the state it came from.
 func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time, want pane.Want, q *human.Question,
 	body func(c *Call, st *pane.State) (int, error)) (int, *pane.State, error) {
 	t, err := b.Turn(ctx, req.Typed, req.MaxTime, start, req.Stderr)
@@ -109,12 +100,15 @@ func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time,
 			return 0, st, err
 		}
 		if q != nil && bridge.ConfirmRequired(t.Path) {
-			if err := approve(ctx, t, b, *q, req.MaxTime); err != nil {
-				return 0, st, err
-			}
-			return 0, st, errApproved
+			return 0, st, approve(ctx, t, b, *q, req.MaxTime)
 		}
-		c := newCall(ctx, b, t, req, start)
+		c := &Call{B: b, T: t, Req: req, Start: start, out: &gate{w: req.Stdout}, arrived: make(chan bool, 1),
+			started: make(chan struct{})}
+		c.Ctx, c.end = context.WithCancel(ctx)
+		if !req.Raw {
+			c.clean = cleantext.NewWriter(req.Stdout)
+			c.out.w = c.clean
+		}
 		status, err := body(c, st)
 		c.end()
 		if err != ErrMoved {
@@ -129,59 +123,42 @@ func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time,
 }
 
 // approve asks the human, in a popup over their terminal, whether to go
-// on. The stream is read meanwhile: the relay never waits for a call.
+// on (errApproved: yes). The stream is read meanwhile: the relay never
+// waits for a call.
 func approve(ctx context.Context, t *relay.Turn, b bridge.Bridge, q human.Question, limit time.Duration) error {
 	drained := make(chan struct{})
 	go func() { io.Copy(io.Discard, t); close(drained) }()
 	err := human.Ask(ctx, b, q, limit)
 	t.Close() // ends the copy; the attempt starts over on a new turn
 	<-drained
-	return err
+	return cmp.Or(err, errApproved)
 }
 
-// ErrMoved: the stream moved between the look and the typing (TypeIf);
-// nothing was typed.
+// ErrMoved: the stream moved between the look and the typing (TypeIf); nothing was typed.
 var ErrMoved = errors.New("the stream moved since the look")
 
-// Call is one call's run in the pane, once its turn came: what every
-// transport, and a REPL's run, shares.
+// Call is one call's run in the pane, once its turn came: what every transport, and a REPL, shares.
 type Call struct {
 	// Ctx ends too when the body returns: the watches started on it stop.
-	Ctx   context.Context
-	end   context.CancelFunc
-	B     bridge.Bridge
-	T     *relay.Turn
-	Req   Request
-	Start time.Time
-	out   *gate
-	clean *cleantext.Writer // stdout's clean-text writer; nil with Raw
-	// arrived hears that output came; true when it held a line break.
-	arrived chan bool
-	started chan struct{} // closed once the START marker was seen
-	// exit is closed when the command's shell ends (exit, exec...).
-	exit  <-chan struct{}
-	asked bool // the human was told of the question (waiting)
+	Ctx     context.Context
+	end     context.CancelFunc
+	B       bridge.Bridge
+	T       *relay.Turn
+	Req     Request
+	Start   time.Time
+	out     *gate
+	clean   *cleantext.Writer // stdout's clean-text writer; nil with Raw
+	arrived chan bool         // output came; true when it held a line break
+	started chan struct{}     // closed once the START marker was seen
+	exit    <-chan struct{}   // closed when the command's shell ends (exit, exec...)
+	asked   bool              // the human was told of the question (waiting)
 }
 
-func newCall(ctx context.Context, b bridge.Bridge, t *relay.Turn, req Request, start time.Time) *Call {
-	c := &Call{B: b, T: t, Req: req, Start: start, out: &gate{w: req.Stdout}, arrived: make(chan bool, 1),
-		started: make(chan struct{})}
-	c.Ctx, c.end = context.WithCancel(ctx)
-	if !req.Raw {
-		c.clean = cleantext.NewWriter(req.Stdout)
-		c.out.w = c.clean
-	}
-	return c
-}
-
-// TypeIf types keys if the stream is still where the look saw it; else
-// it types nothing and returns ErrMoved.
+// TypeIf types keys if the stream is still where the look saw it, else returns ErrMoved.
 func (c *Call) TypeIf(keys string) error {
-	typed, err := c.T.TypeIf(keys)
-	switch {
-	case err != nil:
+	if typed, err := c.T.TypeIf(keys); err != nil {
 		return c.B.Closed(false)
-	case !typed:
+	} else if !typed {
 		return ErrMoved
 	}
 	return nil

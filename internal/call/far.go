@@ -19,11 +19,9 @@ import (
 
 // far runs the command in a shell ptysend cannot read in the process
 // table (another user's, host's or namespace's), through the terminal
-// stream only (markers/far.go has the protocol). ptysend learns the far
-// shell's kind from a probe and its state from its hooks, the command's
-// stderr from R/r frames in the stream, that an interrupt took from the
-// far shell's PROMPT event, and that the command waits for the human
-// from the cursor line.
+// stream only (markers/far.go has the protocol): the shell's kind from a
+// probe, its state from its hooks, stderr from R/r frames, that an
+// interrupt took from its PROMPT event, a question from the cursor line.
 type far struct {
 	c     *Call
 	end   *pane.Far
@@ -42,12 +40,9 @@ type far struct {
 }
 
 const (
-	// probeWait bounds the wait for the probe's answer: a shell answers
-	// in milliseconds, a program that is no shell never does.
+	// probeWait: a shell answers the probe in milliseconds, a program that is no shell never.
 	probeWait = 1200 * time.Millisecond
-	// readyWait bounds the wait for the loader's READY: its line was
-	// typed into a shell that answered the probe, but may lack mktemp or
-	// base64.
+	// readyWait: the shell that answered the probe may still lack mktemp or base64 for the loader.
 	readyWait = 5 * time.Second
 )
 
@@ -67,8 +62,7 @@ func (c *Call) LoadFar(end *pane.Far, id markers.ID, command string) ([]byte, er
 	return f.load(markers.FarJob{Command: command, Terminal: true})
 }
 
-// prepare reads the stdin to forward and claims an id. (A far REPL of
-// --repl-start in the way was refused by the look.)
+// prepare reads the stdin to forward and claims an id (the look refused a far REPL in the way).
 func (f *far) prepare() (err error) {
 	if f.stdin, err = f.c.Req.farStdin(); err != nil {
 		return err
@@ -106,9 +100,8 @@ func (f *far) start(done chan<- streamEnd) error {
 	return nil
 }
 
-// load probes the shell when it has no hooks yet, types the loader line
-// and, once the loader said READY, the wrapper for job. It returns the
-// stream read past READY.
+// load probes a shell without hooks, types the loader line and, after its
+// READY, the wrapper for job; it returns the stream read past READY.
 func (f *far) load(job markers.FarJob) ([]byte, error) {
 	hooked := f.end.Hooked
 	if !hooked {
@@ -118,9 +111,9 @@ func (f *far) load(job markers.FarJob) ([]byte, error) {
 	}
 	job.ID, job.Kind, job.First = f.id, f.rec.Kind, !hooked
 	loader := markers.FarLoader(f.rec.Kind, f.id, hooked)
-	// The rows the loader's echo took: known from the screen the probe
-	// saw; later, the prompt may have changed, and erasing a row too many
-	// would take a line of the human's output: one row then.
+	// The rows the loader's echo took, known from the screen the probe saw;
+	// later the prompt may have changed: one row, as erasing a row too many
+	// would take a line of the human's output.
 	job.EraseRows = 1
 	if !hooked {
 		job.EraseRows = (f.rec.PromptCol+len(loader))/max(f.rec.Width, 1) + 1
@@ -146,8 +139,7 @@ func (f *far) load(job markers.FarJob) ([]byte, error) {
 }
 
 // probe asks a far shell without hooks what it is, with a line valid in
-// bash, zsh, dash and fish (the look saw a prompt on the screen), and
-// records what it learnt.
+// bash, zsh, dash and fish, and records what it learnt.
 func (f *far) probe() error {
 	scr := f.end.Screen
 	rows := (scr.CursorX+markers.ProbeLen())/max(scr.Width, 1) + 1
@@ -177,8 +169,7 @@ func (f *far) probe() error {
 // is typed before its line editor reads would be echoed twice.
 func (f *far) settle() {
 	buf := make([]byte, 4096)
-	limit := time.Now().Add(300 * time.Millisecond)
-	for time.Now().Before(limit) {
+	for limit := time.Now().Add(300 * time.Millisecond); time.Now().Before(limit); {
 		f.c.T.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
 		if _, err := f.c.T.Read(buf); err != nil {
 			break
@@ -187,8 +178,7 @@ func (f *far) settle() {
 	f.c.T.SetReadDeadline(time.Time{})
 }
 
-// readUntil reads the stream, after seen, until found(seen) or for at
-// most limit, and returns all of it.
+// readUntil reads the stream onto seen until found(seen), for at most limit.
 func (f *far) readUntil(seen []byte, limit time.Duration, found func([]byte) bool) ([]byte, error) {
 	f.c.T.SetReadDeadline(time.Now().Add(limit))
 	defer f.c.T.SetReadDeadline(time.Time{})
@@ -204,8 +194,9 @@ func (f *far) readUntil(seen []byte, limit time.Duration, found func([]byte) boo
 }
 
 // awaitMarker reads the stream after seen until marker, and returns what
-// followed it. A call stopped while the loader waits for its payload
-// ends it empty: the shell runs nothing.
+// followed it. A loader left waiting for its payload, as the call stopped
+// or gave up, is sent it empty: the shell runs nothing, even later (it may
+// have been busy after all).
 func (f *far) awaitMarker(seen []byte, marker, what string) ([]byte, error) {
 	m := []byte(marker)
 	stop := context.AfterFunc(f.c.Ctx, func() { f.c.T.SetReadDeadline(time.Now()) })
@@ -215,18 +206,15 @@ func (f *far) awaitMarker(seen []byte, marker, what string) ([]byte, error) {
 		f.notePre(seen[:i])
 		return seen[i+len(m):], nil
 	}
-	loading := marker == markers.Ready(f.id)
+	loading, late := marker == markers.Ready(f.id), errors.Is(err, os.ErrDeadlineExceeded)
+	if loading && (f.c.Ctx.Err() != nil || late) {
+		f.c.T.Type(markers.EmptyPayload(f.rec.Kind, f.end.Hooked))
+	}
 	switch {
 	case f.c.Ctx.Err() != nil && loading:
-		f.c.T.Type(markers.EmptyPayload(f.rec.Kind, f.end.Hooked))
 		code, why := failure.Stopped(f.c.Ctx)
 		return nil, &failure.Error{Code: code, Msg: why + " before the command ran; nothing ran"}
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		if loading {
-			// Should the shell run the loader line later (it was busy
-			// after all), it reads an empty payload and runs nothing.
-			f.c.T.Type(markers.EmptyPayload(f.rec.Kind, f.end.Hooked))
-		}
+	case late:
 		return nil, &failure.Error{
 			Msg: fmt.Sprintf("the far shell (%s, through %s) did not take %s: %s",
 				f.rec.Kind, f.end.Via, what, lastLine(seen)),
@@ -237,7 +225,6 @@ func (f *far) awaitMarker(seen []byte, marker, what string) ([]byte, error) {
 	return nil, f.c.B.Closed(false)
 }
 
-// notePre keeps the stream before START for the INFO marker.
 func (f *far) notePre(b []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -259,9 +246,8 @@ func lastLine(b []byte) string {
 	return "nothing was printed"
 }
 
-// Write takes the stream of the call: the frames of its stderr out, the
-// rest to the extractor, and to a tracker that sees the far shell's
-// prompt come back after an interrupt.
+// Write takes the call's stream: its stderr frames out, the rest to the
+// extractor and to a tracker that sees the far prompt after an interrupt.
 func (f *far) Write(b []byte) (int, error) {
 	if !f.ext.Started() {
 		f.notePre(b)
@@ -279,7 +265,6 @@ func (f *far) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// farPID is the far shell's pid: the record's, or this call's INFO's.
 func (f *far) farPID() int {
 	if f.end.Hooked {
 		return f.rec.PID

@@ -42,9 +42,8 @@ func (g *gate) hold() {
 	g.held, g.echoed = new(bytes.Buffer), make(chan struct{})
 }
 
-// awaitEcho waits up to limit for the interrupt's echo: the shell can be
-// back in the foreground before the stream brought the output that came
-// before the echo.
+// awaitEcho waits up to limit for the interrupt's echo: the shell can be back
+// in the foreground before the stream brought what came before the echo.
 func (g *gate) awaitEcho(limit time.Duration) {
 	g.mu.Lock()
 	echoed := g.echoed
@@ -59,9 +58,8 @@ func (g *gate) awaitEcho(limit time.Duration) {
 }
 
 // release passes on what was held: after END (the command handled the
-// interrupt), all but the echoes of the interrupt keys; else only what
-// came before the echo (nothing without one: echo was off), and nothing
-// from then on.
+// interrupt), all but the interrupt keys' echoes; else only what came
+// before the echo (nothing without one: echo was off), then nothing.
 func (g *gate) release(finished bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -75,8 +73,7 @@ func (g *gate) release(finished bool) {
 	}
 }
 
-// interruptEcho is where the terminal echoed Ctrl-C ("^C") or Ctrl-\
-// ("^\\"), or -1.
+// interruptEcho is where the terminal echoed Ctrl-C ("^C") or Ctrl-\ ("^\\"), or -1.
 func interruptEcho(b []byte) int {
 	i := bytes.Index(b, []byte("^C"))
 	if j := bytes.Index(b, []byte(`^\`)); j >= 0 && (i < 0 || j < i) {

@@ -2,6 +2,7 @@ package call
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -29,9 +30,9 @@ type local struct {
 }
 
 func newLocal(c *Call, shell pane.Shell) *local {
-	l := &local{questions: newQuestions(c), shell: shell}
-	l.dir, _ = platform.Cwd(shell.PID)
-	return l
+	return &local{shell: shell, questions: questions{c: c,
+		waits: func() bool { return pane.WaitsForHuman(c.T.PanePID) },
+		asks:  func() string { return pane.Asks(c.T.PaneID) }}}
 }
 
 func (l *local) path(ext string) string { return filepath.Join(l.c.B.RuntimeDir, string(l.id)+ext) }
@@ -40,6 +41,7 @@ func (l *local) start(done chan<- streamEnd) error {
 	if err := l.prepare(); err != nil {
 		return err
 	}
+	l.dir, _ = platform.Cwd(l.shell.PID)
 	l.c.exit = platform.WatchExit(l.c.Ctx, l.shell.PID) // a command can end the shell at once
 	l.c.T.Runs(string(l.id), l.c.Req.Command)           // for the relay's history
 	if err := l.c.TypeIf(markers.SourceLine(l.shell.Syntax, l.path(".sh")) + "\r"); err != nil {
@@ -49,8 +51,13 @@ func (l *local) start(done chan<- streamEnd) error {
 		pane.RecordHooked(l.c.B, l.shell.PID)
 	}
 	go l.errs.run()
-	if l.inPath != "" {
-		go feedStdin(l.inPath, l.c.Req.Stdin)
+	if l.inPath != "" { // fed once the shell opened its end (or finish ends the wait)
+		go func() {
+			if w, err := os.OpenFile(l.inPath, os.O_WRONLY, 0); err == nil {
+				io.Copy(w, l.c.Req.Stdin)
+				w.Close()
+			}
+		}()
 	}
 	ext := markers.NewExtractor(l.id, l.c.out)
 	go func() { done <- l.c.pump(ext, ext, nil) }()
@@ -58,13 +65,12 @@ func (l *local) start(done chan<- streamEnd) error {
 }
 
 func (l *local) prepare() error {
-	id, err := NewCallID(l.c.B.RuntimeDir)
-	if err != nil {
+	var err error
+	if l.id, err = NewCallID(l.c.B.RuntimeDir); err != nil {
 		return failure.From(err)
 	}
-	l.id = id
-	job := markers.Job{ID: id, Command: l.c.Req.Command, StderrPath: l.path(".err"), AckPath: l.path(".ack")}
-	l.errs, err = openStderrCopy(id, job.StderrPath, job.AckPath, platform.TTYOf(l.shell.PID), l.c.B.Exe, l.c.Req.Stderr, l.c.arrived)
+	job := markers.Job{ID: l.id, Command: l.c.Req.Command, StderrPath: l.path(".err"), AckPath: l.path(".ack")}
+	l.errs, err = openStderrCopy(l.id, job.StderrPath, job.AckPath, platform.TTYOf(l.shell.PID), l.c.B.Exe, l.c.Req.Stderr, l.c.arrived)
 	if err != nil {
 		return failure.From(fmt.Errorf("creating the stderr pipe: %w", err))
 	}
@@ -84,12 +90,10 @@ func (l *local) prepare() error {
 	return nil
 }
 
-// NewCallID is the id of a new call, which names its files. It is
-// claimed before any of them exist, so that no other call takes them for
-// leftovers; the files of calls that are gone (a ptysend killed with
-// SIGKILL) are removed now, but a running REPL's script. Without the
-// lock (no OFD locks) nothing is removed, and the call goes on. See
-// rundir/calls.go.
+// NewCallID is the id of a new call, which names its files, claimed
+// before they exist so that no other call takes them for leftovers. The
+// files of gone calls (a ptysend killed with SIGKILL) are removed now, but
+// a running REPL's script; without OFD locks, none (rundir/calls.go).
 func NewCallID(dir string) (markers.ID, error) {
 	id, err := markers.NewID()
 	if err != nil {

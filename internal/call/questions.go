@@ -1,10 +1,10 @@
 package call
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/cleantext"
-	"github.com/ptybridge/ptybridge/internal/pane"
 )
 
 // questions notices that a local command waits for the human (the
@@ -21,23 +21,15 @@ type questions struct {
 	asks     func() string // and the reading of the question
 }
 
-func newQuestions(c *Call) questions {
-	return questions{c: c,
-		waits: func() bool { return pane.WaitsForHuman(c.T.PanePID) },
-		asks:  func() string { return pane.Asks(c.T.PaneID) },
-	}
-}
-
 // maxCaptures bounds the tmux calls that read one question: the screen
 // can lag behind the wait, and a read may have no prompt at all.
 const maxCaptures = 3
 
 // question is what the command asks while it sleeps until the human
 // answers the terminal. The stream can lag far behind the shell (a large
-// output in tmux), which may be back at its prompt long before END. The
-// shell waits for ptysend to have seen the wrapper's token in the stderr
-// fifo, so a look counts only if the token had still not come once the
-// look (and the capture of the question) was done.
+// output in tmux), which may be at its prompt long before END; the shell
+// waits for ptysend to see the wrapper's token in the stderr fifo, so a
+// look counts only if the token had not come by its end (and the capture's).
 func (q *questions) question() string {
 	select {
 	case <-q.c.started:
@@ -48,15 +40,13 @@ func (q *questions) question() string {
 		return ""
 	}
 	waits := q.waits()
-	shown := q.shown
-	if waits && shown == "" && q.captures < maxCaptures {
+	if waits && q.shown == "" && q.captures < maxCaptures {
 		q.captures++
-		shown = q.asks()
+		q.shown = q.asks()
 	}
 	if !waits || q.errs.over.Load() {
 		return ""
 	}
-	q.shown = shown
 	note := q.note()
 	q.take()
 	return note
@@ -65,45 +55,28 @@ func (q *questions) question() string {
 // note names the question: the terminal's cursor line, else the line the
 // output shows last (stdout's pending line, else stderr's).
 func (q *questions) note() string {
-	if q.shown != "" {
-		return q.shown
-	}
+	pending := ""
 	if q.c.clean != nil {
-		if p := strings.TrimSpace(q.c.clean.Pending()); p != "" {
-			return p
-		}
+		pending = strings.TrimSpace(q.c.clean.Pending())
 	}
-	if l := strings.TrimSpace(cleantext.String(q.errs.lastLine())); l != "" {
-		return l
-	}
-	return "(input)"
+	return cmp.Or(q.shown, pending, strings.TrimSpace(cleantext.String(q.errs.lastLine())), "(input)")
 }
 
 func (q *questions) answered() { q.shown, q.captures, q.taken = "", 0, false }
 
 // take takes the question, and the echo of the answer that follows, out
-// of the clean text of stdout: only a pending line that is the question
-// the terminal shows, so a wrong note never takes output. The stream may
+// of the clean text of stdout, only when the line the output shows last
+// (stdout's pending line, else stderr's) ends with the question at the
+// terminal's cursor line (a question wider than the terminal shows only
+// its last row there): a wrong note never takes output. The stream may
 // bring the question after the note; a later look takes it then.
 func (q *questions) take() {
 	if q.c.clean == nil || q.taken {
 		return
 	}
-	stderrLine := q.errs.lastLine()
+	stderrLine := strings.TrimSpace(cleantext.String(q.errs.lastLine()))
+	asks := strings.TrimSpace(q.shown)
 	_, q.taken = q.c.clean.TakePendingIf(func(pending string) bool {
-		return isQuestion(pending, stderrLine, q.shown)
+		return asks != "" && strings.HasSuffix(cmp.Or(strings.TrimSpace(pending), stderrLine), asks)
 	})
-}
-
-// isQuestion reports whether the line the output shows last (stdout's
-// pending line, else stderr's) is the question at the terminal's cursor
-// line: its end, as a question wider than the terminal shows only its
-// last row there.
-func isQuestion(stdoutLine, stderrLine, asks string) bool {
-	line := strings.TrimSpace(stdoutLine)
-	if line == "" {
-		line = strings.TrimSpace(cleantext.String(stderrLine))
-	}
-	asks = strings.TrimSpace(asks)
-	return asks != "" && line != "" && strings.HasSuffix(line, asks)
 }

@@ -16,11 +16,10 @@ import (
 )
 
 // stderrCopy passes a local command's stderr on from the wrapper's fifo
-// as it fills: to ptysend's stderr, and to the pane's terminal, framed so
-// that it never reaches stdout (markers.AppendStderrFrame), so the human
-// sees a question on stderr while it waits. Once the wrapper's StderrDone
-// token came, all of it is on the terminal: closing the ack fifo lets the
-// wrapper print END.
+// as it fills: to ptysend's stderr, and framed (never in stdout:
+// markers.AppendStderrFrame) to the pane's terminal, where the human sees
+// a question asked on stderr. Once the wrapper's StderrDone token came,
+// all of it is there: closing the ack fifo lets the wrapper print END.
 type stderrCopy struct {
 	id      markers.ID
 	errPath string
@@ -64,7 +63,6 @@ func (s *stderrCopy) run() {
 	readAll(s.fifo, s.buf, s.take) // until stop's deadline, or the fifo closed
 }
 
-// readAll passes what r brings to take until r fails.
 func readAll(r io.Reader, buf []byte, take func([]byte)) {
 	for {
 		n, err := r.Read(buf)
@@ -97,8 +95,7 @@ func (s *stderrCopy) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// maxLastLine bounds what lastLine keeps of a line: a question is short,
-// and it is matched by its end.
+// maxLastLine bounds what lastLine keeps: a question is short, and matched by its end.
 const maxLastLine = 512
 
 func (s *stderrCopy) keepLast(p []byte) {
@@ -111,8 +108,7 @@ func (s *stderrCopy) keepLast(p []byte) {
 	s.last = s.last[max(0, len(s.last)-maxLastLine):]
 }
 
-// lastLine is the stderr after its last line break: a question asked on
-// stderr, as the terminal shows it at the cursor.
+// lastLine is stderr after its last line break: a question asked there, as the cursor line shows it.
 func (s *stderrCopy) lastLine() string {
 	s.lastMu.Lock()
 	defer s.lastMu.Unlock()
@@ -184,8 +180,7 @@ func KeepShowingStderr(id markers.ID, ttyPath string, fifo *os.File) {
 	readAll(fifo, make([]byte, markers.MaxStderrPiece), screen.show)
 }
 
-// framedTerminal writes pieces of a call's stderr to the pane's
-// terminal, framed.
+// framedTerminal writes pieces of a call's stderr, framed, to the pane's terminal.
 type framedTerminal struct {
 	id    markers.ID
 	path  string
@@ -193,14 +188,11 @@ type framedTerminal struct {
 	frame []byte
 }
 
-// openFramedTerminal opens the terminal at path, never as our
-// controlling terminal; failing only means the human sees no stderr.
+// openFramedTerminal opens the terminal at path ("" fails too), never as
+// our controlling terminal; failing only means the human sees no stderr.
 func openFramedTerminal(id markers.ID, path string) framedTerminal {
-	t := framedTerminal{id: id, path: path}
-	if path != "" {
-		t.tty, _ = platform.OpenTTYToWrite(path)
-	}
-	return t
+	tty, _ := platform.OpenTTYToWrite(path)
+	return framedTerminal{id: id, path: path, tty: tty}
 }
 
 // show writes p framed, in pieces each in one write(): a tty never

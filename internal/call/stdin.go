@@ -12,33 +12,19 @@ import (
 )
 
 const (
-	// maxFarStdin bounds the stdin forwarded to a far command: it
-	// travels typed, in base64, through the terminal.
+	// maxFarStdin: the stdin forwarded to a far command travels typed, in base64, through the terminal.
 	maxFarStdin = 16 << 20
 	// stdinIdle: a stdin that is neither at its end nor sent a byte after
 	// this long is an idle pipe, not data for the command.
 	stdinIdle = 200 * time.Millisecond
 )
 
-// forwardsStdin: a terminal on stdin means nothing to forward (the
-// command reads the shared terminal); anything else is data.
+// forwardsStdin: a terminal on stdin means nothing to forward (Request.Stdin); anything else is data.
 func forwardsStdin(r io.Reader) bool {
 	if f, ok := r.(*os.File); ok {
 		return f != nil && !term.IsTerminal(int(f.Fd()))
 	}
 	return r != nil
-}
-
-// feedStdin copies the agent's stdin into the fifo the command reads,
-// once the shell opened its end (finish ends the wait when the command
-// never ran).
-func feedStdin(fifo string, in io.Reader) {
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		return
-	}
-	io.Copy(w, in)
-	w.Close()
 }
 
 // readFarStdin reads the stdin to forward to a far command, whole: it is

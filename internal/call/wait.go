@@ -18,8 +18,7 @@ type transport interface {
 	// in c.exit and pumps the stream to done.
 	start(done chan<- streamEnd) error
 	// question is what the terminal asks while the command waits for the
-	// human to answer it, "" while it does not; a line break (answered)
-	// ends a question.
+	// human, else ""; a line break (answered) ends a question.
 	question() string
 	answered()
 	// stopped hears that an interrupt took: the shell is at its prompt.
@@ -44,8 +43,7 @@ const (
 )
 
 const (
-	// KillGrace is how long each phase of the two-phase kill waits for
-	// the command to stop: Ctrl-C, then Ctrl-\.
+	// KillGrace is how long each phase of the two-phase kill (Ctrl-C, then Ctrl-\) waits.
 	KillGrace = 3 * time.Second
 	// drainGrace is how long a call waits, once the shell is gone, for
 	// the stream to bring what the shell wrote before it ended.
@@ -72,10 +70,7 @@ func (c *Call) run(tr transport) (int, error) {
 	noOutput := NewTimer(c.Req.Timeout)
 	overall := NewTimer(Remaining(c.Start, c.Req.MaxTime))
 	gap := firstLook
-	look := time.NewTimer(gap)
-	defer noOutput.Stop()
-	defer overall.Stop()
-	defer look.Stop()
+	look := time.NewTimer(gap) // unstopped timers are collected since Go 1.23
 	for {
 		select {
 		case <-c.exit:
@@ -135,8 +130,7 @@ func (c *Call) waiting(q string) bool {
 	return q != ""
 }
 
-// finish reports the end of the stream: the command's status, or why the
-// stream broke.
+// finish reports the end of the stream: the command's status, or why it broke.
 func (c *Call) finish(tr transport, e streamEnd) (int, error) {
 	tr.finish()
 	switch {
@@ -148,9 +142,8 @@ func (c *Call) finish(tr transport, e streamEnd) (int, error) {
 	return e.status, nil
 }
 
-// interrupt runs the two-phase kill: Ctrl-C, and Ctrl-\ if the command is
-// still running KillGrace later. The output so far has been streamed
-// already; the call ends with failure.ExitTimeout and says what happened.
+// interrupt runs the two-phase kill: Ctrl-C, then Ctrl-\ if the command
+// still runs KillGrace later; the call ends with failure.ExitTimeout.
 func (c *Call) interrupt(tr transport, done <-chan streamEnd, why, hint string) (int, error) {
 	how := "interrupted it with Ctrl-C"
 	c.out.hold()
@@ -176,25 +169,21 @@ func (c *Call) interrupt(tr transport, done <-chan streamEnd, why, hint string) 
 	return failure.ExitTimeout, &failure.Error{Code: failure.ExitTimeout, Msg: why + ": " + how, Hint: hint}
 }
 
-// waitStopped waits up to KillGrace for the command to end: its END
-// marker, or (as an interrupted shell drops the rest of the line) the
-// shell back at its prompt.
+// waitStopped waits up to KillGrace for the command's END, or (an
+// interrupted shell drops the rest of the line) the shell at its prompt.
 func waitStopped(tr transport, done <-chan streamEnd) (bool, *streamEnd) {
-	deadline := time.NewTimer(KillGrace)
-	defer deadline.Stop()
 	select {
 	case e := <-done:
 		return true, &e
 	case <-tr.stopped():
 		return true, nil
-	case <-deadline.C:
+	case <-time.After(KillGrace):
 		return false, nil
 	}
 }
 
 // pump feeds the stream, first what was read of it already, to w (the
-// extractor, or a far call's stream in front of it) until END or a
-// hang-up.
+// extractor, or a far call's stream in front of it) until END or hang-up.
 func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd {
 	in := io.MultiReader(bytes.NewReader(first), c.T)
 	buf := make([]byte, 64<<10)
@@ -260,8 +249,5 @@ func Remaining(start time.Time, limit time.Duration) time.Duration {
 	if limit <= 0 {
 		return 0
 	}
-	if left := time.Until(start.Add(limit)); left > 0 {
-		return left
-	}
-	return time.Nanosecond
+	return max(time.Until(start.Add(limit)), time.Nanosecond)
 }

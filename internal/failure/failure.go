@@ -11,9 +11,8 @@ import (
 
 // Exit codes of ptysend for outcomes that are not the command's own.
 const (
-	// ExitBusy (EX_TEMPFAIL, try again later): nothing was typed, as the
-	// user is busy in the terminal (a program, a half-typed line, copy
-	// mode, a REPL).
+	// ExitBusy (EX_TEMPFAIL, try again later): nothing was typed, as the user is
+	// busy in the terminal (a program, a half-typed line, copy mode, a REPL).
 	ExitBusy    = 75
 	ExitRefused = 77  // EX_NOPERM: the user refused the command (--confirm)
 	ExitTimeout = 124 // a timeout fired (as coreutils timeout)
