@@ -150,8 +150,7 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 func shellOf(sh *pane.Shell, a *relay.Status) *Shell {
 	// The hooks have spoken in it: its events are the relay's last, or
 	// the command it runs is the history's.
-	hooks := sh.Hooks || a.Running != nil && a.Running.ShellPID == sh.PID
-	out := &Shell{Kind: sh.Name, PID: sh.PID, Hooks: hooks}
+	out := &Shell{Kind: sh.Name, PID: sh.PID, Hooks: sh.Hooks || a.Running != nil && a.Running.ShellPID == sh.PID}
 	out.Cwd, _ = platform.Cwd(sh.PID)
 	if out.Cwd == "" && out.Hooks {
 		out.Cwd = a.ShellDir
@@ -254,7 +253,6 @@ func since(t, now time.Time) string {
 	return fmt.Sprintf("%s (%s ago)", clock(t, now), duration(now.Sub(t)))
 }
 
-// clock shows a time of today as 15:04:05, older ones with their date.
 func clock(t, now time.Time) string {
 	t = t.Local()
 	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {

@@ -40,8 +40,7 @@ func (s *State) shellBusy() (settle bool, err error) {
 	return true, nil
 }
 
-// busy: a short-lived program (a prompt framework's helper) may be gone
-// in a moment.
+// busy: a short-lived program (a prompt framework's helper) may be gone in a moment.
 func (s *State) busy(program string, args []string) (settle bool, err error) {
 	s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
 		busyHint(program, args))
@@ -71,9 +70,9 @@ var HalfTypedError = refusal("the user has typed at the shared terminal's prompt
 var CopyModeError = refusal("the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
 	"ask the user to leave copy mode (press q in the ptybridge terminal), then retry")
 
-// The hint of a busy pane says how the human leaves the program: Ctrl-C
-// does not stop a pager or an editor (less ignores it), so it names the
-// program's own key where it is well known, else only "quit it".
+// The hint of a busy pane says how the human leaves the program: Ctrl-C does not
+// stop a pager or an editor (less ignores it), so it names the program's own key
+// where it is well known, else only "quit it".
 const (
 	keyCtrlC = "Ctrl-C"
 	keyQ     = "press q there"
@@ -143,14 +142,12 @@ func programKey(program string) string {
 	return strings.TrimRight(name, "0123456789")
 }
 
-// --wait-free: after a refusal that clears by itself (exit 75), a
-// FreeWaiter waits, without holding the pane, until it may have changed:
-//
-//   - a program in the way: until it exits (the kernel says so at once) or
-//     another takes the foreground (Ctrl-Z stops one without ending it);
-//   - copy mode: until the bridge's record of it says it ended;
-//   - anything else (a half-typed line, a busy REPL): recheck, as the
-//     next attempt follows the shell's events for up to settleLimit.
+// --wait-free: after a refusal that clears by itself (exit 75), a FreeWaiter waits,
+// without holding the pane, until it may have changed: a program in the way until it
+// exits (the kernel says so at once) or another takes the foreground (Ctrl-Z stops one
+// without ending it); copy mode until the bridge's record of it ends; anything else (a
+// half-typed line, a busy REPL) a recheck away, as the next attempt follows the
+// shell's events for up to settleLimit.
 const recheck = 100 * time.Millisecond
 
 type FreeWaiter struct {
@@ -165,9 +162,8 @@ func NewFreeWaiter(b bridge.Bridge, limit time.Duration, stderr io.Writer) *Free
 	return &FreeWaiter{bridge: b, limit: limit, deadline: time.Now().Add(limit), stderr: stderr, said: map[string]bool{}}
 }
 
-// Again is called after an attempt that typed nothing, with the state the
-// refusal came from (or nil): it waits, if it may, and says whether to
-// try again.
+// Again is called after an attempt that typed nothing, with the state the refusal
+// came from (or nil): it waits, if it may, and says whether to try again.
 func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
 	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) || ctx.Err() != nil {
 		return false

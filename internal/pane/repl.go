@@ -34,9 +34,8 @@ type REPLRecord struct {
 	Carrier string `json:"carrier,omitempty"`
 }
 
-// LineView is a REPL's cursor line as a call left it, and the point of
-// the relay's stream it holds for: the next call trusts it only when its
-// stream starts there.
+// LineView is a REPL's cursor line as a call left it: the next call trusts
+// it only when its stream starts at the same point of the same relay.
 type LineView struct {
 	Relay  string `json:"relay"`
 	Offset int64  `json:"offset"`
@@ -61,8 +60,7 @@ func ClearREPL(b bridge.Bridge, r *REPLRecord) {
 	}
 }
 
-// InForeground: not exited, suspended or replaced (far: the carrier still
-// leads, the REPL's END has not come).
+// InForeground: not exited, suspended or replaced (far: the carrier leads).
 func (r *REPLRecord) InForeground(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
 	return err == nil && fg == r.PID && (!r.Far || platform.ExecImage(fg) == r.Carrier)
@@ -134,8 +132,7 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	return false, nil
 }
 
-// noREPL: none was started, it is suspended (that clears by itself), or
-// it is gone (forgotten now).
+// noREPL: none was started, it is suspended (that clears by itself), or it is gone (forgotten now).
 func (s *State) noREPL(b bridge.Bridge) error {
 	r := LoadREPL(b)
 	switch {
@@ -166,9 +163,8 @@ func (e *REPLGone) Hint() string {
 		markers.QuotePOSIX(e.R.Command))
 }
 
-// PromptIn finds the prompt's span on a cursor line, or -1, -1: at its
-// start (the human may have typed after it), or ending the line (after
-// output that had no final newline).
+// PromptIn finds the prompt's span on a cursor line, or -1, -1: at its start (the human
+// may have typed after it), or ending the line (after output with no final newline).
 func PromptIn(re *regexp.Regexp, line string) (int, int) {
 	if loc := re.FindStringIndex(line); loc != nil && loc[0] == 0 {
 		return 0, loc[1]
@@ -201,9 +197,7 @@ func ScriptsInUse(dir string) func(name string) bool {
 	}
 }
 
-// The records are written through a rename: a reader never sees half of
-// one.
-
+// saveJSON writes through a rename: a reader never sees half a record.
 func saveJSON(path string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
