@@ -1,7 +1,6 @@
-// Package human is the agent's side of the conversation with the human at
-// the shared terminal, none of it typed into the pane: the screen they
-// see, a message in their terminals, and asking their approval before a
-// command is typed (ptybridge --confirm).
+// Package human is the agent's side of the conversation with the human at the shared terminal, none
+// of it typed into the pane: the screen they see, a message in their terminals, and asking their
+// approval before a command is typed (ptybridge --confirm).
 package human
 
 import (
@@ -38,8 +37,7 @@ const (
 	no  = "no"
 )
 
-// Ask shows q in the terminal the human used last and waits for their
-// answer, up to limit (zero: no limit): nil when they said yes.
+// Ask shows q in the terminal used last and waits up to limit (0: none): nil if the human says yes.
 func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) error {
 	cs, err := clients(b, &failure.Error{
 		Msg:  "the user approves each command here (ptybridge --confirm), but no terminal of theirs is attached to show the question in; nothing was typed",
@@ -127,9 +125,7 @@ func verdict(file string, q Question) error {
 }
 
 func oneLine(text string, n int) string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	s := lines[0]
-	more := len(lines) > 1
+	s, _, more := strings.Cut(strings.TrimRight(text, "\n"), "\n")
 	if r := []rune(s); len(r) > n {
 		s, more = string(r[:n]), true
 	}
@@ -139,13 +135,11 @@ func oneLine(text string, n int) string {
 	return strconv.Quote(s)
 }
 
-// The popup's side of --confirm: its terminal is the popup's own, so keys
-// pressed there never go to the pane.
+// The popup's side of --confirm: keys pressed in its own terminal never reach the pane.
 
 const popupFooter = "y = run it      n or Esc = refuse"
 
-// Answer shows the question in file on tty and writes the human's answer
-// beside the file; nothing when the terminal goes away first.
+// Answer shows file's question on tty and writes the answer beside it, unless the tty goes first.
 func Answer(file string, tty *os.File) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -162,8 +156,7 @@ func Answer(file string, tty *os.File) error {
 		return err
 	}
 	defer term.Restore(int(tty.Fd()), old)
-	// Raw mode: a line starts at the left edge only after its \r. The
-	// cursor is hidden: there is nothing to type.
+	// Raw mode: a line starts at the left edge only after its \r. Hidden cursor: nothing to type.
 	fmt.Fprint(tty, "\x1b[?25l"+strings.Join(layout(q, w, h), "\r\n"))
 	buf, a := make([]byte, 64), ""
 	for a == "" {
@@ -208,8 +201,7 @@ func layout(q Question, w, h int) []string {
 		cut := max(room-1, 0)
 		body = append(body[:cut], fmt.Sprintf("  … (%d more lines)", len(body)-cut))
 	}
-	lines = append(lines, body...)
-	return append(lines, "", popupFooter)
+	return append(append(lines, body...), "", popupFooter)
 }
 
 func wrap(s string, w int) []string {

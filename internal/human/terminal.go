@@ -112,8 +112,7 @@ func clients(b bridge.Bridge, none *failure.Error) ([]client, error) {
 	return nil, none
 }
 
-// parseClients: control-mode clients (a terminal's tmux integration,
-// scripts) draw no status line nor popup.
+// parseClients: control-mode clients (tmux integrations, scripts) draw no status line nor popup.
 func parseClients(out string) []client {
 	var cs []client
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {

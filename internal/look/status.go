@@ -1,9 +1,8 @@
-// Package look is ptysend's read-only modes: --status (is the shared
-// terminal free, and if not, what holds it), --sessions, --history (the
-// commands run at the shell's prompt) and --output (what one printed).
-// They ask the relay, which answers even while a call holds the pane, and
-// one look at the pane (internal/pane); they never type, and run no tmux
-// process unless the relay must be repaired.
+// Package look is ptysend's read-only modes: --status (is the shared terminal free, and if not,
+// what holds it), --sessions, --history (the commands run at the shell's prompt) and --output (what
+// one printed). They ask the relay, which answers even while a call holds the pane, and one look at
+// the pane (internal/pane); they never type, and run no tmux process unless the relay must be
+// repaired.
 package look
 
 import (
@@ -148,8 +147,7 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 }
 
 func shellOf(sh *pane.Shell, a *relay.Status) *Shell {
-	// The hooks have spoken in it: its events are the relay's last, or
-	// the command it runs is the history's.
+	// The hooks have spoken in it: its events are the relay's last, or its command the history's.
 	out := &Shell{Kind: sh.Name, PID: sh.PID, Hooks: sh.Hooks || a.Running != nil && a.Running.ShellPID == sh.PID}
 	out.Cwd, _ = platform.Cwd(sh.PID)
 	if out.Cwd == "" && out.Hooks {

@@ -149,9 +149,8 @@ type Far struct {
 func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, err error) {
 	f := &Far{Carrier: s.Foreground, Via: via, Record: FarRecordFor(b, s.Foreground.PID)}
 	s.Far = f
-	snap := s.View.Shell
-	if rec := f.Record; rec != nil && rec.Hooked && snap.PID == rec.PID {
-		switch snap.State {
+	if rec := f.Record; rec != nil && rec.Hooked && s.View.Shell.PID == rec.PID {
+		switch s.View.Shell.State {
 		case markers.StateTyped:
 			return s.halfTyped()
 		case markers.StatePrompt:
@@ -175,8 +174,7 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 		return true, nil
 	}
 	if want == Nothing {
-		// Only a call can tell: it looks at the screen and asks the shell
-		// first, and refuses what it cannot drive.
+		// Only a call can tell: it reads the screen, asks the shell, refuses what it cannot drive.
 		return s.idle()
 	}
 	scr, err := s.screen()
@@ -228,8 +226,7 @@ var (
 	secretPrompt = lazyRegexp(`(?i)(password|passphrase|passcode|\bpin\b|verification code|` +
 		`\[y/n\]|\(y/n\)|yes/no|\(yes/no|continue\?|are you sure)`)
 	promptEnd = lazyRegexp(`[$#%>❯»➜λ] ?$`)
-	// notShellPrompt: continuation prompts (sh's "> ", zsh's "dquote> ")
-	// and REPLs' (">>> ", "... ") are no place to type.
+	// Continuation prompts (sh's "> ", zsh's "dquote> ") and REPLs' (">>> ") are no place to type.
 	notShellPrompt = lazyRegexp(`^\s*(>|>>|>>>|\.\.\.|[a-z]+( [a-z]+)*>|In \[\d+\]:)\s*$`)
 )
 
@@ -241,8 +238,7 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 		return refusal(fmt.Sprintf("the shared terminal shows a full-screen program (through %s), so nothing was typed", carrier),
 			"ask the user to quit it in the ptybridge terminal, then retry")
 	}
-	// One cell per rune: wide characters are rare in prompts, and a wrong
-	// count only makes the check stricter.
+	// One cell per rune: wide characters are rare in prompts, a wrong count only makes it stricter.
 	line := s.CursorLine()
 	cells := []rune(line)
 	col := min(s.CursorX, len(cells))
@@ -295,7 +291,6 @@ type FarRecord struct {
 
 func SaveFar(b bridge.Bridge, r *FarRecord) error { return saveJSON(b.File(".far.json"), r) }
 
-// FarRecordFor is the far record when it is about carrier pid, or nil.
 func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 	var r FarRecord
 	if !loadJSON(b.File(".far.json"), &r) || r.Carrier == "" || r.Carrier != platform.ExecImage(carrier) {
@@ -327,8 +322,7 @@ func Asks(paneID string) string {
 
 var farAsks = lazyRegexp(`[:?]\s*$`)
 
-// FarAsks is what a far command asks the human, from the cursor line:
-// the kernel does not see the far program.
+// FarAsks is what a far command asks the human, from the cursor line: the kernel does not see it.
 func FarAsks(paneID string) string {
 	line := Asks(paneID)
 	if line == "" || !(secretPrompt().MatchString(line) || farAsks().MatchString(line)) {

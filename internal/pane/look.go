@@ -1,10 +1,8 @@
-// Package pane decides what the shared pane is doing and whether the
-// agent may type into it: Look on a turn at the pane, Peek on a relay's
-// status answer. Both read the relay's view of the stream, the terminal's
-// foreground process, input queue and wait channels, and the bridge's
-// records (copy mode, the far shell, the agent's REPL); they type nothing.
-// A refusal is an error with exit 75 (it clears by itself) or 125 (the
-// agent must act), and a hint that says what to ask the user.
+// Package pane decides what the shared pane is doing and whether the agent may type into it: Look
+// on a turn at the pane, Peek on a relay's status answer. Both read the relay's view of the stream,
+// the terminal's foreground process, input queue and wait channels, and the bridge's records (copy
+// mode, the far shell, the agent's REPL); they type nothing. A refusal is an error with exit 75 (it
+// clears by itself) or 125 (the agent must act), and a hint that says what to ask the user.
 package pane
 
 import (
@@ -104,9 +102,8 @@ func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
 	return s, err
 }
 
-// waitForChange waits for the stream to bring something, the foreground to go, or
-// backoff (doubled each time): a shell or REPL about to sleep at its prompt shows it
-// only to a later look.
+// waitForChange waits for the stream to bring something, the foreground to go, or backoff (doubled
+// each time): a shell or REPL about to sleep at its prompt shows it only to a later look.
 func waitForChange(t *relay.Turn, fg int, backoff *time.Duration, deadline time.Time) error {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -198,8 +195,7 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	asleep := waitsForInput(sh.PID, platform.TTYOf(sh.PID), editor)
 	switch {
 	case !sh.Hooks || snap.State == markers.StateRunning && execdSince(b, sh.PID, asleep):
-		// A shell exec'd by the human keeps the pid and the last event of
-		// the one it replaced: at its prompt, it has no hooks.
+		// A shell the human exec'd keeps the pid and last event of the one replaced, but no hooks.
 		sh.NeedsHooks = true
 	case snap.State == markers.StateRunning:
 		return s.shellBusy()
@@ -230,8 +226,7 @@ func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 	return err != nil || img == "" || string(rec) != img
 }
 
-// innerShell is the innermost shell of ours that runs the foreground
-// program (a bash inside fish, an editor's shell), or nil.
+// innerShell is our innermost shell running the foreground (bash in fish, an editor's), or nil.
 func (s *State) innerShell() *Shell {
 	for pid, steps := platform.Parent(s.Foreground.PID), 0; pid > 1 && steps < 64; pid, steps = platform.Parent(pid), steps+1 {
 		name, args := platform.Name(pid), platform.Args(pid)

@@ -12,8 +12,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// free: a shell at an empty prompt is idle, unless keys wait in the input
-// queue of pid's terminal or the human scrolls back.
+// free: an empty prompt is idle, unless keys wait in pid's terminal input queue or copy mode is on.
 func (s *State) free(pid int) (settle bool, err error) {
 	if platform.TypedAhead(pid) {
 		return s.halfTyped()
@@ -47,7 +46,6 @@ func (s *State) busy(program string, args []string) (settle bool, err error) {
 	return true, nil
 }
 
-// shortCommand: "ssh web1 make".
 func shortCommand(args []string) string {
 	s := strings.Join(args, " ")
 	if len(s) > 60 {
@@ -135,19 +133,17 @@ func isInterpreter(program string, args []string) bool {
 	return quitKeys[programKey(program)] == "repl" && quitKey(program, args) != keyCtrlC
 }
 
-// programKey is a program's name without its variant and version
-// suffixes: vim.basic is vim, python3.11 python, sqlite3 sqlite.
+// programKey strips variant and version: vim.basic is vim, python3.11 python, sqlite3 sqlite.
 func programKey(program string) string {
 	name, _, _ := strings.Cut(program, ".")
 	return strings.TrimRight(name, "0123456789")
 }
 
-// --wait-free: after a refusal that clears by itself (exit 75), a FreeWaiter waits,
-// without holding the pane, until it may have changed: a program in the way until it
-// exits (the kernel says so at once) or another takes the foreground (Ctrl-Z stops one
-// without ending it); copy mode until the bridge's record of it ends; anything else (a
-// half-typed line, a busy REPL) a recheck away, as the next attempt follows the
-// shell's events for up to settleLimit.
+// --wait-free: after a refusal that clears by itself (exit 75), a FreeWaiter waits, without holding
+// the pane, until it may have changed: a program in the way until it exits (the kernel says so at
+// once) or another takes the foreground (Ctrl-Z stops one without ending it); copy mode until the
+// bridge's record of it ends; anything else (a half-typed line, a busy REPL) a recheck away, as the
+// next attempt follows the shell's events for up to settleLimit.
 const recheck = 100 * time.Millisecond
 
 type FreeWaiter struct {

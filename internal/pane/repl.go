@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -108,8 +109,7 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	}
 	start, end := PromptIn(r.PromptRE(), line)
 	if start > 0 {
-		// Output without a final newline before the prompt went to an
-		// earlier call; the echo of this input starts at the prompt.
+		// Output before the prompt (no final newline) was an earlier call's; the echo starts at it.
 		line, col = line[start:], col-utf8.RuneCountInString(line[:start])
 		end, saved = end-start, false
 	}
@@ -123,8 +123,7 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 			"wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close")
 		return true, nil
 	case strings.TrimSpace(line[end:]) != "":
-		s.HalfTyped = true
-		s.Refusal = refusal(fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.Program, strings.TrimRight(line, " ")),
+		s.HalfTyped, s.Refusal = true, refusal(fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.Program, strings.TrimRight(line, " ")),
 			"ask the user to finish or clear their line in the ptybridge terminal, then retry")
 		return true, nil
 	}
@@ -181,20 +180,18 @@ func PromptIn(re *regexp.Regexp, line string) (int, int) {
 // ScriptsInUse reports whether a file in the runtime directory dir is the
 // wrapper script of a running REPL, reading the records on first use.
 func ScriptsInUse(dir string) func(name string) bool {
-	var scripts map[string]bool
-	return func(name string) bool {
-		if scripts == nil {
-			scripts = map[string]bool{}
-			records, _ := filepath.Glob(filepath.Join(dir, "*.repl.json"))
-			for _, path := range records {
-				var r REPLRecord
-				if loadJSON(path, &r) && r.Script != "" {
-					scripts[filepath.Base(r.Script)] = true
-				}
+	scripts := sync.OnceValue(func() map[string]bool {
+		in := map[string]bool{}
+		records, _ := filepath.Glob(filepath.Join(dir, "*.repl.json"))
+		for _, path := range records {
+			var r REPLRecord
+			if loadJSON(path, &r) && r.Script != "" {
+				in[filepath.Base(r.Script)] = true
 			}
 		}
-		return scripts[name]
-	}
+		return in
+	})
+	return func(name string) bool { return scripts()[name] }
 }
 
 // saveJSON writes through a rename: a reader never sees half a record.
