@@ -20,10 +20,9 @@ import (
 	"golang.org/x/term"
 )
 
-// With --confirm, a tmux popup over the human's terminal runs a hidden mode of
-// ptysend (AskFlag FILE) that reads one key. display-popup returns however the
-// popup closes (the answer, the terminal going away, -C when ptysend gives up),
-// so ptysend never waits for an answer that cannot come.
+// With --confirm, a tmux popup over the human's terminal runs a hidden mode of ptysend (AskFlag
+// FILE) that reads one key. display-popup returns however the popup closes (the answer, the
+// terminal gone, -C when ptysend gives up), so ptysend never waits for an answer that cannot come.
 const AskFlag = "--confirm-ask"
 
 type Question struct {

@@ -99,7 +99,6 @@ type client struct {
 	activity      int64 // the time of its last key, in seconds
 }
 
-// clients are the terminals of the human's attached to b; if none, the error none.
 func clients(b bridge.Bridge, none *failure.Error) ([]client, error) {
 	out, err := tmux.Run("list-clients", "-t", tmux.SessionTarget(b.Name), "-F",
 		"#{client_name}\t#{client_tty}\t#{client_control_mode}\t#{client_width}\t#{client_height}\t#{client_activity}")

@@ -24,8 +24,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
-// stateNoBridge: the other states are pane's, most telling first.
-const stateNoBridge = "no_bridge"
+const stateNoBridge = "no_bridge" // the other states are pane's
 
 type Status struct {
 	Bridge    string       `json:"bridge"` // "up" or "down"
@@ -148,7 +147,8 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 
 func shellOf(sh *pane.Shell, a *relay.Status) *Shell {
 	// The hooks have spoken in it: its events are the relay's last, or its command the history's.
-	out := &Shell{Kind: sh.Name, PID: sh.PID, Hooks: sh.Hooks || a.Running != nil && a.Running.ShellPID == sh.PID}
+	hooks := sh.Hooks || a.Running != nil && a.Running.ShellPID == sh.PID
+	out := &Shell{Kind: sh.Name, PID: sh.PID, Hooks: hooks}
 	out.Cwd, _ = platform.Cwd(sh.PID)
 	if out.Cwd == "" && out.Hooks {
 		out.Cwd = a.ShellDir

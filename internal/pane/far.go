@@ -15,10 +15,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// A carrier connects the terminal to a shell ptysend cannot read in /proc: ssh,
-// su or sudo, docker exec or unshare. Whether it carries an interactive shell
-// (driven through the terminal stream) or runs a command (busy) is read from its
-// command line, and from its children where /proc shows them (sudo -i's shell).
+// A carrier connects the terminal to a shell ptysend cannot read in /proc: ssh, su or sudo, docker
+// exec or unshare. Whether it carries an interactive shell (driven through the terminal stream) or
+// runs a command (busy) comes from its command line and the children /proc shows (sudo -i's shell).
 type CarrierUse int
 
 const (
@@ -31,8 +30,7 @@ func ClassifyCarrier(argv []string) CarrierUse {
 	if len(argv) == 0 {
 		return NotCarrier
 	}
-	name := strings.TrimPrefix(filepath.Base(argv[0]), "-")
-	args := argv[1:]
+	name, args := strings.TrimPrefix(filepath.Base(argv[0]), "-"), argv[1:]
 	switch name {
 	case "ssh", "slogin":
 		flags, _, rest := parseArgs(args, "BbcDEeFIiJLlmOoPpQRSWw")

@@ -66,8 +66,8 @@ type Shell struct {
 	NeedsHooks bool // a line typed now must install them first
 }
 
-// settleLimit bounds the wait for what may clear in a moment (the prompt drawn
-// after the last call's end, a prompt framework's helper); looks come soon, then less often.
+// settleLimit bounds the wait for what may clear in a moment (the prompt drawn after the last
+// call's end, a prompt framework's helper); looks come soon, then less often.
 const (
 	settleLimit  = 500 * time.Millisecond
 	firstBackoff = time.Millisecond
@@ -77,9 +77,8 @@ const (
 // Look reads the pane's state on a turn. The stream read while it settles
 // is the turn's (TypeIf then types only if nothing more came).
 func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
-	deadline := time.Now().Add(settleLimit)
+	deadline, backoff := time.Now().Add(settleLimit), firstBackoff
 	t.Tracker.Write(t.Stashed())
-	backoff := firstBackoff
 	for {
 		s := &State{View: t.View}
 		s.View.Shell, s.View.Offset = t.Tracker.Snapshot(), t.StreamOffset()
@@ -214,9 +213,9 @@ func RecordHooked(b bridge.Bridge, pid int) {
 	}
 }
 
-// execdSince: the shell pid, whose last event said it runs a command, waits at
-// its prompt as another program than the hooked one (the human exec'd a shell).
-// Still the hooked one, it runs a user command's line editor (fish's read, bash's read -e).
+// execdSince: the shell pid, whose last event said it runs a command, waits at its prompt as
+// another program than the hooked one (the human exec'd a shell). Still the hooked one, it runs a
+// user command's line editor (fish's read, bash's read -e).
 func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 	if !asleep || !platform.AtLineEditor(pid) {
 		return false

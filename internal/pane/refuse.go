@@ -68,9 +68,9 @@ var HalfTypedError = refusal("the user has typed at the shared terminal's prompt
 var CopyModeError = refusal("the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
 	"ask the user to leave copy mode (press q in the ptybridge terminal), then retry")
 
-// The hint of a busy pane says how the human leaves the program: Ctrl-C does not
-// stop a pager or an editor (less ignores it), so it names the program's own key
-// where it is well known, else only "quit it".
+// The hint of a busy pane says how the human leaves the program: Ctrl-C
+// does not stop a pager or an editor (less ignores it), so it names the
+// program's own key where it is well known, else only "quit it".
 const (
 	keyCtrlC = "Ctrl-C"
 	keyQ     = "press q there"
@@ -172,8 +172,7 @@ func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
 	return time.Now().Before(w.deadline) && ctx.Err() == nil
 }
 
-// Final is the error to report once Again said no: a refusal says that
-// it still stood after waiting, or that the call could have waited.
+// Final is the error once Again said no: a refusal says it outlasted --wait-free, or suggests it.
 func (w *FreeWaiter) Final(err error) error {
 	if err == nil || failure.From(err).Code != failure.ExitBusy {
 		return err

@@ -25,8 +25,7 @@ type REPLRecord struct {
 	TTY          string `json:"tty"` // the pane's: its mode tells when a line editor reads
 	Prompt       string `json:"prompt"`
 	Continuation string `json:"continuation,omitempty"`
-	// ID is the wrapper's: its END marker, printed by the shell when the
-	// REPL exits, is how ptysend learns of a death without polling.
+	// ID is the wrapper's: its END, printed when the REPL exits, reports a death without polling.
 	ID     markers.ID `json:"id"`
 	Script string     `json:"script,omitempty"`
 	View   *LineView  `json:"view,omitempty"` // the cursor line as the last call left it
@@ -123,7 +122,8 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 			"wait for it and retry, ask the user what it is doing, or stop it with ptysend --repl-close")
 		return true, nil
 	case strings.TrimSpace(line[end:]) != "":
-		s.HalfTyped, s.Refusal = true, refusal(fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.Program, strings.TrimRight(line, " ")),
+		s.HalfTyped = true
+		s.Refusal = refusal(fmt.Sprintf("the user is typing at the %s prompt (%q), so nothing was typed", r.Program, strings.TrimRight(line, " ")),
 			"ask the user to finish or clear their line in the ptybridge terminal, then retry")
 		return true, nil
 	}
@@ -177,8 +177,7 @@ func PromptIn(re *regexp.Regexp, line string) (int, int) {
 	return -1, -1
 }
 
-// ScriptsInUse reports whether a file in the runtime directory dir is the
-// wrapper script of a running REPL, reading the records on first use.
+// ScriptsInUse reports whether a file in runtime directory dir is a running REPL's wrapper script.
 func ScriptsInUse(dir string) func(name string) bool {
 	scripts := sync.OnceValue(func() map[string]bool {
 		in := map[string]bool{}
