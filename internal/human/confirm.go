@@ -1,13 +1,11 @@
-// Package human is the agent's side of the conversation with the human at
-// the shared terminal, none of it typed into the pane: the screen they
-// see, a message in their terminals, and asking their approval before a
-// command is typed (ptybridge --confirm).
+// Package human is the agent's side of the conversation with the human at the shared terminal, none
+// of it typed into the pane: the screen they see, a message in their terminals, and asking their
+// approval before a command is typed (ptybridge --confirm).
 package human
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,16 +20,13 @@ import (
 	"golang.org/x/term"
 )
 
-// With --confirm, a tmux popup over the human's terminal runs a hidden
-// mode of ptysend (AskFlag FILE) that reads one key. display-popup returns
-// however the popup closes (the answer, the terminal going away, -C when
-// ptysend gives up), so ptysend never waits for an answer that cannot
-// come.
+// With --confirm, a tmux popup over the human's terminal runs a hidden mode of ptysend (AskFlag
+// FILE) that reads one key. display-popup returns however the popup closes (the answer, the
+// terminal gone, -C when ptysend gives up), so ptysend never waits for an answer that cannot come.
 const AskFlag = "--confirm-ask"
 
 type Question struct {
-	// Action completes "The agent wants to ...": "run this in the shared
-	// terminal".
+	// Action completes "The agent wants to ...": "run this in the shared terminal".
 	Action string
 	Text   string // the command or expression, as it would be typed
 }
@@ -41,18 +36,14 @@ const (
 	no  = "no"
 )
 
-// Ask shows q in the terminal the human used last and waits for their
-// answer, up to limit (zero: no limit): nil when they said yes.
+// Ask shows q in the terminal used last and waits up to limit (0: none): nil if the human says yes.
 func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) error {
-	cs, err := clients(b)
+	cs, err := clients(b, &failure.Error{
+		Msg:  "the user approves each command here (ptybridge --confirm), but no terminal of theirs is attached to show the question in; nothing was typed",
+		Hint: "ask the user to open the shared terminal (run ptybridge in a terminal window), then retry",
+	})
 	if err != nil {
 		return err
-	}
-	if len(cs) == 0 {
-		return &failure.Error{
-			Msg:  "the user approves each command here (ptybridge --confirm), but no terminal of theirs is attached to show the question in; nothing was typed",
-			Hint: "ask the user to open the shared terminal (run ptybridge in a terminal window), then retry",
-		}
 	}
 	c := mostRecent(cs)
 	id, err := markers.NewID()
@@ -82,6 +73,7 @@ func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) 
 	if limit > 0 {
 		deadline = time.After(limit)
 	}
+	var gaveUp error
 	select {
 	case err := <-closed:
 		if tmux.IsMissingSession(err) {
@@ -95,26 +87,22 @@ func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) 
 		}
 		return verdict(file, q)
 	case <-deadline:
-		closePopup(c, closed, cancel)
-		return &failure.Error{
+		gaveUp = &failure.Error{
 			Code: failure.ExitTimeout,
 			Msg:  fmt.Sprintf("the user did not answer whether to run it within %v (--max-time); the question was closed and nothing was typed", limit),
 			Hint: "ask the user to look at the ptybridge terminal and retry, or retry with a larger --max-time",
 		}
 	case <-ctx.Done():
-		closePopup(c, closed, cancel)
 		code, why := failure.Stopped(ctx)
-		return &failure.Error{Code: code, Msg: why + " while asking the user; nothing was typed"}
+		gaveUp = &failure.Error{Code: code, Msg: why + " while asking the user; nothing was typed"}
 	}
-}
-
-func closePopup(c client, closed <-chan error, cancel func()) {
 	tmux.Run("display-popup", "-C", "-c", c.name)
 	select {
 	case <-closed:
 	case <-time.After(time.Second):
 		cancel()
 	}
+	return gaveUp
 }
 
 func answerFile(question string) string { return question + ".answer" }
@@ -136,9 +124,7 @@ func verdict(file string, q Question) error {
 }
 
 func oneLine(text string, n int) string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	s := lines[0]
-	more := len(lines) > 1
+	s, _, more := strings.Cut(strings.TrimRight(text, "\n"), "\n")
 	if r := []rune(s); len(r) > n {
 		s, more = string(r[:n]), true
 	}
@@ -148,13 +134,11 @@ func oneLine(text string, n int) string {
 	return strconv.Quote(s)
 }
 
-// The popup's side of --confirm: its terminal is the popup's own, so keys
-// pressed there never go to the pane.
+// The popup's side of --confirm: keys pressed in its own terminal never reach the pane.
 
 const popupFooter = "y = run it      n or Esc = refuse"
 
-// Answer shows the question in file on tty and writes the human's answer
-// beside the file; nothing when the terminal goes away first.
+// Answer shows file's question on tty and writes the answer beside it, unless the tty goes first.
 func Answer(file string, tty *os.File) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -171,31 +155,20 @@ func Answer(file string, tty *os.File) error {
 		return err
 	}
 	defer term.Restore(int(tty.Fd()), old)
-	// Raw mode: a line starts at the left edge only after its \r. The
-	// cursor is hidden: there is nothing to type.
+	// Raw mode: a line starts at the left edge only after its \r. Hidden cursor: nothing to type.
 	fmt.Fprint(tty, "\x1b[?25l"+strings.Join(layout(q, w, h), "\r\n"))
-	a, err := readAnswer(tty)
-	if err != nil {
-		return nil // the popup closed: no answer
+	buf, a := make([]byte, 64), ""
+	for a == "" {
+		n, err := tty.Read(buf)
+		if a = keyAnswer(buf[:n]); a == "" && err != nil {
+			return nil // the popup closed: no answer
+		}
 	}
 	tmp := answerFile(file) + ".tmp"
 	if err := os.WriteFile(tmp, []byte(a+"\n"), 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, answerFile(file))
-}
-
-func readAnswer(r io.Reader) (string, error) {
-	buf := make([]byte, 64)
-	for {
-		n, err := r.Read(buf)
-		if a := keyAnswer(buf[:n]); a != "" {
-			return a, nil
-		}
-		if err != nil {
-			return "", err
-		}
-	}
 }
 
 // keyAnswer: tmux hands a lone Escape on after its escape-time, alone in
@@ -227,8 +200,7 @@ func layout(q Question, w, h int) []string {
 		cut := max(room-1, 0)
 		body = append(body[:cut], fmt.Sprintf("  … (%d more lines)", len(body)-cut))
 	}
-	lines = append(lines, body...)
-	return append(lines, "", popupFooter)
+	return append(append(lines, body...), "", popupFooter)
 }
 
 func wrap(s string, w int) []string {
@@ -240,8 +212,7 @@ func wrap(s string, w int) []string {
 	return append(out, string(r))
 }
 
-// popupSize fits the popup to the question within the client's terminal.
-// The border takes two columns and two rows.
+// popupSize fits the question in the client's terminal; the border takes two columns and rows.
 func popupSize(q Question, cw, ch int) (w, h int) {
 	widest := utf8.RuneCountInString("The agent wants to " + q.Action + ":")
 	lines := strings.Split(strings.TrimRight(q.Text, "\n"), "\n")

@@ -16,8 +16,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Screen is the shared pane as the human sees it, counted from 1 as a
-// terminal's cursor addressing.
+// Screen is the shared pane as the human sees it, counted from 1 as a terminal's cursor is.
 type Screen struct {
 	Rows            []string `json:"rows"`
 	CursorRow       int      `json:"cursor_row"`
@@ -29,8 +28,7 @@ type Screen struct {
 	CopyMode bool `json:"copy_mode"`
 }
 
-// ReadScreen reads the shared pane's screen with one tmux call (two when
-// another pane of the session is the active one).
+// ReadScreen reads the shared pane's screen with one tmux call (two when another pane is active).
 func ReadScreen(b bridge.Bridge) (Screen, error) {
 	c, err := tmux.Capture(tmux.SessionTarget(b.Name))
 	if err == nil && c.Session != b.Name {
@@ -50,8 +48,7 @@ func ReadPane(pane string) (Screen, error) {
 	return screenOf(c), err
 }
 
-// screenOf: a cursor past the last column (after a write there) shows at
-// the last.
+// screenOf: a cursor past the last column (after a write there) shows at the last.
 func screenOf(c tmux.Screen) Screen {
 	return Screen{Rows: c.Rows, CursorRow: c.CursorY + 1, CursorCol: min(c.CursorX+1, max(c.Width, 1)), Width: c.Width, Height: c.Height,
 		AlternateScreen: c.Alternate, CopyMode: c.InMode}
@@ -102,17 +99,19 @@ type client struct {
 	activity      int64 // the time of its last key, in seconds
 }
 
-func clients(b bridge.Bridge) ([]client, error) {
+func clients(b bridge.Bridge, none *failure.Error) ([]client, error) {
 	out, err := tmux.Run("list-clients", "-t", tmux.SessionTarget(b.Name), "-F",
 		"#{client_name}\t#{client_tty}\t#{client_control_mode}\t#{client_width}\t#{client_height}\t#{client_activity}")
 	if err != nil {
 		return nil, noBridgeOr(err)
 	}
-	return parseClients(out), nil
+	if cs := parseClients(out); len(cs) > 0 {
+		return cs, nil
+	}
+	return nil, none
 }
 
-// parseClients: control-mode clients (a terminal's tmux integration,
-// scripts) draw no status line nor popup.
+// parseClients: control-mode clients (tmux integrations, scripts) draw no status line nor popup.
 func parseClients(out string) []client {
 	var cs []client
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
@@ -135,25 +134,19 @@ func mostRecent(cs []client) client {
 
 // Notify returns how many terminals show message.
 func Notify(b bridge.Bridge, message string) (int, error) {
-	cs, err := clients(b)
+	cs, err := clients(b, &failure.Error{
+		Msg:  "no terminal of the user's is attached to the bridge session, so there is nobody to show it to",
+		Hint: "ask the user to open the shared terminal: run ptybridge in a terminal window",
+	})
 	if err != nil {
 		return 0, err
 	}
-	if len(cs) == 0 {
-		return 0, &failure.Error{
-			Msg:  "no terminal of the user's is attached to the bridge session, so there is nobody to show it to",
-			Hint: "ask the user to open the shared terminal: run ptybridge in a terminal window",
-		}
-	}
-	text := noticeText(message)
+	text, ms := noticeText(message), strconv.Itoa(int(NoticeTime/time.Millisecond))
 	var args []string
 	for _, c := range cs {
-		if len(args) > 0 {
-			args = append(args, ";")
-		}
-		args = append(args, "display-message", "-d", strconv.Itoa(int(NoticeTime/time.Millisecond)), "-c", c.name, text)
+		args = append(args, "display-message", "-d", ms, "-c", c.name, text, ";")
 	}
-	if _, err := tmux.Run(args...); err != nil {
+	if _, err := tmux.Run(args[:len(args)-1]...); err != nil {
 		return 0, noBridgeOr(err)
 	}
 	for _, c := range cs {
@@ -162,8 +155,7 @@ func Notify(b bridge.Bridge, message string) (int, error) {
 	return len(cs), nil
 }
 
-// noticeText: tmux expands formats ("#{...}") in a message and takes a
-// final ";" for a separator.
+// noticeText: tmux expands formats ("#{...}") in a message and takes a final ";" for a separator.
 func noticeText(message string) string {
 	blank := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 	text := Speaker + strings.Join(strings.FieldsFunc(message, blank), " ")
@@ -174,8 +166,7 @@ func noticeText(message string) string {
 	return text
 }
 
-// ringBell writes a BEL to the human's terminal itself: no input to the
-// pane.
+// ringBell writes a BEL to the human's terminal itself: no input to the pane.
 func ringBell(tty string) {
 	if !strings.HasPrefix(tty, "/dev/") {
 		return

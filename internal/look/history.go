@@ -91,8 +91,7 @@ func oneLine(s string) string {
 	return b.String()
 }
 
-// Output prints what command id printed (0: the user's last): clean text,
-// or raw, the terminal's bytes with only its "\r\n" undone.
+// Output prints what command id printed (0: the user's last): clean, or raw (only "\r\n" undone).
 func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
 	body, err := bridge.Query(b, func(path string) ([]byte, error) {
 		_, body, err := relay.QueryOutput(path, id)
@@ -110,16 +109,14 @@ func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
 	return nil
 }
 
-// promptEOLMark is zsh's PROMPT_SP, printed after every command before
-// the precmd hooks that send FINISHED: a highlighted % (# for root),
-// spaces to the margin, and a carriage return.
+// promptEOLMark is zsh's PROMPT_SP, printed after every command before the precmd hooks that send
+// FINISHED: a highlighted % (# for root), spaces to the margin, and a carriage return.
 var promptEOLMark = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:\x1b\[[0-9;]*m)*[%#](?:\x1b\[[0-9;]*m)* +\r \r`)
 })
 
 func cleanOutput(raw []byte) string {
-	raw = promptEOLMark().ReplaceAll(raw, nil)
-	text := cleantext.String(string(raw))
+	text := cleantext.String(string(promptEOLMark().ReplaceAll(raw, nil)))
 	if i := strings.LastIndexByte(text, '\n'); strings.TrimSpace(text[i+1:]) == "" {
 		text = text[:i+1]
 	}

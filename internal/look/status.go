@@ -1,9 +1,8 @@
-// Package look is ptysend's read-only modes: --status (is the shared
-// terminal free, and if not, what holds it), --sessions, --history (the
-// commands run at the shell's prompt) and --output (what one printed).
-// They ask the relay, which answers even while a call holds the pane, and
-// one look at the pane (internal/pane); they never type, and run no tmux
-// process unless the relay must be repaired.
+// Package look is ptysend's read-only modes: --status (is the shared terminal free, and if not,
+// what holds it), --sessions, --history (the commands run at the shell's prompt) and --output (what
+// one printed). They ask the relay, which answers even while a call holds the pane, and one look at
+// the pane (internal/pane); they never type, and run no tmux process unless the relay must be
+// repaired.
 package look
 
 import (
@@ -25,8 +24,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
-// stateNoBridge: the other states are pane's, most telling first.
-const stateNoBridge = "no_bridge"
+const stateNoBridge = "no_bridge" // the other states are pane's
 
 type Status struct {
 	Bridge    string       `json:"bridge"` // "up" or "down"
@@ -148,8 +146,7 @@ func (s *Status) compose(st *pane.State, a *relay.Status) {
 }
 
 func shellOf(sh *pane.Shell, a *relay.Status) *Shell {
-	// The hooks have spoken in it: its events are the relay's last, or
-	// the command it runs is the history's.
+	// The hooks have spoken in it: its events are the relay's last, or its command the history's.
 	hooks := sh.Hooks || a.Running != nil && a.Running.ShellPID == sh.PID
 	out := &Shell{Kind: sh.Name, PID: sh.PID, Hooks: hooks}
 	out.Cwd, _ = platform.Cwd(sh.PID)
@@ -254,7 +251,6 @@ func since(t, now time.Time) string {
 	return fmt.Sprintf("%s (%s ago)", clock(t, now), duration(now.Sub(t)))
 }
 
-// clock shows a time of today as 15:04:05, older ones with their date.
 func clock(t, now time.Time) string {
 	t = t.Local()
 	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {

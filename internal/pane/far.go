@@ -15,11 +15,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// A carrier connects the terminal to a shell ptysend cannot read in
-// /proc: ssh, su or sudo, docker exec or unshare. Whether it carries an
-// interactive shell (driven through the terminal stream) or runs a
-// command (busy) is read from its command line, and from its children
-// where /proc shows them (sudo -i's shell, the editor run in it).
+// A carrier connects the terminal to a shell ptysend cannot read in /proc: ssh, su or sudo, docker
+// exec or unshare. Whether it carries an interactive shell (driven through the terminal stream) or
+// runs a command (busy) comes from its command line and the children /proc shows (sudo -i's shell).
 type CarrierUse int
 
 const (
@@ -32,8 +30,7 @@ func ClassifyCarrier(argv []string) CarrierUse {
 	if len(argv) == 0 {
 		return NotCarrier
 	}
-	name := strings.TrimPrefix(filepath.Base(argv[0]), "-")
-	args := argv[1:]
+	name, args := strings.TrimPrefix(filepath.Base(argv[0]), "-"), argv[1:]
 	switch name {
 	case "ssh", "slogin":
 		flags, _, rest := parseArgs(args, "BbcDEeFIiJLlmOoPpQRSWw")
@@ -70,9 +67,8 @@ func shellOrCommand(shell bool) CarrierUse {
 	return CarriesCommand
 }
 
-// parseArgs splits args at the first word that is not an option (or
-// after "--"), given the options that take an argument: flags are the
-// short options set, long the long ones' names.
+// parseArgs splits args at the first non-option (or after "--"), given the options
+// taking an argument: flags are the short options set, long the long ones' names.
 func parseArgs(args []string, shortArg string, longArg ...string) (flags string, long, rest []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -102,8 +98,7 @@ func parseArgs(args []string, shortArg string, longArg ...string) (flags string,
 	return flags, long, nil
 }
 
-// commandUse is what a carrier running cmd carries: with no command, a
-// shell when its options ask for one.
+// commandUse is what a carrier running cmd carries: with none, a shell if its options ask.
 func commandUse(cmd []string, shellOption bool) CarrierUse {
 	if len(cmd) == 0 {
 		return shellOrCommand(shellOption)
@@ -117,10 +112,9 @@ func commandUse(cmd []string, shellOption bool) CarrierUse {
 	return CarriesCommand
 }
 
-// tailUse reads container and namespace tools, whose own options vary
-// too much to parse: the command they run is the last supported shell
-// named on the line, followed by options only (no -c). unshare, nsenter
-// and machinectl shell run the user's shell when given no command.
+// tailUse reads container and namespace tools, whose options vary too much to parse:
+// they run the last supported shell named on the line if only options (no -c) follow.
+// unshare, nsenter and machinectl shell run the user's shell when given no command.
 func tailUse(name string, args []string) CarrierUse {
 	for i := len(args) - 1; i >= 0; i-- {
 		if _, ok := markers.ShellFor(args[i]); ok {
@@ -140,8 +134,7 @@ func tailUse(name string, args []string) CarrierUse {
 	return CarriesCommand
 }
 
-// Far is the shell at the far end of a carrier in the pane, which
-// internal/call drives through the terminal stream.
+// Far is the shell at the far end of a carrier, which internal/call drives through the stream.
 type Far struct {
 	Carrier Process      // the local end, or the far shell itself as another user on our terminal
 	Via     string       // how it was reached, for messages
@@ -150,14 +143,12 @@ type Far struct {
 	Screen  *tmux.Screen // what the screen showed, when it was read
 }
 
-// readFar trusts a far shell's hooks when they speak; else the screen
-// must show a shell prompt with nothing typed at it.
+// readFar trusts a far shell's hooks when they speak; else the screen must show an empty prompt.
 func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, err error) {
 	f := &Far{Carrier: s.Foreground, Via: via, Record: FarRecordFor(b, s.Foreground.PID)}
 	s.Far = f
-	snap := s.View.Shell
-	if rec := f.Record; rec != nil && rec.Hooked && snap.PID == rec.PID {
-		switch snap.State {
+	if rec := f.Record; rec != nil && rec.Hooked && s.View.Shell.PID == rec.PID {
+		switch s.View.Shell.State {
 		case markers.StateTyped:
 			return s.halfTyped()
 		case markers.StatePrompt:
@@ -181,8 +172,7 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 		return true, nil
 	}
 	if want == Nothing {
-		// Only a call can tell: it looks at the screen and asks the shell
-		// first, and refuses what it cannot drive.
+		// Only a call can tell: it reads the screen, asks the shell, refuses what it cannot drive.
 		return s.idle()
 	}
 	scr, err := s.screen()
@@ -200,9 +190,8 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 	return s.free(s.View.PanePID)
 }
 
-// carriedProgram follows a carrier's children where /proc shows them
-// (sudo, su --pty, unshare; not ssh's far end) to the program that holds
-// the terminal, if any.
+// carriedProgram follows a carrier's children where /proc shows them (sudo,
+// su --pty, unshare; not ssh's far end) to the program holding the terminal.
 func carriedProgram(pid int) (string, []string) {
 	for range 8 {
 		kids := platform.Children(pid)
@@ -225,20 +214,17 @@ func carriedProgram(pid int) (string, []string) {
 	return "", nil
 }
 
-// lazyRegexp compiles expr at its first use: compiled at start, the
-// patterns cost every ptysend 0.1 ms.
+// lazyRegexp compiles expr at first use: compiled at start, the patterns cost every ptysend 0.1 ms.
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// The cursor line of a far shell without hooks must show its prompt, and
-// ptysend must never type into a password prompt.
+// A far shell without hooks must show its prompt; ptysend never types into a password prompt.
 var (
 	secretPrompt = lazyRegexp(`(?i)(password|passphrase|passcode|\bpin\b|verification code|` +
 		`\[y/n\]|\(y/n\)|yes/no|\(yes/no|continue\?|are you sure)`)
 	promptEnd = lazyRegexp(`[$#%>❯»➜λ] ?$`)
-	// notShellPrompt: continuation prompts (sh's "> ", zsh's "dquote> ")
-	// and REPLs' (">>> ", "... ") are no place to type.
+	// Continuation prompts (sh's "> ", zsh's "dquote> ") and REPLs' (">>> ") are no place to type.
 	notShellPrompt = lazyRegexp(`^\s*(>|>>|>>>|\.\.\.|[a-z]+( [a-z]+)*>|In \[\d+\]:)\s*$`)
 )
 
@@ -250,8 +236,7 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 		return refusal(fmt.Sprintf("the shared terminal shows a full-screen program (through %s), so nothing was typed", carrier),
 			"ask the user to quit it in the ptybridge terminal, then retry")
 	}
-	// One cell per rune: wide characters are rare in prompts, and a wrong
-	// count only makes the check stricter.
+	// One cell per rune: wide characters are rare in prompts, a wrong count only makes it stricter.
 	line := s.CursorLine()
 	cells := []rune(line)
 	col := min(s.CursorX, len(cells))
@@ -278,9 +263,8 @@ func NoAnswerError(carrier string, line string) error {
 	}
 }
 
-// foreignVia names how a shell of another user or namespace on our
-// terminal was reached: its parent carrier (su, sudo, unshare), else
-// itself.
+// foreignVia names how a shell of another user or namespace on our terminal
+// was reached: its parent carrier (su, sudo, unshare), else itself.
 func foreignVia(pid int, name string) string {
 	if parent := platform.Parent(pid); parent > 0 && ClassifyCarrier(platform.Args(parent)) != NotCarrier {
 		return platform.Name(parent)
@@ -305,7 +289,6 @@ type FarRecord struct {
 
 func SaveFar(b bridge.Bridge, r *FarRecord) error { return saveJSON(b.File(".far.json"), r) }
 
-// FarRecordFor is the far record when it is about carrier pid, or nil.
 func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 	var r FarRecord
 	if !loadJSON(b.File(".far.json"), &r) || r.Carrier == "" || r.Carrier != platform.ExecImage(carrier) {
@@ -314,9 +297,8 @@ func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 	return &r
 }
 
-// WaitsForHuman reports whether the pane's foreground program sleeps
-// until the terminal has input: waiting for the human, not hung, so the
-// no-output timeout must spare it.
+// WaitsForHuman: the pane's foreground program sleeps until the terminal has input,
+// waiting for the human, not hung, so the no-output timeout must spare it.
 func WaitsForHuman(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
 	return err == nil && fg > 0 && waitsForInput(fg, platform.TTYOf(panePID), false)
@@ -338,8 +320,7 @@ func Asks(paneID string) string {
 
 var farAsks = lazyRegexp(`[:?]\s*$`)
 
-// FarAsks is what a far command asks the human, from the cursor line:
-// the kernel does not see the far program.
+// FarAsks is what a far command asks the human, from the cursor line: the kernel does not see it.
 func FarAsks(paneID string) string {
 	line := Asks(paneID)
 	if line == "" || !(secretPrompt().MatchString(line) || farAsks().MatchString(line)) {

@@ -1,10 +1,8 @@
-// Package pane decides what the shared pane is doing and whether the
-// agent may type into it: Look on a turn at the pane, Peek on a relay's
-// status answer. Both read the relay's view of the stream, the terminal's
-// foreground process, input queue and wait channels, and the bridge's
-// records (copy mode, the far shell, the agent's REPL); they type nothing.
-// A refusal is an error with exit 75 (it clears by itself) or 125 (the
-// agent must act), and a hint that says what to ask the user.
+// Package pane decides what the shared pane is doing and whether the agent may type into it: Look
+// on a turn at the pane, Peek on a relay's status answer. Both read the relay's view of the stream,
+// the terminal's foreground process, input queue and wait channels, and the bridge's records (copy
+// mode, the far shell, the agent's REPL); they type nothing. A refusal is an error with exit 75 (it
+// clears by itself) or 125 (the agent must act), and a hint that says what to ask the user.
 package pane
 
 import (
@@ -68,9 +66,8 @@ type Shell struct {
 	NeedsHooks bool // a line typed now must install them first
 }
 
-// settleLimit is how long a look waits for what may clear in a moment (the
-// prompt drawn after the last call's end, a prompt framework's helper);
-// its looks come soon, then less often.
+// settleLimit bounds the wait for what may clear in a moment (the prompt drawn after the last
+// call's end, a prompt framework's helper); looks come soon, then less often.
 const (
 	settleLimit  = 500 * time.Millisecond
 	firstBackoff = time.Millisecond
@@ -80,9 +77,8 @@ const (
 // Look reads the pane's state on a turn. The stream read while it settles
 // is the turn's (TypeIf then types only if nothing more came).
 func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
-	deadline := time.Now().Add(settleLimit)
+	deadline, backoff := time.Now().Add(settleLimit), firstBackoff
 	t.Tracker.Write(t.Stashed())
-	backoff := firstBackoff
 	for {
 		s := &State{View: t.View}
 		s.View.Shell, s.View.Offset = t.Tracker.Snapshot(), t.StreamOffset()
@@ -105,18 +101,13 @@ func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
 	return s, err
 }
 
-// waitForChange waits until the stream brings something, the foreground
-// program goes, or backoff passes (doubled at each look): a shell or a
-// REPL about to sleep at its prompt shows it only to another look.
+// waitForChange waits for the stream to bring something, the foreground to go, or backoff (doubled
+// each time): a shell or REPL about to sleep at its prompt shows it only to a later look.
 func waitForChange(t *relay.Turn, fg int, backoff *time.Duration, deadline time.Time) error {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	exited := platform.WatchExit(ctx, fg)
-	next := time.Now().Add(*backoff)
-	if deadline.Before(next) {
-		next = deadline
-	}
-	t.SetReadDeadline(next)
+	t.SetReadDeadline(time.Now().Add(min(*backoff, time.Until(deadline))))
 	defer t.SetReadDeadline(time.Time{})
 	*backoff = min(2**backoff, maxBackoff)
 	buf := make([]byte, 4096)
@@ -201,11 +192,9 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	return settle, err
 }
 
-// readLocal: without hooks yet (they come with the line typed now), the
-// processes alone vouch for a local shell.
+// readLocal: without hooks yet (they come with the line typed now), the processes alone vouch.
 func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
-	sh := s.Shell
-	snap := s.View.Shell
+	sh, snap := s.Shell, s.View.Shell
 	sh.Hooks = snap.PID == sh.PID
 	// bash, zsh and fish always have a line editor at their prompt (a read
 	// in canonical mode is a builtin read); dash may have none.
@@ -213,17 +202,14 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	asleep := waitsForInput(sh.PID, platform.TTYOf(sh.PID), editor)
 	switch {
 	case !sh.Hooks || snap.State == markers.StateRunning && execdSince(b, sh.PID, asleep):
-		// A shell exec'd by the human keeps the pid and the last event of
-		// the one it replaced: at its prompt, it has no hooks.
+		// A shell the human exec'd keeps the pid and last event of the one replaced, but no hooks.
 		sh.NeedsHooks = true
-		if !asleep {
-			return s.shellBusy()
-		}
 	case snap.State == markers.StateRunning:
 		return s.shellBusy()
 	case snap.State == markers.StateTyped:
 		return s.halfTyped()
-	case !asleep: // at its prompt, still drawing it or reading keys
+	}
+	if !asleep { // running, or at its prompt still drawing it or reading keys
 		return s.shellBusy()
 	}
 	return s.free(sh.PID)
@@ -235,10 +221,9 @@ func RecordHooked(b bridge.Bridge, pid int) {
 	}
 }
 
-// execdSince: the shell pid, whose last event said it runs a command,
-// waits at its prompt as another program than the hooked one (the human
-// exec'd a shell). Still the hooked one, it runs a line editor of a
-// command of the user's (fish's read, bash's read -e).
+// execdSince: the shell pid, whose last event said it runs a command, waits at its prompt as
+// another program than the hooked one (the human exec'd a shell). Still the hooked one, it runs a
+// user command's line editor (fish's read, bash's read -e).
 func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 	if !asleep || !platform.AtLineEditor(pid) {
 		return false
@@ -248,8 +233,7 @@ func execdSince(b bridge.Bridge, pid int, asleep bool) bool {
 	return err != nil || img == "" || string(rec) != img
 }
 
-// innerShell is the innermost shell of ours that runs the foreground
-// program (a bash inside fish, an editor's shell), or nil.
+// innerShell is our innermost shell running the foreground (bash in fish, an editor's), or nil.
 func (s *State) innerShell() *Shell {
 	for pid, steps := platform.Parent(s.Foreground.PID), 0; pid > 1 && steps < 64; pid, steps = platform.Parent(pid), steps+1 {
 		name, args := platform.Name(pid), platform.Args(pid)
@@ -273,9 +257,8 @@ func interactive(args []string) bool {
 	return true
 }
 
-// unsupportedShell refuses a shell we cannot drive running as pid. A shell
-// in a scripting language (xonsh) runs as its interpreter, python3, but
-// comm names the script, so both names are checked.
+// unsupportedShell refuses a shell we cannot drive running as pid. One in a
+// scripting language (xonsh) runs as python3, but comm names the script.
 func unsupportedShell(pid int) error {
 	for _, name := range []string{platform.Name(pid), platform.Comm(pid)} {
 		if markers.Unsupported(name) {

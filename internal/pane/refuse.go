@@ -12,8 +12,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// free: a shell at an empty prompt is idle, unless keys wait in the input
-// queue of pid's terminal or the human scrolls back.
+// free: an empty prompt is idle, unless keys wait in pid's terminal input queue or copy mode is on.
 func (s *State) free(pid int) (settle bool, err error) {
 	if platform.TypedAhead(pid) {
 		return s.halfTyped()
@@ -40,15 +39,13 @@ func (s *State) shellBusy() (settle bool, err error) {
 	return true, nil
 }
 
-// busy: a short-lived program (a prompt framework's helper) may be gone
-// in a moment.
+// busy: a short-lived program (a prompt framework's helper) may be gone in a moment.
 func (s *State) busy(program string, args []string) (settle bool, err error) {
 	s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the shared terminal is busy: %q is running in it, so nothing was typed", program),
 		busyHint(program, args))
 	return true, nil
 }
 
-// shortCommand: "ssh web1 make".
 func shortCommand(args []string) string {
 	s := strings.Join(args, " ")
 	if len(s) > 60 {
@@ -136,21 +133,17 @@ func isInterpreter(program string, args []string) bool {
 	return quitKeys[programKey(program)] == "repl" && quitKey(program, args) != keyCtrlC
 }
 
-// programKey is a program's name without its variant and version
-// suffixes: vim.basic is vim, python3.11 python, sqlite3 sqlite.
+// programKey strips variant and version: vim.basic is vim, python3.11 python, sqlite3 sqlite.
 func programKey(program string) string {
 	name, _, _ := strings.Cut(program, ".")
 	return strings.TrimRight(name, "0123456789")
 }
 
-// --wait-free: after a refusal that clears by itself (exit 75), a
-// FreeWaiter waits, without holding the pane, until it may have changed:
-//
-//   - a program in the way: until it exits (the kernel says so at once) or
-//     another takes the foreground (Ctrl-Z stops one without ending it);
-//   - copy mode: until the bridge's record of it says it ended;
-//   - anything else (a half-typed line, a busy REPL): recheck, as the
-//     next attempt follows the shell's events for up to settleLimit.
+// --wait-free: after a refusal that clears by itself (exit 75), a FreeWaiter waits, without holding
+// the pane, until it may have changed: a program in the way until it exits (the kernel says so at
+// once) or another takes the foreground (Ctrl-Z stops one without ending it); copy mode until the
+// bridge's record of it ends; anything else (a half-typed line, a busy REPL) a recheck away, as the
+// next attempt follows the shell's events for up to settleLimit.
 const recheck = 100 * time.Millisecond
 
 type FreeWaiter struct {
@@ -165,9 +158,8 @@ func NewFreeWaiter(b bridge.Bridge, limit time.Duration, stderr io.Writer) *Free
 	return &FreeWaiter{bridge: b, limit: limit, deadline: time.Now().Add(limit), stderr: stderr, said: map[string]bool{}}
 }
 
-// Again is called after an attempt that typed nothing, with the state the
-// refusal came from (or nil): it waits, if it may, and says whether to
-// try again.
+// Again is called after an attempt that typed nothing, with the state the refusal
+// came from (or nil): it waits, if it may, and says whether to try again.
 func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
 	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) || ctx.Err() != nil {
 		return false
@@ -180,8 +172,7 @@ func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
 	return time.Now().Before(w.deadline) && ctx.Err() == nil
 }
 
-// Final is the error to report once Again said no: a refusal says that
-// it still stood after waiting, or that the call could have waited.
+// Final is the error once Again said no: a refusal says it outlasted --wait-free, or suggests it.
 func (w *FreeWaiter) Final(err error) error {
 	if err == nil || failure.From(err).Code != failure.ExitBusy {
 		return err

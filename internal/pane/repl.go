@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -24,8 +25,7 @@ type REPLRecord struct {
 	TTY          string `json:"tty"` // the pane's: its mode tells when a line editor reads
 	Prompt       string `json:"prompt"`
 	Continuation string `json:"continuation,omitempty"`
-	// ID is the wrapper's: its END marker, printed by the shell when the
-	// REPL exits, is how ptysend learns of a death without polling.
+	// ID is the wrapper's: its END, printed when the REPL exits, reports a death without polling.
 	ID     markers.ID `json:"id"`
 	Script string     `json:"script,omitempty"`
 	View   *LineView  `json:"view,omitempty"` // the cursor line as the last call left it
@@ -34,9 +34,8 @@ type REPLRecord struct {
 	Carrier string `json:"carrier,omitempty"`
 }
 
-// LineView is a REPL's cursor line as a call left it, and the point of
-// the relay's stream it holds for: the next call trusts it only when its
-// stream starts there.
+// LineView is a REPL's cursor line as a call left it: the next call trusts
+// it only when its stream starts at the same point of the same relay.
 type LineView struct {
 	Relay  string `json:"relay"`
 	Offset int64  `json:"offset"`
@@ -61,8 +60,7 @@ func ClearREPL(b bridge.Bridge, r *REPLRecord) {
 	}
 }
 
-// InForeground: not exited, suspended or replaced (far: the carrier still
-// leads, the REPL's END has not come).
+// InForeground: not exited, suspended or replaced (far: the carrier leads).
 func (r *REPLRecord) InForeground(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
 	return err == nil && fg == r.PID && (!r.Far || platform.ExecImage(fg) == r.Carrier)
@@ -110,8 +108,7 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	}
 	start, end := PromptIn(r.PromptRE(), line)
 	if start > 0 {
-		// Output without a final newline before the prompt went to an
-		// earlier call; the echo of this input starts at the prompt.
+		// Output before the prompt (no final newline) was an earlier call's; the echo starts at it.
 		line, col = line[start:], col-utf8.RuneCountInString(line[:start])
 		end, saved = end-start, false
 	}
@@ -134,8 +131,7 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	return false, nil
 }
 
-// noREPL: none was started, it is suspended (that clears by itself), or
-// it is gone (forgotten now).
+// noREPL: none was started, it is suspended (that clears by itself), or it is gone (forgotten now).
 func (s *State) noREPL(b bridge.Bridge) error {
 	r := LoadREPL(b)
 	switch {
@@ -166,9 +162,8 @@ func (e *REPLGone) Hint() string {
 		markers.QuotePOSIX(e.R.Command))
 }
 
-// PromptIn finds the prompt's span on a cursor line, or -1, -1: at its
-// start (the human may have typed after it), or ending the line (after
-// output that had no final newline).
+// PromptIn finds the prompt's span on a cursor line, or -1, -1: at its start (the human
+// may have typed after it), or ending the line (after output with no final newline).
 func PromptIn(re *regexp.Regexp, line string) (int, int) {
 	if loc := re.FindStringIndex(line); loc != nil && loc[0] == 0 {
 		return 0, loc[1]
@@ -182,28 +177,23 @@ func PromptIn(re *regexp.Regexp, line string) (int, int) {
 	return -1, -1
 }
 
-// ScriptsInUse reports whether a file in the runtime directory dir is the
-// wrapper script of a running REPL, reading the records on first use.
+// ScriptsInUse reports whether a file in runtime directory dir is a running REPL's wrapper script.
 func ScriptsInUse(dir string) func(name string) bool {
-	var scripts map[string]bool
-	return func(name string) bool {
-		if scripts == nil {
-			scripts = map[string]bool{}
-			records, _ := filepath.Glob(filepath.Join(dir, "*.repl.json"))
-			for _, path := range records {
-				var r REPLRecord
-				if loadJSON(path, &r) && r.Script != "" {
-					scripts[filepath.Base(r.Script)] = true
-				}
+	scripts := sync.OnceValue(func() map[string]bool {
+		in := map[string]bool{}
+		records, _ := filepath.Glob(filepath.Join(dir, "*.repl.json"))
+		for _, path := range records {
+			var r REPLRecord
+			if loadJSON(path, &r) && r.Script != "" {
+				in[filepath.Base(r.Script)] = true
 			}
 		}
-		return scripts[name]
-	}
+		return in
+	})
+	return func(name string) bool { return scripts()[name] }
 }
 
-// The records are written through a rename: a reader never sees half of
-// one.
-
+// saveJSON writes through a rename: a reader never sees half a record.
 func saveJSON(path string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
