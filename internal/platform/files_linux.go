@@ -1,16 +1,17 @@
 package platform
 
 import (
+	"fmt"
 	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
 )
 
-func ignoringEINTR(f func() error) error {
+func ignoringEINTR[T any](f func() (T, error)) (T, error) {
 	for {
-		if err := f(); err != unix.EINTR {
-			return err
+		if v, err := f(); err != unix.EINTR {
+			return v, err
 		}
 	}
 }
@@ -41,11 +42,7 @@ func ReadNow(f *os.File, p []byte) (n int, err error) {
 
 // readFD reads fd once (EAGAIN when it would block), io.EOF at the end.
 func readFD(fd int, p []byte) (int, error) {
-	var n int
-	err := ignoringEINTR(func() (err error) {
-		n, err = unix.Read(fd, p)
-		return err
-	})
+	n, err := ignoringEINTR(func() (int, error) { return unix.Read(fd, p) })
 	switch {
 	case err != nil:
 		return 0, err
@@ -117,7 +114,7 @@ func LockDir(dir string) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ignoringEINTR(func() error { return unix.Flock(fd, unix.LOCK_EX) }); err != nil {
+	if _, err := ignoringEINTR(func() (int, error) { return 0, unix.Flock(fd, unix.LOCK_EX) }); err != nil {
 		unix.Close(fd)
 		return nil, os.NewSyscallError("flock", err)
 	}
@@ -130,4 +127,14 @@ func openDir(dir string) (int, error) {
 		return -1, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
 	return fd, nil
+}
+
+// RandomBytes fills b, at most 256 bytes, from getrandom(2): crypto/rand
+// would link Go's FIPS 140 module, 200 KB of code each call maps.
+func RandomBytes(b []byte) error {
+	n, err := ignoringEINTR(func() (int, error) { return unix.Getrandom(b, 0) })
+	if err == nil && n != len(b) {
+		err = fmt.Errorf("got %d of %d", n, len(b))
+	}
+	return err
 }

@@ -217,10 +217,6 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 // hasExited asks, without waiting, whether the pidfd is readable.
 func hasExited(pidfd int) (exited, failed bool) {
 	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	var n int
-	err := ignoringEINTR(func() (err error) {
-		n, err = unix.Poll(fds, 0)
-		return err
-	})
+	n, err := ignoringEINTR(func() (int, error) { return unix.Poll(fds, 0) })
 	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0, err != nil
 }

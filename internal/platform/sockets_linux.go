@@ -35,7 +35,7 @@ func dialUnix(path string, timeout time.Duration) (int, error) {
 		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
 	}
 	sa := &unix.SockaddrUnix{Name: path}
-	if err := ignoringEINTR(func() error { return unix.Connect(fd, sa) }); err != nil {
+	if _, err := ignoringEINTR(func() (int, error) { return 0, unix.Connect(fd, sa) }); err != nil {
 		unix.Close(fd)
 		return -1, &os.PathError{Op: "dial", Path: path, Err: err}
 	}
@@ -77,7 +77,6 @@ func ListenUnix(path string) (*UnixListener, error) {
 	return &UnixListener{f: f}, nil
 }
 
-// Accept waits for the next connection; Close makes it return.
 func (l *UnixListener) Accept() (*os.File, error) {
 	raw, err := l.f.SyscallConn()
 	if err != nil {
@@ -137,10 +136,8 @@ func (c BlockingConn) Read(p []byte) (int, error) {
 func (c BlockingConn) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
-		n, err := unix.Write(int(c), p[written:])
+		n, err := ignoringEINTR(func() (int, error) { return unix.Write(int(c), p[written:]) })
 		switch {
-		case err == unix.EINTR:
-			continue
 		case err == unix.EAGAIN:
 			return written, os.ErrDeadlineExceeded
 		case err != nil:
