@@ -109,8 +109,7 @@ func (b Bridge) Status() (*relay.Status, error) {
 // Query repairs the relay as Status does.
 func Query[T any](b Bridge, ask func(path string) (T, error)) (T, error) {
 	if _, err := b.Status(); err != nil { // reaches, or repairs, the relay
-		var none T
-		return none, err
+		return *new(T), err
 	}
 	v, err := ask(b.SocketPath())
 	if relay.IsAnswer(err) {
