@@ -179,8 +179,7 @@ func (b Bridge) RespawnShell(pane, dir string) error {
 
 func (b Bridge) File(ext string) string { return strings.TrimSuffix(b.SocketPath(), ".sock") + ext }
 
-// ModeFile is where tmux records whether a pane is in copy mode, so that
-// a call knows it without running tmux.
+// ModeFile is where tmux records a pane's copy mode, for calls to read.
 func (b Bridge) ModeFile(pane string) string { return b.File(".mode." + pane) }
 
 // watchMode keeps the mode files current. A path the nested quoting

@@ -181,10 +181,9 @@ func OpenTTYToWriteNoWait(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
 }
 
-// TTYOf is the terminal of process pid: its controlling terminal, else
-// the first standard file that is one, but /dev/tty (ours, when we open
-// it). Not just stdin: a shell running "eval ... <fifo 2<>fifo" holds
-// fifos on 0 and 2.
+// TTYOf is the terminal of process pid: its controlling terminal, else the
+// first standard file that is one, but /dev/tty (ours, when we open it).
+// Not just stdin: a shell running "eval ... <fifo 2<>fifo" has fifos on 0, 2.
 func TTYOf(pid int) string {
 	if p := controllingPTY(pid); p != "" {
 		return p
