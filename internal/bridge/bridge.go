@@ -299,8 +299,7 @@ func mirrorConfirm(socket string) error {
 	return os.WriteFile(confirmFile(socket), []byte("on\n"), 0o600)
 }
 
-// ConfirmRequired: yes unless the mirror is absent, since asking too
-// often is better than typing unapproved.
+// ConfirmRequired is true unless the mirror is absent: better ask too often.
 func ConfirmRequired(socket string) bool {
 	_, err := os.Stat(confirmFile(socket))
 	return !errors.Is(err, fs.ErrNotExist)

@@ -109,7 +109,15 @@ func toolNamed(name string) (*mcp.Tool, bool) {
 // options a call leaves out keep the server's defaults.
 func (s *server) add(typ reflect.Type, name string, takes modes.Takes) {
 	def, printsJSON := toolNamed(name)
-	def.InputSchema = inputSchema(typ, takes)
+	// The input: the mode's fields, and the shared options it takes.
+	in := must(jsonschema.ForType(typ, schemaOptions))
+	in.Properties = maps.Collect(maps.All(in.Properties)) // a copy, never nil
+	for opt, bit := range optionTaken {
+		if takes&bit != 0 {
+			in.Properties[opt] = optionSchemas[opt]
+		}
+	}
+	def.InputSchema = in
 	mcp.AddTool(s.mcp, def, func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, Result, error) {
 		m := reflect.New(typ).Interface().(modes.Mode)
 		opts := modes.Options{Timeout: cli.Duration(s.cfg.Timeout), MaxTime: cli.Duration(s.cfg.MaxTime), JSON: printsJSON}
@@ -134,8 +142,7 @@ func (s *server) add(typ reflect.Type, name string, takes modes.Takes) {
 	})
 }
 
-// The shared options as tool parameters; durations are seconds (a
-// number) or a Go duration (a string).
+// The shared options as parameters: a duration is seconds or a Go duration.
 var (
 	schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[cli.Duration](): {Types: []string{"number", "string"}}}}
@@ -143,19 +150,6 @@ var (
 	optionTaken   = map[string]modes.Takes{"timeout": modes.TakesLimits, "max_time": modes.TakesLimits,
 		"raw": modes.TakesRaw, "wait_free": modes.TakesWaitFree}
 )
-
-// inputSchema is a tool's input: its mode's fields, and the shared
-// options it takes.
-func inputSchema(mode reflect.Type, takes modes.Takes) *jsonschema.Schema {
-	s := must(jsonschema.ForType(mode, schemaOptions))
-	s.Properties = maps.Collect(maps.All(s.Properties)) // a copy, never nil
-	for name, bit := range optionTaken {
-		if takes&bit != 0 {
-			s.Properties[name] = optionSchemas[name]
-		}
-	}
-	return s
-}
 
 func must(s *jsonschema.Schema, err error) *jsonschema.Schema {
 	if err != nil {
@@ -239,8 +233,7 @@ func (c *capture) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	c.buf.Write(p)
-	// ptysend's notes come whole, one write each (the queue, a command
-	// waiting for the user).
+	// ptysend writes each note (the queue, a command waiting for the user) whole.
 	if text := strings.TrimSpace(string(p)); text != "" && bytes.HasSuffix(p, []byte("\n")) {
 		if len(text) > maxNote {
 			text = text[strings.LastIndexByte(text, '\n')+1:]

@@ -88,8 +88,7 @@ func Parent(pid int) int {
 	return p.PPID
 }
 
-// SameTerminal reports whether processes pid and other share a
-// controlling terminal.
+// SameTerminal reports whether pid and other share a controlling terminal.
 func SameTerminal(pid, other int) bool {
 	a, _ := ReadProc(pid)
 	b, _ := ReadProc(other)

@@ -88,8 +88,7 @@ func IsMissingSession(err error) bool {
 		"server exited unexpectedly", "lost server")
 }
 
-// SessionTarget is the exact-match target of a session (a bare name
-// matches any session it starts).
+// SessionTarget is a session's exact target (a bare name matches a prefix).
 func SessionTarget(name string) string { return "=" + name + ":" }
 
 // IsDuplicateSession reports tmux refusing a session that exists.
