@@ -51,8 +51,6 @@ func ValidateName(name string) error {
 func (b Bridge) target() string     { return tmux.SessionTarget(b.Name) }
 func (b Bridge) SocketPath() string { return rundir.SocketPath(b.RuntimeDir, b.Name) }
 
-func (b Bridge) relayCommand() string { return b.RelayCommand(b.SocketPath(), nil) }
-
 // RelayCommand is what pipe-pane -I -O runs: the relay on socket, for the
 // shared pane or a job window's.
 func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
@@ -84,7 +82,7 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 		";", "set-option", "-t", t, "@ptybridge_command", strings.Join(command, " "),
 		";", "set-option", "-t", t, "-F", "@ptybridge_pane", "#{pane_id}",
 		";", "set-option", "-t", t, "@ptybridge_relay", b.SocketPath(),
-		";", "pipe-pane", "-I", "-O", "-t", t, b.relayCommand())...)
+		";", "pipe-pane", "-I", "-O", "-t", t, b.RelayCommand(b.SocketPath(), nil))...)
 	switch {
 	case err == nil:
 		os.Remove(b.ExitFile())
@@ -99,8 +97,7 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
-// attachArgs attaches the human's terminal. destroy-unattached is set
-// once a client is attached: on a session without any, it destroys it.
+// destroy-unattached is set once attached: a session left unattached ends.
 func (b Bridge) attachArgs() []string {
 	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-t", b.target(), "destroy-unattached", "on"}
 }
@@ -149,7 +146,7 @@ func (b Bridge) startRelay(replacing bool) (string, error) {
 	}
 	// A relay that died may leave its pipe open in tmux: close it first.
 	_, err = tmux.Run("pipe-pane", "-t", pane,
-		";", "pipe-pane", "-I", "-O", "-t", pane, b.relayCommand(),
+		";", "pipe-pane", "-I", "-O", "-t", pane, b.RelayCommand(mine, nil),
 		";", "set-option", "-p", "-t", pane, "remain-on-exit", "on",
 		";", "set-option", "-t", b.target(), "@ptybridge_pane", pane,
 		";", "set-option", "-t", b.target(), "@ptybridge_relay", mine)
@@ -173,7 +170,7 @@ func (b Bridge) RespawnShell(pane, dir string) error {
 	}
 	_, err := tmux.Run(append(args,
 		";", "pipe-pane", "-t", pane,
-		";", "pipe-pane", "-I", "-O", "-t", pane, b.relayCommand())...)
+		";", "pipe-pane", "-I", "-O", "-t", pane, b.RelayCommand(b.SocketPath(), nil))...)
 	if err != nil {
 		return err
 	}
@@ -182,8 +179,7 @@ func (b Bridge) RespawnShell(pane, dir string) error {
 
 func (b Bridge) File(ext string) string { return strings.TrimSuffix(b.SocketPath(), ".sock") + ext }
 
-// ModeFile is where tmux records whether a pane is in copy mode, so that
-// a call knows it without running tmux.
+// ModeFile is where tmux records a pane's copy mode, for calls to read.
 func (b Bridge) ModeFile(pane string) string { return b.File(".mode." + pane) }
 
 // watchMode keeps the mode files current. A path the nested quoting
@@ -222,10 +218,9 @@ func LoginShell() string {
 }
 
 // A bridge opened with a command (ptybridge -- ssh web1) runs it instead
-// of the user's shell; when it ends, the session ends, and each of the
-// human's terminals reads its exit status in ExitFile. A sh with job
-// control (-m) runs it as the terminal's foreground process group, so
-// that ptysend sees ssh, not sh, in the foreground.
+// of the user's shell; when it ends, so does the session, and the human's
+// terminals read its exit status in ExitFile. sh -m (job control) makes it
+// the terminal's foreground process group: ptysend sees ssh, not sh.
 func commandArgs(command []string, exitFile string) []string {
 	if len(command) == 0 {
 		return nil
@@ -304,8 +299,7 @@ func mirrorConfirm(socket string) error {
 	return os.WriteFile(confirmFile(socket), []byte("on\n"), 0o600)
 }
 
-// ConfirmRequired: yes unless the mirror is absent, since asking too
-// often is better than typing unapproved.
+// ConfirmRequired is true unless the mirror is absent: better ask too often.
 func ConfirmRequired(socket string) bool {
 	_, err := os.Stat(confirmFile(socket))
 	return !errors.Is(err, fs.ErrNotExist)

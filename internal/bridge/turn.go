@@ -29,9 +29,8 @@ const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
 	"Otherwise, please ask the user now.\n"
 
 // Turn reaches the bridge's relay (repairing it) and waits for this call's
-// turn at the pane, within maxTime from start, saying on stderr what holds
-// the pane meanwhile. call is the call as the agent typed it, for the
-// calls queued behind it.
+// turn at the pane, within maxTime from start, telling stderr what holds it;
+// call, as the agent typed it, is shown to the calls queued behind it.
 func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, start time.Time, stderr io.Writer) (*relay.Turn, error) {
 	if err := rundir.Ensure(b.RuntimeDir); err != nil {
 		return nil, failure.From(err)
@@ -109,8 +108,7 @@ func (b Bridge) Status() (*relay.Status, error) {
 // Query repairs the relay as Status does.
 func Query[T any](b Bridge, ask func(path string) (T, error)) (T, error) {
 	if _, err := b.Status(); err != nil { // reaches, or repairs, the relay
-		var none T
-		return none, err
+		return *new(T), err
 	}
 	v, err := ask(b.SocketPath())
 	if relay.IsAnswer(err) {

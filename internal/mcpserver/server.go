@@ -41,8 +41,7 @@ type Config struct {
 	Version          string // ptysend's, told to the client
 }
 
-// instructions are sent to the client at initialization; clients put
-// them before the tools for the model to read.
+// instructions go to the client at initialization, to come before the tools.
 const instructions = `ptybridge runs your commands in the user's own terminal: a shell in a tmux session that the user opened with ptybridge and watches, and can type into. Use it for what needs the user: sudo or other password prompts, their ssh-agent, gpg or cloud logins, questions only they can answer, or when they ask to see what you run. Use your own shell for the rest.
 
 One call at a time uses the terminal; others wait their turn. A failure of ptybridge itself is an error result whose text is the ptysend CLI's, with a "hint:" line saying what to do and a "retry:" line saying whether retrying can help. Where a hint names a flag or a mode, use the tool argument or the tool: --timeout is timeout, --max-time is max_time, "ptysend -- CMD" is run, --repl-start is repl_start, --repl-eval is repl_eval, --repl-close is repl_close.`
@@ -66,7 +65,6 @@ func ServeStdio(cfg Config) error {
 	return err
 }
 
-// server is one MCP server and its calls in flight.
 type server struct {
 	cfg   Config
 	mcp   *mcp.Server
@@ -107,13 +105,19 @@ func toolNamed(name string) (*mcp.Tool, bool) {
 	panic("no tool " + name + " in tools.md")
 }
 
-// add adds the tool name of the mode whose struct is typ. A call
-// unmarshals its arguments into a new value of the mode, and the shared
-// options over the server's defaults, and runs it, its output captured
-// (bounded), progress notified, cancelled with the request.
+// add adds the tool name of the mode whose struct is typ. The shared
+// options a call leaves out keep the server's defaults.
 func (s *server) add(typ reflect.Type, name string, takes modes.Takes) {
 	def, printsJSON := toolNamed(name)
-	def.InputSchema = inputSchema(typ, takes)
+	// The input: the mode's fields, and the shared options it takes.
+	in := must(jsonschema.ForType(typ, schemaOptions))
+	in.Properties = maps.Collect(maps.All(in.Properties)) // a copy, never nil
+	for opt, bit := range optionTaken {
+		if takes&bit != 0 {
+			in.Properties[opt] = optionSchemas[opt]
+		}
+	}
+	def.InputSchema = in
 	mcp.AddTool(s.mcp, def, func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, Result, error) {
 		m := reflect.New(typ).Interface().(modes.Mode)
 		opts := modes.Options{Timeout: cli.Duration(s.cfg.Timeout), MaxTime: cli.Duration(s.cfg.MaxTime), JSON: printsJSON}
@@ -138,8 +142,7 @@ func (s *server) add(typ reflect.Type, name string, takes modes.Takes) {
 	})
 }
 
-// The shared options as tool parameters; durations are seconds (a
-// number) or a Go duration (a string).
+// The shared options as parameters: a duration is seconds or a Go duration.
 var (
 	schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[cli.Duration](): {Types: []string{"number", "string"}}}}
@@ -147,19 +150,6 @@ var (
 	optionTaken   = map[string]modes.Takes{"timeout": modes.TakesLimits, "max_time": modes.TakesLimits,
 		"raw": modes.TakesRaw, "wait_free": modes.TakesWaitFree}
 )
-
-// inputSchema is a tool's input: its mode's fields, and the shared
-// options it takes.
-func inputSchema(mode reflect.Type, takes modes.Takes) *jsonschema.Schema {
-	s := must(jsonschema.ForType(mode, schemaOptions))
-	s.Properties = maps.Collect(maps.All(s.Properties)) // a copy, never nil
-	for name, bit := range optionTaken {
-		if takes&bit != 0 {
-			s.Properties[name] = optionSchemas[name]
-		}
-	}
-	return s
-}
 
 func must(s *jsonschema.Schema, err error) *jsonschema.Schema {
 	if err != nil {
@@ -219,10 +209,9 @@ func retry(code int) (verdict, why string) {
 	return "after_the_hint", "retrying as it is fails the same way: first do what the message says (often: ask the user)"
 }
 
-// capture collects what a mode writes to its stdout or stderr, bounded as
-// the history's outputs are (the first and last parts). A stream pump
-// closing down may still write as the mode returns: once sealed, writes
-// are dropped.
+// capture collects what a mode writes to stdout or stderr, bounded as the
+// history's outputs are (the first and last parts). A stream pump closing
+// down may still write as the mode returns: once sealed, writes are dropped.
 type capture struct {
 	mu     sync.Mutex
 	buf    *relay.Buffer
@@ -244,8 +233,7 @@ func (c *capture) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	c.buf.Write(p)
-	// ptysend's notes come whole, one write each (the queue, a command
-	// waiting for the user).
+	// ptysend writes each note (the queue, a command waiting for the user) whole.
 	if text := strings.TrimSpace(string(p)); text != "" && bytes.HasSuffix(p, []byte("\n")) {
 		if len(text) > maxNote {
 			text = text[strings.LastIndexByte(text, '\n')+1:]
@@ -256,7 +244,6 @@ func (c *capture) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// seal ends the capture and returns what was written.
 func (c *capture) seal() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -273,10 +260,9 @@ func (c *capture) progress() (int, string) {
 	return int(c.buf.Total()), c.note
 }
 
-// notifyProgress tells a client that asked (a progress token), every
-// second while a call runs, the time elapsed, the bytes of stdout so far,
-// and ptysend's last note on stderr (such as "the command is waiting for
-// input in the shared terminal: ..."). stop stops it.
+// notifyProgress tells a client that asked (a progress token), every second
+// while a call runs, the time elapsed, the bytes of stdout so far, and
+// ptysend's last note on stderr, such as a command waiting for input.
 func notifyProgress(ctx context.Context, req *mcp.CallToolRequest, start time.Time, stdout, stderr *capture) (stop func()) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {

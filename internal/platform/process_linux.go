@@ -26,8 +26,7 @@ func readStat(path string) (Proc, error) {
 	}
 	// The command name, in parentheses, may itself hold spaces and
 	// parentheses: the fields after it start at the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	j := bytes.IndexByte(b, '(')
+	i, j := bytes.LastIndexByte(b, ')'), bytes.IndexByte(b, '(')
 	if i < 0 || j < 0 || j > i {
 		return Proc{}, fmt.Errorf("unexpected %s", path)
 	}
@@ -204,23 +203,14 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 		defer pidfd.Close()
 		var gone bool
 		if raw.Read(func(fd uintptr) bool {
-			var failed bool
-			gone, failed = hasExited(int(fd))
-			return gone || failed // else: wait until readable
+			// Polled without waiting: the pidfd is readable once pid exited.
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := ignoringEINTR(func() (int, error) { return unix.Poll(fds, 0) })
+			gone = err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
+			return gone || err != nil // else: wait until readable
 		}) == nil && gone {
 			close(exited)
 		}
 	}()
 	return exited
-}
-
-// hasExited asks, without waiting, whether the pidfd is readable.
-func hasExited(pidfd int) (exited, failed bool) {
-	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	var n int
-	err := ignoringEINTR(func() (err error) {
-		n, err = unix.Poll(fds, 0)
-		return err
-	})
-	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0, err != nil
 }

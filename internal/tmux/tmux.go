@@ -19,7 +19,6 @@ import (
 // callTimeout bounds every call: the server answers in under a millisecond.
 const callTimeout = 10 * time.Second
 
-// ErrNoTmux means the tmux program is not installed or not on PATH.
 var ErrNoTmux error = noTmux{}
 
 type noTmux struct{}
@@ -89,8 +88,7 @@ func IsMissingSession(err error) bool {
 		"server exited unexpectedly", "lost server")
 }
 
-// SessionTarget is the exact-match target of a session (a bare name
-// matches any session it starts).
+// SessionTarget is a session's exact target (a bare name matches a prefix).
 func SessionTarget(name string) string { return "=" + name + ":" }
 
 // IsDuplicateSession reports tmux refusing a session that exists.
@@ -152,15 +150,11 @@ func (s Screen) CursorRow() string {
 	if s.CursorY < 0 || s.CursorY >= len(s.Rows) {
 		return ""
 	}
-	row := []rune(s.Rows[s.CursorY])
+	row := []rune(strings.TrimRight(s.Rows[s.CursorY], " "))
 	for len(row) < s.CursorX {
 		row = append(row, ' ')
 	}
-	end := len(row)
-	for end > s.CursorX && row[end-1] == ' ' {
-		end--
-	}
-	return string(row[:end])
+	return string(row)
 }
 
 // Exec replaces this process with tmux, on the human's terminal.
