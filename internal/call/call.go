@@ -14,6 +14,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -31,7 +32,7 @@ type Request struct {
 	Typed string
 	// Timeout is the no-output timeout, MaxTime the overall one; zero disables either.
 	Timeout, MaxTime time.Duration
-	// Stdin is forwarded unless nil or a terminal (then the command reads the shared terminal).
+	// Stdin is forwarded when it carries data (forwardsStdin); otherwise the command reads the shared terminal.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	// Raw passes the terminal output on byte for byte, not cleaned into what a pipe carries (cleantext).
@@ -152,6 +153,8 @@ type Call struct {
 	started chan struct{}     // closed once the START marker was seen
 	exit    <-chan struct{}   // closed when the command's shell ends (exit, exec...)
 	asked   bool              // the human was told of the question (waiting)
+	// emptyStdin: the forwarded stdin was a pipe that brought nothing.
+	emptyStdin atomic.Bool
 }
 
 // TypeIf types keys if the stream is still where the look saw it, else returns ErrMoved.

@@ -67,6 +67,7 @@ func (f *far) prepare() (err error) {
 	if f.stdin, err = f.c.Req.farStdin(); err != nil {
 		return err
 	}
+	f.c.emptyStdin.Store(f.stdin != nil && len(f.stdin) == 0 && isPipe(f.c.Req.Stdin))
 	if f.id, err = markers.NewID(); err != nil {
 		return failure.From(err)
 	}

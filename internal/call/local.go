@@ -54,8 +54,9 @@ func (l *local) start(done chan<- streamEnd) error {
 	if l.inPath != "" { // fed once the shell opened its end (or finish ends the wait)
 		go func() {
 			if w, err := os.OpenFile(l.inPath, os.O_WRONLY, 0); err == nil {
-				io.Copy(w, l.c.Req.Stdin)
+				n, _ := io.Copy(w, l.c.Req.Stdin)
 				w.Close()
+				l.c.emptyStdin.Store(n == 0 && isPipe(l.c.Req.Stdin))
 			}
 		}()
 	}

@@ -6,8 +6,6 @@ import (
 	"os"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/ptybridge/ptybridge/internal/failure"
 )
 
@@ -19,13 +17,47 @@ const (
 	stdinIdle = 200 * time.Millisecond
 )
 
-// forwardsStdin: a terminal on stdin means nothing to forward (Request.Stdin); anything else is data.
+// forwardsStdin: a pipe or a file on stdin is data for the command, and
+// so is an MCP call's text or a stdin forced (Forced). /dev/null, a closed
+// stdin (the runtime opens /dev/null there), a socket or a terminal is
+// not: agents' shell tools give those, and the command reads the shared
+// terminal instead, where the user answers its questions.
 func forwardsStdin(r io.Reader) bool {
-	if f, ok := r.(*os.File); ok {
-		return f != nil && !term.IsTerminal(int(f.Fd()))
+	f, ok := r.(*os.File)
+	if !ok {
+		return r != nil
 	}
-	return r != nil
+	mode, err := fileMode(f)
+	return err == nil && (mode.IsRegular() || mode&os.ModeNamedPipe != 0)
 }
+
+func fileMode(f *os.File) (os.FileMode, error) {
+	if f == nil {
+		return 0, os.ErrInvalid
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Mode(), nil
+}
+
+// isPipe: r is a pipe, which may well be empty (an agent's tool gives one).
+func isPipe(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	mode, err := fileMode(f)
+	return ok && err == nil && mode&os.ModeNamedPipe != 0
+}
+
+type forced struct{ io.Reader }
+
+// Forced is r forwarded whatever it is (--stdin=forward).
+func Forced(r io.Reader) io.Reader { return forced{r} }
+
+// emptyStdinNote follows a failed command whose stdin was an empty pipe:
+// a question it asked read end-of-file instead of reaching the user.
+const emptyStdinNote = "ptysend: note: the command's stdin was an empty pipe, so anything it asked read end-of-file; " +
+	"to let the user answer in the shared terminal, run it with --stdin=terminal\n"
 
 // readFarStdin reads the stdin to forward to a far command, whole: it is
 // typed after the payload. A terminal, or a pipe that stays idle and

@@ -139,6 +139,9 @@ func (c *Call) finish(tr transport, e streamEnd) (int, error) {
 	case e.err != nil:
 		return 0, &failure.Error{Msg: "writing the output: " + e.err.Error(), Hint: "make sure ptysend's standard output can be written"}
 	}
+	if e.status != 0 && c.emptyStdin.Load() {
+		io.WriteString(c.Req.Stderr, emptyStdinNote)
+	}
 	return e.status, nil
 }
 

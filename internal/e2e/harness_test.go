@@ -385,12 +385,13 @@ type running struct {
 	cmd            *exec.Cmd
 	stdout, stderr *lockedBuffer
 	closeStdin     func()
+	deferred       bool // not started yet (startWithStdin)
 }
 
 // start runs ptysend with args without waiting for it. With fromTerminal,
 // its stdin is a terminal of its own (as in an agent's interactive
-// session), so the command reads the shared terminal, where the human
-// answers; otherwise stdin is /dev/null, which the command gets.
+// session); otherwise it is /dev/null. Either way the command reads the
+// shared terminal, where the human answers.
 func (b *bridge) start(fromTerminal bool, args ...string) *running {
 	b.t.Helper()
 	r := &running{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, closeStdin: func() {}}

@@ -65,6 +65,7 @@ func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 	durations := false
 	// The defaults and the environment, as kong sets them.
 	opts = Options{Session: os.Getenv("PTYBRIDGE_SESSION"), Timeout: cli.Duration(10 * time.Second), MaxTime: cli.Duration(120 * time.Second)}
+	cmd.StdinFrom = "auto"
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, value, hasValue := strings.Cut(a, "=")

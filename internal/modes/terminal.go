@@ -22,6 +22,8 @@ type command struct {
 	Words   []string `arg:"" optional:"" passthrough:"" help:"Shell code to run in the shared terminal." json:"-"`
 	Command string   `kong:"-" json:"command" jsonschema:"shell code for the shell of the shared terminal, run as if the user typed it (quote what the shell must not expand)"`
 	Stdin   *string  `kong:"-" json:"stdin,omitempty" jsonschema:"text for the command's standard input; without it the command reads the shared terminal, where the user can answer it"`
+	// StdinFrom is the command line's choice; the MCP tool's is Stdin.
+	StdinFrom string `name:"stdin" enum:"auto,terminal,forward" default:"auto" placeholder:"terminal|forward" help:"Where the command's stdin comes from: forward ptysend's stdin, or the shared terminal, where the user answers its questions. By default a pipe or a file is forwarded; /dev/null, a closed stdin, a socket or a terminal is not." json:"-"`
 }
 
 func (m *command) About() About {
@@ -45,8 +47,13 @@ func (m *command) Check() error {
 func (m *command) Run(ctx context.Context, e *Env) (int, error) {
 	req := e.callRequest(strings.TrimSpace(m.code()))
 	req.Command = m.code()
-	if m.Stdin != nil {
+	switch {
+	case m.Stdin != nil:
 		req.Stdin = strings.NewReader(*m.Stdin)
+	case m.StdinFrom == "terminal":
+		req.Stdin = nil
+	case m.StdinFrom == "forward" && req.Stdin != nil:
+		req.Stdin = call.Forced(req.Stdin)
 	}
 	return call.Run(ctx, e.Bridge, req)
 }
