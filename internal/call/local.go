@@ -62,6 +62,7 @@ func (l *local) start(done chan<- streamEnd) error {
 	}
 	ext := markers.NewExtractor(l.id, l.c.out)
 	go func() { done <- l.c.pump(ext, ext, nil) }()
+	SweepLeftovers(l.c.B.RuntimeDir)
 	return nil
 }
 
@@ -92,18 +93,20 @@ func (l *local) prepare() error {
 }
 
 // NewCallID is the id of a new call, which names its files, claimed
-// before they exist so that no other call takes them for leftovers. The
-// files of gone calls (a ptysend killed with SIGKILL) are removed now, but
-// a running REPL's script; without OFD locks, none (rundir/calls.go).
+// before they exist so that no other call takes them for leftovers.
 func NewCallID(dir string) (markers.ID, error) {
 	id, err := markers.NewID()
 	if err != nil {
 		return "", err
 	}
 	rundir.Claim(dir, string(id))
-	rundir.SweepLeftovers(dir, pane.ScriptsInUse(dir))
 	return id, nil
 }
+
+// SweepLeftovers removes the files of gone calls (a ptysend killed with
+// SIGKILL), but a running REPL's script; without OFD locks, none
+// (rundir/calls.go). A call does it once it typed, while the shell works.
+func SweepLeftovers(dir string) { rundir.SweepLeftovers(dir, pane.ScriptsInUse(dir)) }
 
 // stopped is closed once the shell is back in the foreground of the
 // terminal: an interrupted shell drops the rest of the line, END and all.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -122,8 +124,9 @@ func (w *soakWatch) sample(calls int) {
 // call hangs: the server's goroutines and the pane.
 func (b *bridge) mcpServer() (*mcp.ClientSession, int, func() string) {
 	b.t.Helper()
-	cmd := b.ptysend(nil, "--mcp")
-	cmd.Env = append(cmd.Env, "GOTRACEBACK=crash") // SIGQUIT shows every thread, the runtime's too
+	// The server lives for the whole test, past any one call's hang guard.
+	cmd := b.user.Runs(exec.Command(filepath.Join(bin, "ptysend"), "--mcp"))
+	cmd.Env = append(slices.Clip(b.env), "GOTRACEBACK=crash") // SIGQUIT shows every thread, the runtime's too
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "ptybridge-e2e-soak", Version: "1"}, nil)

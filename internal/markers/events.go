@@ -1,7 +1,6 @@
 package markers
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -94,21 +93,6 @@ func parseStatusField(s string) (int, bool) {
 	return n, n <= 255
 }
 
-// EncodeField percent-encodes what a marker's field cannot carry as it
-// is: control characters (BEL or ESC would end the marker, CAN and SUB
-// cancel it in the terminal), DEL, '%' and the separator ';'.
-func EncodeField(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c == '%' || c == ';' {
-			fmt.Fprintf(&b, "%%%02X", c)
-		} else {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
 // DecodeField undoes percent-encoding, also fish's (which encodes more):
 // every "%XX" becomes its byte, and any other '%' stays.
 func DecodeField(s string) string {
@@ -127,19 +111,6 @@ func DecodeField(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// PromptEvent, CommandEvent, CommandLineEvent and FinishedEvent are the
-// events as the hooks print them.
-func PromptEvent(pid int) string  { return marker("P", strconv.Itoa(pid)) }
-func CommandEvent(pid int) string { return marker("C", strconv.Itoa(pid)) }
-
-func CommandLineEvent(pid int, line string) string {
-	return marker("C", strconv.Itoa(pid), EncodeField(line))
-}
-
-func FinishedEvent(pid, status int, dir, line string) string {
-	return marker("F", strconv.Itoa(pid), strconv.Itoa(status), EncodeField(dir), EncodeField(line))
 }
 
 // EventSink hears the stream as a Tracker splits it, in stream order: the

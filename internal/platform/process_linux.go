@@ -20,7 +20,7 @@ func ReadProc(pid int) (Proc, error) {
 }
 
 func readStat(path string) (Proc, error) {
-	b, err := os.ReadFile(path)
+	b, err := readProcFile(path)
 	if err != nil {
 		return Proc{}, err
 	}
@@ -60,7 +60,7 @@ func readStat(path string) (Proc, error) {
 }
 
 func Args(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	b, err := readProcFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil || len(b) == 0 {
 		return nil
 	}
@@ -79,7 +79,7 @@ const clockTicks = 100 // USER_HZ, the unit of stat's times, on every architectu
 func StartTime(pid int) (time.Time, error) {
 	now := time.Now()
 	p, err := ReadProc(pid)
-	b, uptimeErr := os.ReadFile("/proc/uptime")
+	b, uptimeErr := readProcFile("/proc/uptime")
 	var up float64 // seconds
 	if err = cmp.Or(err, uptimeErr); err == nil {
 		_, err = fmt.Sscan(string(b), &up)
@@ -103,7 +103,7 @@ func Executable(pid int) (string, error) {
 
 // Environ is the environment process pid started with.
 func Environ(pid int) []string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	b, _ := readProcFile(fmt.Sprintf("/proc/%d/environ", pid))
 	return strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 })
 }
 
@@ -111,7 +111,7 @@ func Environ(pid int) []string {
 func Children(pid int) []int {
 	var kids []int
 	for _, task := range taskDirs(pid) {
-		b, _ := os.ReadFile(task + "children")
+		b, _ := readProcFile(task + "children")
 		for _, f := range strings.Fields(string(b)) {
 			if n, err := strconv.Atoi(f); err == nil {
 				kids = append(kids, n)
@@ -133,7 +133,7 @@ func taskDirs(pid int) []string {
 
 // procValue is what follows "key:" in /proc/PID/file (io, status).
 func procValue(pid int, file, key string) string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+	b, _ := readProcFile(fmt.Sprintf("/proc/%d/%s", pid, file))
 	for line := range strings.Lines(string(b)) {
 		if v, ok := strings.CutPrefix(line, key+":"); ok {
 			return strings.TrimSpace(v)

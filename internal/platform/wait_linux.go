@@ -103,7 +103,7 @@ func readsFile(pid int, taskDir, file string) bool {
 // it: its number, and the file its first argument names as a descriptor of
 // pid ("": unknown). It is hidden from us for a set-uid program, or by Yama.
 func syscallOf(pid int, taskDir string) (nr int, file string, ok, hidden bool) {
-	b, err := os.ReadFile(taskDir + "syscall")
+	b, err := readProcFile(taskDir + "syscall")
 	if err != nil {
 		return 0, "", false, errors.Is(err, fs.ErrPermission)
 	}
@@ -121,7 +121,7 @@ func taskState(taskDir string) byte {
 }
 
 func readTrimmed(path string) string {
-	b, _ := os.ReadFile(path)
+	b, _ := readProcFile(path)
 	return strings.TrimSpace(string(b))
 }
 

@@ -86,21 +86,21 @@ func fmtStatus(s *int) string {
 const prompt = "\x1b[?2004h$ "
 
 func TestHistoryOfTheHumansCommandsInEachShell(t *testing.T) {
-	p := markers.PromptEvent
+	p := promptEvent
 	cases := []struct {
 		name   string
 		stream []string
 		dir    string
 	}{
 		{"bash: the line comes from the history when it finished", []string{
-			prompt, p(7), "ls /nonexistent\r\n\x1b[?2004l\r", markers.CommandEvent(7),
-			"ls: cannot access '/nonexistent'\r\n", markers.FinishedEvent(7, 2, "/srv", "ls /nonexistent"), "prompt-command-ran\r\n", prompt, p(7)}, "/srv"},
+			prompt, p(7), "ls /nonexistent\r\n\x1b[?2004l\r", commandEvent(7),
+			"ls: cannot access '/nonexistent'\r\n", finishedEvent(7, 2, "/srv", "ls /nonexistent"), "prompt-command-ran\r\n", prompt, p(7)}, "/srv"},
 		{"bash: a line kept out of its history is named by its echo", []string{
-			prompt, p(7), "ls /nonex\x08 \x08\x08 \x08existent\r\n\x1b[?2004l\r", markers.CommandEvent(7),
-			"ls: cannot access '/nonexistent'\r\n", markers.FinishedEvent(7, 2, "/srv", ""), prompt, p(7)}, "/srv"},
+			prompt, p(7), "ls /nonex\x08 \x08\x08 \x08existent\r\n\x1b[?2004l\r", commandEvent(7),
+			"ls: cannot access '/nonexistent'\r\n", finishedEvent(7, 2, "/srv", ""), prompt, p(7)}, "/srv"},
 		{"zsh: the line comes with COMMAND", []string{
-			"$ ", p(7), "\x1b[?2004hl\x08ls /nonexistent\x1b[?2004l\r\r\n", markers.CommandLineEvent(7, "ls /nonexistent"),
-			"ls: cannot access '/nonexistent'\r\n", "\x1b[1m\x1b[7m%\x1b[27m\x1b[1m\x1b[0m   \r \r", markers.FinishedEvent(7, 2, "/srv", ""), "$ ", p(7)}, "/srv"},
+			"$ ", p(7), "\x1b[?2004hl\x08ls /nonexistent\x1b[?2004l\r\r\n", commandLineEvent(7, "ls /nonexistent"),
+			"ls: cannot access '/nonexistent'\r\n", "\x1b[1m\x1b[7m%\x1b[27m\x1b[1m\x1b[0m   \r \r", finishedEvent(7, 2, "/srv", ""), "$ ", p(7)}, "/srv"},
 		{"dash: the line is the echo up to Enter, the directory /proc's", []string{
 			"$ ", p(7), "ls /nonexistent\r\n", "ls: cannot access '/nonexistent'\r\n",
 			"\x1b]6973;ptybridge;F;7;2\a", "$ ", p(7)}, "/proc-cwd-of-7"},
@@ -118,7 +118,7 @@ func TestHistoryOfTheHumansCommandsInEachShell(t *testing.T) {
 }
 
 func TestHistoryOfAnAgentsCommand(t *testing.T) {
-	p := markers.PromptEvent
+	p := promptEvent
 	source := " . '/rt/" + string(callID) + ".sh'"
 	agent := []string{"[agent] $ make\r\n", markers.Start(callID), "built\r\n", markers.End(callID, 3)}
 	cases := []struct {
@@ -126,10 +126,10 @@ func TestHistoryOfAnAgentsCommand(t *testing.T) {
 		stream []string
 		dir    string
 	}{
-		{"in a shell with hooks", append(append([]string{prompt, p(7), source + "\r\n", markers.CommandEvent(7)}, agent...),
-			markers.FinishedEvent(7, 0, "/src", ""), prompt, p(7)), "/src"},
-		{"in a shell with a line from COMMAND", append(append([]string{prompt, p(7), source + "\r\n", markers.CommandLineEvent(7, source)}, agent...),
-			markers.FinishedEvent(7, 0, "/src", ""), prompt, p(7)), "/src"},
+		{"in a shell with hooks", append(append([]string{prompt, p(7), source + "\r\n", commandEvent(7)}, agent...),
+			finishedEvent(7, 0, "/src", ""), prompt, p(7)), "/src"},
+		{"in a shell with a line from COMMAND", append(append([]string{prompt, p(7), source + "\r\n", commandLineEvent(7, source)}, agent...),
+			finishedEvent(7, 0, "/src", ""), prompt, p(7)), "/src"},
 		{"in dash", append(append([]string{"$ ", p(7), source + "\r\n"}, agent...),
 			"\x1b]6973;ptybridge;F;7;0\a$ ", p(7)), "/proc-cwd-of-7"},
 		{"before the hooks", append([]string{"$ " + source + "\r\n"}, agent...), ""},
@@ -156,8 +156,8 @@ func TestHistoryOfAnAgentsCommandThatWasInterrupted(t *testing.T) {
 	w := newHistoryWorld()
 	w.h.Runs(callID, "sleep 300")
 	w.h.Typed([]byte(source + "\r"))
-	w.feed(prompt, markers.PromptEvent(7), source+"\r\n", markers.CommandEvent(7), markers.Start(callID), "^C\r\n",
-		markers.FinishedEvent(7, 130, "/src", ""), prompt, markers.PromptEvent(7))
+	w.feed(prompt, promptEvent(7), source+"\r\n", commandEvent(7), markers.Start(callID), "^C\r\n",
+		finishedEvent(7, 130, "/src", ""), prompt, promptEvent(7))
 	check(t, w.only(t), ByAgent, "sleep 300", status(130), "/src")
 }
 
@@ -166,7 +166,7 @@ func TestAHumansCommandIsNotTakenForTheAgents(t *testing.T) {
 	// an inner shell without hooks: its START belongs to no line of ours.
 	w := newHistoryWorld()
 	w.h.Runs(callID, "python3")
-	w.feed(prompt, markers.PromptEvent(7), "bash\r\n", markers.CommandLineEvent(7, "bash"), "inner$ ")
+	w.feed(prompt, promptEvent(7), "bash\r\n", commandLineEvent(7, "bash"), "inner$ ")
 	w.h.Typed([]byte(" . '/rt/" + string(callID) + ".repl.sh'\r"))
 	w.feed(markers.Start(callID), ">>> ")
 	es := w.h.Entries(10)
@@ -177,7 +177,7 @@ func TestAHumansCommandIsNotTakenForTheAgents(t *testing.T) {
 		t.Fatalf("output goes to the innermost command: %q", out)
 	}
 	// The inner shell goes; bash finishes: what ran inside it ends too.
-	w.feed(markers.FinishedEvent(7, 0, "/", ""))
+	w.feed(finishedEvent(7, 0, "/", ""))
 	es = w.h.Entries(10)
 	if es[0].Running || es[1].Running || *es[0].Status != 0 || es[1].Status != nil {
 		t.Fatalf("want both ended, the inner one without a status; got %+v", es)
@@ -185,7 +185,7 @@ func TestAHumansCommandIsNotTakenForTheAgents(t *testing.T) {
 }
 
 func TestARunningCommandIsInTheHistory(t *testing.T) {
-	w := newHistoryWorld().feed(prompt, markers.PromptEvent(7), "make\r\n", markers.CommandLineEvent(7, "make"), "cc -o x x.c\r\n")
+	w := newHistoryWorld().feed(prompt, promptEvent(7), "make\r\n", commandLineEvent(7, "make"), "cc -o x x.c\r\n")
 	e := w.only(t)
 	if !e.Running || e.Status != nil || e.End != nil || e.Command != "make" || e.DurationMS <= 0 {
 		t.Fatalf("want make running, got %+v", e)
@@ -195,15 +195,15 @@ func TestARunningCommandIsInTheHistory(t *testing.T) {
 	}
 	// A shell that never says FINISHED (older hooks): the next prompt
 	// ends the command, with no status.
-	w.feed("$ ", markers.PromptEvent(7))
+	w.feed("$ ", promptEvent(7))
 	if e := w.only(t); e.Running || e.Status != nil {
 		t.Fatalf("want make ended without a status, got %+v", e)
 	}
 }
 
 func TestAnEmptyLineIsNoCommand(t *testing.T) {
-	w := newHistoryWorld().feed("$ ", markers.PromptEvent(7), "\r\n", "\x1b]6973;ptybridge;F;7;0\a$ ", markers.PromptEvent(7),
-		"  \r\n", "\x1b]6973;ptybridge;F;7;0\a$ ", markers.PromptEvent(7))
+	w := newHistoryWorld().feed("$ ", promptEvent(7), "\r\n", "\x1b]6973;ptybridge;F;7;0\a$ ", promptEvent(7),
+		"  \r\n", "\x1b]6973;ptybridge;F;7;0\a$ ", promptEvent(7))
 	if es := w.h.Entries(10); len(es) != 0 {
 		t.Fatalf("want no entry, got %+v", es)
 	}
@@ -212,8 +212,8 @@ func TestAnEmptyLineIsNoCommand(t *testing.T) {
 func TestTheHistoryKeepsTheLast100Commands(t *testing.T) {
 	w := newHistoryWorld()
 	for i := 1; i <= 150; i++ {
-		w.feed(markers.PromptEvent(7), fmt.Sprintf("echo %d\r\n", i), markers.CommandLineEvent(7, fmt.Sprintf("echo %d", i)),
-			fmt.Sprintf("%d\r\n", i), markers.FinishedEvent(7, 0, "/", ""))
+		w.feed(promptEvent(7), fmt.Sprintf("echo %d\r\n", i), commandLineEvent(7, fmt.Sprintf("echo %d", i)),
+			fmt.Sprintf("%d\r\n", i), finishedEvent(7, 0, "/", ""))
 	}
 	es := w.h.Entries(1000)
 	if len(es) != 100 || es[0].ID != 51 || es[99].ID != 150 || es[99].Command != "echo 150" {
@@ -232,14 +232,14 @@ func TestALongOutputKeepsItsHeadAndTailWithANote(t *testing.T) {
 	for i := 1; all.Len() < 3<<20; i++ {
 		fmt.Fprintf(&all, "line %d\r\n", i)
 	}
-	w := newHistoryWorld().feed(markers.PromptEvent(7), "seq\r\n", markers.CommandLineEvent(7, "seq"))
+	w := newHistoryWorld().feed(promptEvent(7), "seq\r\n", commandLineEvent(7, "seq"))
 	// In chunks of every size, as the pane's output comes.
 	for data, n := all.Bytes(), 1; len(data) > 0; n = n*7%65521 + 1 {
 		k := min(n, len(data))
 		w.feed(string(data[:k]))
 		data = data[k:]
 	}
-	w.feed(markers.FinishedEvent(7, 0, "/", ""))
+	w.feed(finishedEvent(7, 0, "/", ""))
 	e := w.only(t)
 	// The history keeps the output with the terminal's line ends undone.
 	want := strings.ReplaceAll(all.String(), "\r\n", "\n")
@@ -280,12 +280,12 @@ func TestAShortOutputIsKeptWhole(t *testing.T) {
 }
 
 func TestAMultiLineCommandIsOneCommand(t *testing.T) {
-	p := markers.PromptEvent
+	p := promptEvent
 	// zsh draws a PROMPT event at its continuation prompt too; its
 	// FINISHED event for the line that installed the hooks (with the
 	// directory) tells the history that its COMMAND events name lines.
-	w := newHistoryWorld().feed(markers.FinishedEvent(7, 0, "/srv", ""), "$ ", p(7), "echo 'a\r\n", "quote> ", p(7), "b'\r\n",
-		markers.CommandLineEvent(7, "echo 'a\nb'"), "a\r\nb\r\n", markers.FinishedEvent(7, 0, "/srv", ""), "$ ", p(7))
+	w := newHistoryWorld().feed(finishedEvent(7, 0, "/srv", ""), "$ ", p(7), "echo 'a\r\n", "quote> ", p(7), "b'\r\n",
+		commandLineEvent(7, "echo 'a\nb'"), "a\r\nb\r\n", finishedEvent(7, 0, "/srv", ""), "$ ", p(7))
 	check(t, w.only(t), ByUser, "echo 'a\nb'", status(0), "/srv")
 	if out := w.output(t, 0); out != "a\nb\n" {
 		t.Fatalf("output %q", out)
@@ -300,9 +300,9 @@ func TestAnAgentsCommandKeepsTheStderrTheTerminalShowed(t *testing.T) {
 	w := newHistoryWorld()
 	w.h.Runs(callID, "make")
 	w.h.Typed([]byte(source + "\r"))
-	w.feed(prompt, markers.PromptEvent(7), source+"\r\n", markers.CommandLineEvent(7, source), "[agent] $ make\r\n", markers.Start(callID),
+	w.feed(prompt, promptEvent(7), source+"\r\n", commandLineEvent(7, source), "[agent] $ make\r\n", markers.Start(callID),
 		"out\r\n", string(markers.AppendStderrFrame(nil, callID, []byte("warning: x\r\n"))), markers.End(callID, 0),
-		markers.FinishedEvent(7, 0, "/src", ""), prompt, markers.PromptEvent(7))
+		finishedEvent(7, 0, "/src", ""), prompt, promptEvent(7))
 	check(t, w.only(t), ByAgent, "make", status(0), "/src")
 	if out := w.output(t, 1); out != "out\nwarning: x\n" {
 		t.Fatalf("want stdout and stderr as the terminal showed them, without markers: %q", out)

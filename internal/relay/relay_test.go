@@ -118,7 +118,7 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 	}
 	// The next client learns what the shell said meanwhile, and where in
 	// the stream it starts.
-	prompt := "$ " + markers.PromptEvent(99) + "\x1b[?2004h"
+	prompt := "$ " + promptEvent(99) + "\x1b[?2004h"
 	r.write(prompt)
 	readN(t, first, len(prompt))
 	first.Close()
@@ -210,9 +210,9 @@ func TestQueriesAreAnsweredWhileACallHoldsThePane(t *testing.T) {
 	source := " . '/rt/" + string(id) + ".sh'"
 	holder.Type(source + "\r")
 	<-r.keys // the relay serves a client's requests in order: runs is done
-	stream := "$ " + markers.PromptEvent(9) + "ls /nonexistent\r\n" + markers.CommandLineEvent(9, "ls /nonexistent") +
-		"ls: cannot access\r\n" + markers.FinishedEvent(9, 2, "/srv", "") + "$ " + markers.PromptEvent(9) +
-		source + "\r\n" + markers.CommandLineEvent(9, source) + "[agent] $ make test\r\n" + markers.Start(id) + "ok\r\n"
+	stream := "$ " + promptEvent(9) + "ls /nonexistent\r\n" + commandLineEvent(9, "ls /nonexistent") +
+		"ls: cannot access\r\n" + finishedEvent(9, 2, "/srv", "") + "$ " + promptEvent(9) +
+		source + "\r\n" + commandLineEvent(9, source) + "[agent] $ make test\r\n" + markers.Start(id) + "ok\r\n"
 	r.write(stream)
 	readN(t, holder, len(stream))
 

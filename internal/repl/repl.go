@@ -80,6 +80,7 @@ func newRecord(b bridge.Bridge, req Request, command string) (*pane.REPLRecord, 
 	if err != nil {
 		return nil, failure.From(err)
 	}
+	call.SweepLeftovers(b.RuntimeDir)
 	rec.ID, rec.Script = id, filepath.Join(b.RuntimeDir, string(id)+".repl.sh")
 	return rec, nil
 }
