@@ -94,7 +94,8 @@ func Serve(cfg Config, in io.Reader, keys io.Writer) error {
 		s.job.forgetSpare()
 	}
 	// Unless a newer relay's replaced it; cfg has a renamed job socket's name.
-	if now, err := os.Stat(s.cfg.Socket); err == nil && mine != nil && os.SameFile(mine, now) {
+	// ext4 hands a freed inode to the next file: the times tell them apart.
+	if now, err := os.Stat(s.cfg.Socket); err == nil && mine != nil && os.SameFile(mine, now) && mine.ModTime().Equal(now.ModTime()) {
 		os.Remove(s.cfg.Socket)
 	}
 	s.gone = true
