@@ -227,19 +227,6 @@ func (w *waitNotices) holder() string {
 }
 
 func shortCall(call string) string {
-	const max = 80
 	line, _, multi := strings.Cut(strings.TrimSpace(call), "\n")
-	runes := []rune(strings.TrimSpace(line))
-	for i, r := range runes {
-		if r < ' ' || r == 0x7f {
-			runes[i] = '?'
-		}
-	}
-	if len(runes) > max {
-		runes, multi = runes[:max], true
-	}
-	if multi {
-		return string(runes) + " …"
-	}
-	return string(runes)
+	return markers.ShortLine(strings.TrimSpace(line), 80, multi)
 }

@@ -26,9 +26,7 @@ func cleanPrefix(p []byte) int {
 }
 
 // isSpecial: a C0 control other than TAB and LF, or DEL.
-func isSpecial(b byte) bool {
-	return b < 0x20 && b != '\t' && b != '\n' || b == 0x7f
-}
+func isSpecial(b byte) bool { return b < 0x20 && b != '\t' && b != '\n' || b == 0x7f }
 
 const (
 	ones  = 0x0101010101010101

@@ -54,7 +54,7 @@ func MakeSpare(b bridge.Bridge) error {
 		";", "set-option", "-t", "="+session+":", "history-limit", fmt.Sprint(bridge.HistoryLimit),
 		";", "set-option", "-t", "="+session+":", "destroy-unattached", "off")
 	if err == nil || tmux.IsDuplicateSession(err) {
-		job := relay.JobConfig{Spare: true, Session: b.Name, RuntimeDir: b.RuntimeDir, SpareMaker: spareMaker(b)}
+		job := relay.JobConfig{Spare: true, Session: b.Name, SpareMaker: spareMaker(b)}
 		_, err = tmux.Run("new-window", "-d", "-a", "-t", target, "-c", "/", b.Exe, "--job-spare", fifo, "--job-spare-pid", pid,
 			";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(spareSocket(b, tok), &job))
 	}

@@ -122,7 +122,7 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) (pane string, err e
 	// The window goes behind the human's, after the last one: while the
 	// call runs nothing else happens in tmux, so "{end}" is ours.
 	job := relay.JobConfig{Name: sp.Name, ID: sp.ID, Ready: readyPath, Command: shorten(sp.Command, 200),
-		Session: b.Name, RuntimeDir: b.RuntimeDir, SpareMaker: spareMaker(b)}
+		Session: b.Name, SpareMaker: spareMaker(b)}
 	target := "=" + b.Name + ":{end}"
 	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", sp.Name, "-c", strings.ReplaceAll(sp.Dir, "#", "##"),
 		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath,
@@ -139,10 +139,10 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) (pane string, err e
 		return "", failure.From(err)
 	}
 	pane = strings.TrimSpace(out)
-	ready.SetReadDeadline(time.Now().Add(readyLimit))
+	ready.SetReadDeadline(time.Now().Add(relay.ReadyLimit))
 	switch line, err := bufio.NewReader(ready).ReadString('\n'); {
 	case err != nil:
-		return pane, fmt.Errorf("it did not start within %v", readyLimit)
+		return pane, fmt.Errorf("it did not start within %v", relay.ReadyLimit)
 	case line != "ok\n":
 		return pane, errors.New(strings.TrimPrefix(strings.TrimSpace(line), "error "))
 	}
@@ -186,8 +186,6 @@ func shorten(s string, n int) string {
 // spareMaker is the command a job's relay runs, once the job runs, to make
 // the next job's window ahead of time (spare.go).
 func spareMaker(b bridge.Bridge) []string { return []string{b.Exe, "--job-spare-make", b.Name} }
-
-const readyLimit = 20 * time.Second
 
 // sharedShell is what a job takes from the shell of the shared terminal:
 // its program, directory, and environment as the shell started (the

@@ -18,9 +18,7 @@ const (
 )
 
 // programName is program without its directory and a login shell's '-'.
-func programName(program string) string {
-	return strings.TrimPrefix(filepath.Base(program), "-")
-}
+func programName(program string) string { return strings.TrimPrefix(filepath.Base(program), "-") }
 
 // ShellFor maps the name of the program in the foreground of the pane to
 // its family. ok is false for a program that is not a shell we can drive.
@@ -183,22 +181,26 @@ const pagerSettings = "PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER=cat GH
 // DisplayLine is the agent's command as the wrapper shows it to the human:
 // its first line, shortened, with control characters made harmless.
 func DisplayLine(command string) string {
-	const max = 160
 	line, _, multi := strings.Cut(command, "\n")
+	return "[agent] $ " + ShortLine(line, 160, multi)
+}
+
+// ShortLine is line with control characters as '?', cut to n characters,
+// with " …" when it was cut or more followed.
+func ShortLine(line string, n int, more bool) string {
 	runes := []rune(line)
 	for i, r := range runes {
 		if r < ' ' || r == 0x7f {
 			runes[i] = '?'
 		}
 	}
-	if len(runes) > max {
-		runes, multi = runes[:max], true
+	if len(runes) > n {
+		runes, more = runes[:n], true
 	}
-	shown := "[agent] $ " + string(runes)
-	if multi {
-		shown += " …"
+	if more {
+		return string(runes) + " …"
 	}
-	return shown
+	return string(runes)
 }
 
 // quote quotes s as one word for the shell.
@@ -210,9 +212,7 @@ func (sh Shell) quote(s string) string {
 }
 
 // QuotePOSIX quotes s as one word for any POSIX shell.
-func QuotePOSIX(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func QuotePOSIX(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // fishQuote quotes s as one word for fish, where a backslash inside single
 // quotes escapes a quote or another backslash.

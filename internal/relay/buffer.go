@@ -27,9 +27,7 @@ const (
 )
 
 // NewBuffer returns a buffer of that bound and head (0 < headSize < bound).
-func NewBuffer(bound, headSize int) *Buffer {
-	return &Buffer{bound: bound, headSize: headSize}
-}
+func NewBuffer(bound, headSize int) *Buffer { return &Buffer{bound: bound, headSize: headSize} }
 
 // Total is the number of bytes ever written: the offset of the next one.
 func (b *Buffer) Total() int64 { return b.total }

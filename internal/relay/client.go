@@ -334,8 +334,10 @@ func (j *JobClient) Next() (Event, error) {
 }
 
 // Send types text into the job's window, then Enter if enter.
-func (j *JobClient) Send(text string, enter bool) error {
-	_, err := j.ask("ok", "send", text, enter)
+func (j *JobClient) Send(text string, enter bool) error { return j.askOK("send", text, enter) }
+
+func (j *JobClient) askOK(verb string, fields ...any) error {
+	_, err := j.ask("ok", verb, fields...)
 	return err
 }
 
@@ -349,10 +351,7 @@ func (j *JobClient) Stop() (int, string, error) {
 }
 
 // CloseWindow has the relay of an ended job close its window.
-func (j *JobClient) CloseWindow() error {
-	_, err := j.ask("ok", "close")
-	return err
-}
+func (j *JobClient) CloseWindow() error { return j.askOK("close") }
 
 // Activate makes a spare window's relay the job's; it returns the pane.
 func (j *JobClient) Activate(id, name, command, socket string) (string, error) {

@@ -26,9 +26,8 @@ type JobConfig struct {
 	ID      markers.ID
 	Command string // shortened, for --jobs
 	Ready   string // the fifo where ptysend --job waits for "ok" or "error ..."
-	// Session and RuntimeDir are the bridge's.
-	Session, RuntimeDir string
-	Spare               bool
+	Session string // the bridge's
+	Spare   bool
 	// SpareMaker makes a spare window for the next job once this one runs.
 	SpareMaker []string
 }
@@ -68,7 +67,7 @@ func newJob(s *server, cfg JobConfig) *job {
 	if !cfg.Spare {
 		close(j.moved)
 		go func() {
-			if closedWithin(j.startedC, readyLimit) {
+			if closedWithin(j.startedC, ReadyLimit) {
 				tellReady(j.Ready, "ok")
 			}
 		}()
@@ -141,7 +140,7 @@ func (j *job) outcome() (done bool, status int) {
 	return j.state == ended, j.status
 }
 
-const readyLimit = 20 * time.Second // for a job to start
+const ReadyLimit = 20 * time.Second // for a job to start
 
 // tellReady writes msg to the ready fifo, if ptysend still waits there.
 func tellReady(fifo, msg string) {
@@ -278,7 +277,7 @@ func (j *job) activate(w io.Writer, id markers.ID, name, command, socket string)
 		close(j.moved)
 	}()
 	go func() {
-		if !closedWithin(j.startedC, readyLimit) { // a job that never comes: the window goes
+		if !closedWithin(j.startedC, ReadyLimit) { // a job that never comes: the window goes
 			tmux.Run("kill-pane", "-t", s.cfg.PaneID)
 		}
 	}()
@@ -306,8 +305,8 @@ func EndedFormat(name string) string {
 
 // answerStarted answers "running" or "ended STATUS" once the job runs in the bridge session.
 func (j *job) answerStarted(w io.Writer) error {
-	if !closedWithin(j.startedC, readyLimit) {
-		return fmt.Errorf("the job did not start within %v", readyLimit)
+	if !closedWithin(j.startedC, ReadyLimit) {
+		return fmt.Errorf("the job did not start within %v", ReadyLimit)
 	}
 	<-j.moved
 	if j.moveErr != nil {
