@@ -166,6 +166,28 @@ func usageError(msg string) int {
 	return failure.ExitFailure
 }
 
+// valueApart catches --history 3 and --output 7: kong takes the number
+// for a command's words, as an optional value must follow its '='.
+func valueApart(m Mode, cmd *command) error {
+	words := words(cmd.Words)
+	if len(words) != 1 || len(cmd.Words) > 0 && cmd.Words[0] == "--" {
+		return nil
+	}
+	switch m := m.(type) {
+	case *historyMode:
+		if !m.History.Set || m.History.Value != "" {
+			return nil
+		}
+		return fmt.Errorf("--history takes its number after '=': use --history=%s", words[0])
+	case *outputMode:
+		if !m.Output.Set || m.Output.Value != "" {
+			return nil
+		}
+		return fmt.Errorf("--output takes its id after '=': use --output=%s", words[0])
+	}
+	return nil
+}
+
 // choose is the one mode the command line asks for, with its arguments checked.
 func choose(opts *Options, modes []Mode) (Mode, error) {
 	cmd := find[*command](modes)
@@ -175,6 +197,9 @@ func choose(opts *Options, modes []Mode) (Mode, error) {
 			continue
 		}
 		if m != nil {
+			if err := valueApart(m, cmd); err != nil {
+				return nil, err
+			}
 			return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, the --job modes, or -- WORDS, not several")
 		}
 		if tw, ok := mode.(interface{ takeWords([]string) }); ok {

@@ -2,6 +2,7 @@ package modes
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -40,6 +41,27 @@ func TestQuickFlagsAgreeWithKong(t *testing.T) {
 	} {
 		if _, _, ok := quickFlags(args); ok {
 			t.Errorf("%q must be left to kong", args)
+		}
+	}
+}
+
+func TestANumberApartFromItsFlagIsToldToFollowTheEquals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--history", "3"}, "use --history=3"},
+		{[]string{"--output", "7"}, "use --output=7"},
+		{[]string{"--status", "3"}, "not several"},
+		{[]string{"--history", "--", "3"}, "not several"},
+	} {
+		var opts Options
+		modes := All()
+		if !parse(&opts, modes, c.args) {
+			t.Fatalf("%q: kong refused it", c.args)
+		}
+		if _, err := choose(&opts, modes); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: want an error saying %q, got %v", c.args, c.want, err)
 		}
 	}
 }
