@@ -85,6 +85,11 @@ func TestAnHTTPServerAsAJob(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "Serving HTTP on 127.0.0.1 port "+strconv.Itoa(port)) || !strings.Contains(r.stderr, "next offset") {
 		t.Fatalf("want the banner line:\n%v", r)
 	}
+	// The next offset follows the banner: what comes after it is not it.
+	after := b.send("--job-output", "web", "--since", strconv.Itoa(nextOffset(t, r)))
+	if strings.Contains(after.stdout, "Serving HTTP") {
+		t.Fatalf("the next offset %d comes before the matched line: after it comes %q", nextOffset(t, r), after.stdout)
+	}
 
 	fetch := fmt.Sprintf(`python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:%d/").status)'`, port)
 	if _, err := exec.LookPath("curl"); err == nil {

@@ -260,7 +260,8 @@ type lineMatcher struct {
 }
 
 // feed takes the piece of the stream at offset, and returns the first line that matches and the
-// offset after it (before it, for the line being written, which comes again whole).
+// offset after it: for the line being written (a prompt, or a line whose newline is still to
+// come), after the bytes of it seen so far.
 func (m *lineMatcher) feed(offset int64, data []byte) (string, int64, bool) {
 	if m.re == nil {
 		return "", 0, false
@@ -290,7 +291,7 @@ func (m *lineMatcher) feed(offset int64, data []byte) (string, int64, bool) {
 		}
 	}
 	if p := m.clean.Pending(); p != "" && m.re.MatchString(p) {
-		return p, m.pos, true
+		return p, m.pos + int64(m.pendingRaw), true
 	}
 	return "", 0, false
 }
