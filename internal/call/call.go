@@ -1,11 +1,9 @@
-// Package call runs one command of the agent's in the shared pane, as
-// `ptysend -- WORDS` does, from its turn at the pane to its exit status:
-// the look (internal/pane decides), the human's approval under --confirm,
-// the timeouts, the two-phase kill, cancellation, and a shell the command
-// ended. The local transport sources a wrapper script from the runtime
-// directory (stderr through a fifo, the shell read in the process table);
-// the far one types it to a shell behind ssh, su or docker (stderr in
-// frames of the stream). internal/repl runs a REPL on the same Call.
+// Package call runs one command of the agent's in the shared pane, as `ptysend -- WORDS` does, from
+// its turn at the pane to its exit status: the look (internal/pane decides), the human's approval
+// under --confirm, the timeouts, the two-phase kill, cancellation, and a shell the command ended.
+// The local transport sources a wrapper script from the runtime directory (stderr through a fifo,
+// the shell read in the process table); the far one types it to a shell behind ssh, su or docker
+// (stderr in frames of the stream). internal/repl runs a REPL on the same Call.
 package call
 
 import (
@@ -43,10 +41,9 @@ type Request struct {
 	farStdin func() ([]byte, error)
 }
 
-// Run runs the request's command in the shared pane and returns its exit
-// status, or an error that says what to do (internal/failure). ctx stops
-// it as a Ctrl-C at the agent's end would: the command is interrupted; a
-// call that has not typed yet types nothing.
+// Run runs the request's command in the shared pane and returns its exit status, or an error that
+// says what to do (internal/failure). ctx stops it as a Ctrl-C at the agent's end would: the
+// command is interrupted; a call that has not typed yet types nothing.
 func Run(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	q := &human.Question{Action: "run this in the shared terminal", Text: req.Command}
 	return Do(ctx, b, req, pane.IntoShell, q, func(c *Call, st *pane.State) (int, error) {
@@ -57,10 +54,9 @@ func Run(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	})
 }
 
-// Do is the pipeline of every mode that types into the pane: a turn, a
-// look (pane.Look), the human's approval of q under ptybridge --confirm
-// (nil: none asked), then body, which types. A refusal that clears by
-// itself is waited out with req.WaitFree; body's ErrMoved looks again.
+// Do is the pipeline of every mode that types into the pane: a turn, a look (pane.Look), the
+// human's approval of q under ptybridge --confirm (nil: none asked), then body, which types. A
+// refusal that clears by itself is waited out with req.WaitFree; body's ErrMoved looks again.
 func Do(ctx context.Context, b bridge.Bridge, req Request, want pane.Want, q *human.Question,
 	body func(c *Call, st *pane.State) (int, error)) (int, error) {
 	req.Stderr = &lockedWriter{w: req.Stderr}
@@ -80,8 +76,7 @@ func Do(ctx context.Context, b bridge.Bridge, req Request, want pane.Want, q *hu
 // errApproved: the human said yes; the call starts over with a new look (they may have acted meanwhile).
 var errApproved = errors.New("approved by the user")
 
-// maxLooks bounds the looks of one attempt: each one after the first
-// follows output that came while the last one decided.
+// maxLooks bounds one attempt's looks: each after the first follows output that came meanwhile.
 const maxLooks = 20
 
 // attempt returns body's outcome, or the refusal and the state it came from.
@@ -123,9 +118,8 @@ func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time,
 	}
 }
 
-// approve asks the human, in a popup over their terminal, whether to go
-// on (errApproved: yes). The stream is read meanwhile: the relay never
-// waits for a call.
+// approve asks the human, in a popup over their terminal, whether to go on (errApproved: yes). The
+// stream is read meanwhile: the relay never waits for a call.
 func approve(ctx context.Context, t *relay.Turn, b bridge.Bridge, q human.Question, limit time.Duration) error {
 	drained := make(chan struct{})
 	go func() { io.Copy(io.Discard, t); close(drained) }()

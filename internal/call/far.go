@@ -17,11 +17,10 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// far runs the command in a shell ptysend cannot read in the process
-// table (another user's, host's or namespace's), through the terminal
-// stream only (markers/far.go has the protocol): the shell's kind from a
-// probe, its state from its hooks, stderr from R/r frames, that an
-// interrupt took from its PROMPT event, a question from the cursor line.
+// far runs the command in a shell ptysend cannot read in the process table (another user's, host's
+// or namespace's), through the terminal stream only (markers/far.go has the protocol): the shell's
+// kind from a probe, its state from its hooks, stderr from R/r frames, that an interrupt took from
+// its PROMPT event, a question from the cursor line.
 type far struct {
 	c     *Call
 	end   *pane.Far
@@ -101,8 +100,7 @@ func (f *far) start(done chan<- streamEnd) error {
 	return nil
 }
 
-// load probes a shell without hooks, types the loader line and, after its
-// READY, the wrapper for job; it returns the stream read past READY.
+// load probes a shell without hooks, types the loader and, after READY, the wrapper for job.
 func (f *far) load(job markers.FarJob) ([]byte, error) {
 	hooked := f.end.Hooked
 	if !hooked {
@@ -112,9 +110,8 @@ func (f *far) load(job markers.FarJob) ([]byte, error) {
 	}
 	job.ID, job.Kind, job.First = f.id, f.rec.Kind, !hooked
 	loader := markers.FarLoader(f.rec.Kind, f.id, hooked)
-	// The rows the loader's echo took, known from the screen the probe saw;
-	// later the prompt may have changed: one row, as erasing a row too many
-	// would take a line of the human's output.
+	// The rows the loader's echo took, known from the screen the probe saw; later the prompt may
+	// have changed: one row, as erasing a row too many would take a line of the human's output.
 	job.EraseRows = 1
 	if !hooked {
 		job.EraseRows = (f.rec.PromptCol+len(loader))/max(f.rec.Width, 1) + 1
@@ -139,8 +136,7 @@ func (f *far) load(job markers.FarJob) ([]byte, error) {
 	return rest, nil
 }
 
-// probe asks a far shell without hooks what it is, with a line valid in
-// bash, zsh, dash and fish, and records what it learnt.
+// probe asks a far shell without hooks what it is, in a line valid in bash, zsh, dash and fish.
 func (f *far) probe() error {
 	scr := f.end.Screen
 	rows := (scr.CursorX+markers.ProbeLen())/max(scr.Width, 1) + 1
@@ -166,8 +162,7 @@ func (f *far) probe() error {
 	return f.c.B.Closed(false)
 }
 
-// settle lets the far shell draw its prompt again after the probe: what
-// is typed before its line editor reads would be echoed twice.
+// settle lets the far shell redraw its prompt: keys typed before its line editor reads echo twice.
 func (f *far) settle() {
 	buf := make([]byte, 4096)
 	for limit := time.Now().Add(300 * time.Millisecond); time.Now().Before(limit); {
@@ -194,10 +189,9 @@ func (f *far) readUntil(seen []byte, limit time.Duration, found func([]byte) boo
 	return seen, nil
 }
 
-// awaitMarker reads the stream after seen until marker, and returns what
-// followed it. A loader left waiting for its payload, as the call stopped
-// or gave up, is sent it empty: the shell runs nothing, even later (it may
-// have been busy after all).
+// awaitMarker reads the stream after seen until marker, and returns what followed it. A loader left
+// waiting for its payload, as the call stopped or gave up, is sent it empty: the shell runs
+// nothing, even later (it may have been busy after all).
 func (f *far) awaitMarker(seen []byte, marker, what string) ([]byte, error) {
 	m := []byte(marker)
 	stop := context.AfterFunc(f.c.Ctx, func() { f.c.T.SetReadDeadline(time.Now()) })
@@ -247,8 +241,7 @@ func lastLine(b []byte) string {
 	return "nothing was printed"
 }
 
-// Write takes the call's stream: its stderr frames out, the rest to the
-// extractor and to a tracker that sees the far prompt after an interrupt.
+// Write takes the stream: stderr frames out, the rest to the extractor and a tracker of the prompt.
 func (f *far) Write(b []byte) (int, error) {
 	if !f.ext.Started() {
 		f.notePre(b)
@@ -285,8 +278,7 @@ func (f *far) info() (markers.FarInfo, bool) {
 func (f *far) stopped() <-chan struct{} { return f.prompt }
 func (f *far) answered()                {}
 
-// question: the kernel cannot see the far program; the cursor line can
-// show that it asks something (a password, a question).
+// question: the kernel cannot see the far program, but the cursor line can show a question.
 func (f *far) question() string { return pane.FarAsks(f.c.T.PaneID) }
 
 // shellEnded: a far shell that ends ends its carrier.

@@ -7,10 +7,9 @@ import (
 	"time"
 )
 
-// gate sits between the extractor and stdout. While a command is being
-// interrupted, its output is held back: an interrupted shell drops the
-// rest of the line, END never comes, and what follows the terminal's "^C"
-// echo is the shell's next prompt, not output.
+// gate sits between the extractor and stdout. While a command is being interrupted, its output is
+// held back: an interrupted shell drops the rest of the line, END never comes, and what follows the
+// terminal's "^C" echo is the shell's next prompt, not output.
 type gate struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -42,8 +41,7 @@ func (g *gate) hold() {
 	g.held, g.echoed = new(bytes.Buffer), make(chan struct{})
 }
 
-// awaitEcho waits up to limit for the interrupt's echo: the shell can be back
-// in the foreground before the stream brought what came before the echo.
+// awaitEcho waits up to limit for the interrupt's echo: the shell can be back before the output is.
 func (g *gate) awaitEcho(limit time.Duration) {
 	g.mu.Lock()
 	echoed := g.echoed

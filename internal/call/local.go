@@ -16,9 +16,8 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// local runs the command in a shell of ours (same user and namespaces):
-// a typed line sources the wrapper; stderr and stdin go through fifos,
-// and the shell is watched in the process table.
+// local runs the command in a shell of ours (same user and namespaces): a typed line sources the
+// wrapper; stderr and stdin go through fifos, and the shell is watched in the process table.
 type local struct {
 	questions
 	shell  pane.Shell
@@ -92,8 +91,7 @@ func (l *local) prepare() error {
 	return nil
 }
 
-// NewCallID is the id of a new call, which names its files, claimed
-// before they exist so that no other call takes them for leftovers.
+// NewCallID is a new call's id, naming its files, claimed before they exist: no sweep takes them.
 func NewCallID(dir string) (markers.ID, error) {
 	id, err := markers.NewID()
 	if err != nil {
@@ -103,13 +101,11 @@ func NewCallID(dir string) (markers.ID, error) {
 	return id, nil
 }
 
-// SweepLeftovers removes the files of gone calls (a ptysend killed with
-// SIGKILL), but a running REPL's script; without OFD locks, none
-// (rundir/calls.go). A call does it once it typed, while the shell works.
+// SweepLeftovers removes gone calls' files (a ptysend killed by SIGKILL), but a running REPL's
+// script; without OFD locks, none. A call does it once it typed, while the shell works.
 func SweepLeftovers(dir string) { rundir.SweepLeftovers(dir, pane.ScriptsInUse(dir)) }
 
-// stopped is closed once the shell is back in the foreground of the
-// terminal: an interrupted shell drops the rest of the line, END and all.
+// stopped closes when the shell is in the foreground again: interrupted, it drops END and all.
 func (l *local) stopped() <-chan struct{} {
 	if l.back != nil {
 		return l.back
@@ -131,9 +127,8 @@ func (l *local) stopped() <-chan struct{} {
 	return l.back
 }
 
-// shellEnded reports a command that ended its shell. When that was the
-// pane's own shell, remain-on-exit kept the pane, and with it the human's
-// session: a new shell is started there.
+// shellEnded reports a command that ended its shell. When that was the pane's own shell,
+// remain-on-exit kept the pane, and with it the human's session: a new shell is started there.
 func (l *local) shellEnded() error {
 	if l.shell.PID != l.c.T.PanePID {
 		return &failure.Error{

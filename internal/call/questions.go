@@ -7,10 +7,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 )
 
-// questions notices that a local command waits for the human (the
-// foreground program sleeps until the terminal has input), and takes the
-// question and the echo of the answer out of the clean text of stdout:
-// they are the terminal's conversation with the human, not output.
+// questions notices that a local command waits for the human (the foreground program sleeps until
+// the terminal has input), and takes the question and the echo of the answer out of the clean text
+// of stdout: they are the terminal's conversation with the human, not output.
 type questions struct {
 	c        *Call
 	errs     *stderrCopy
@@ -21,15 +20,13 @@ type questions struct {
 	asks     func() string // and the reading of the question
 }
 
-// maxCaptures bounds the tmux calls that read one question: the screen
-// can lag behind the wait, and a read may have no prompt at all.
+// maxCaptures bounds one question's tmux reads: the screen can lag, a read may have no prompt.
 const maxCaptures = 3
 
-// question is what the command asks while it sleeps until the human
-// answers the terminal. The stream can lag far behind the shell (a large
-// output in tmux), which may be at its prompt long before END; the shell
-// waits for ptysend to see the wrapper's token in the stderr fifo, so a
-// look counts only if the token had not come by its end (and the capture's).
+// question is what the command asks while it sleeps until the human answers the terminal. The
+// stream can lag far behind the shell (a large output in tmux), which may be at its prompt long
+// before END; the shell waits for ptysend to see the wrapper's token in the stderr fifo, so a look
+// counts only if the token had not come by its end (and the capture's).
 func (q *questions) question() string {
 	select {
 	case <-q.c.started:
@@ -52,8 +49,7 @@ func (q *questions) question() string {
 	return note
 }
 
-// note names the question: the terminal's cursor line, else the line the
-// output shows last (stdout's pending line, else stderr's).
+// note names the question: the cursor line, else the output's last (stdout's pending, or stderr's).
 func (q *questions) note() string {
 	pending := ""
 	if q.c.clean != nil {
@@ -64,12 +60,11 @@ func (q *questions) note() string {
 
 func (q *questions) answered() { q.shown, q.captures, q.taken = "", 0, false }
 
-// take takes the question, and the echo of the answer that follows, out
-// of the clean text of stdout, only when the line the output shows last
-// (stdout's pending line, else stderr's) ends with the question at the
-// terminal's cursor line (a question wider than the terminal shows only
-// its last row there): a wrong note never takes output. The stream may
-// bring the question after the note; a later look takes it then.
+// take takes the question, and the echo of the answer that follows, out of the clean text of
+// stdout, only when the line the output shows last (stdout's pending line, else stderr's) ends with
+// the question at the terminal's cursor line (a question wider than the terminal shows only its
+// last row there): a wrong note never takes output. The stream may bring the question after the
+// note; a later look takes it then.
 func (q *questions) take() {
 	if q.c.clean == nil || q.taken {
 		return

@@ -15,11 +15,10 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// stderrCopy passes a local command's stderr on from the wrapper's fifo
-// as it fills: to ptysend's stderr, and framed (never in stdout:
-// markers.AppendStderrFrame) to the pane's terminal, where the human sees
-// a question asked on stderr. Once the wrapper's StderrDone token came,
-// all of it is there: closing the ack fifo lets the wrapper print END.
+// stderrCopy passes a local command's stderr on from the wrapper's fifo as it fills: to ptysend's
+// stderr, and framed (never in stdout: markers.AppendStderrFrame) to the pane's terminal, where the
+// human sees a question asked on stderr. Once the wrapper's StderrDone token came, all of it is
+// there: closing the ack fifo lets the wrapper print END.
 type stderrCopy struct {
 	id      markers.ID
 	errPath string
@@ -115,10 +114,9 @@ func (s *stderrCopy) lastLine() string {
 	return string(s.last)
 }
 
-// stop ends the copy once the call is over: what the fifo holds is
-// passed on without waiting for more (after END, all of it is there). A
-// copy stuck in a write (the human pressed Ctrl-S, or the agent does not
-// read our stderr) is left behind: ptysend is about to exit.
+// stop ends the copy once the call is over: what the fifo holds is passed on without waiting for
+// more (after END, all of it is there). A copy stuck in a write (the human pressed Ctrl-S, or the
+// agent does not read our stderr) is left behind: ptysend is about to exit.
 func (s *stderrCopy) stop() {
 	s.fifo.SetReadDeadline(time.Now())
 	select {
@@ -147,11 +145,10 @@ func (s *stderrCopy) takeNow(f *os.File) error {
 	}
 }
 
-// handOver closes the fifo, or leaves it to a ptysend of its own
-// (KeepShowingStderr) while background jobs of the command hold it: their
-// stderr must go on reaching the terminal, as a typed job's would, and an
-// unread fifo would stall them (or SIGPIPE kill them). A read that never
-// waits tells: end of file means no writer is left once ours is closed.
+// handOver closes the fifo, or leaves it to a ptysend of its own (KeepShowingStderr) while
+// background jobs of the command hold it: their stderr must go on reaching the terminal, as a typed
+// job's would, and an unread fifo would stall them (or SIGPIPE kill them). A read that never waits
+// tells: end of file means no writer is left once ours is closed.
 func (s *stderrCopy) handOver() {
 	fifo, err := platform.OpenNoWait(s.errPath)
 	s.fifo.Close()
@@ -188,17 +185,16 @@ type framedTerminal struct {
 	frame []byte
 }
 
-// openFramedTerminal opens the terminal at path ("" fails too), never as
-// our controlling terminal; failing only means the human sees no stderr.
+// openFramedTerminal opens the terminal at path ("" fails too), never as our controlling terminal;
+// failing only means the human sees no stderr.
 func openFramedTerminal(id markers.ID, path string) framedTerminal {
 	tty, _ := platform.OpenTTYToWrite(path)
 	return framedTerminal{id: id, path: path, tty: tty}
 }
 
-// show writes p framed, in pieces each in one write(): a tty never
-// splits a write() with another writer's (the command's stdout). When a
-// program turned off the tty's "\n" to "\r\n" (sudo's use_pty keeps it
-// raw), ptysend does it, or the human would see a staircase.
+// show writes p framed, in pieces each in one write(): a tty never splits a write() with another
+// writer's (the command's stdout). When a program turned off the tty's "\n" to "\r\n" (sudo's
+// use_pty keeps it raw), ptysend does it, or the human would see a staircase.
 func (t *framedTerminal) show(p []byte) {
 	for t.tty != nil && len(p) > 0 {
 		piece := p[:min(len(p), markers.MaxStderrPiece)]
@@ -220,8 +216,7 @@ func (t *framedTerminal) close() {
 	}
 }
 
-// lockedWriter serializes the writes of ptysend's stderr: the command's
-// stderr and ptysend's own notes come from two goroutines.
+// lockedWriter serializes ptysend's stderr: the command's stderr and our notes, two goroutines.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer

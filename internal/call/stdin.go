@@ -17,36 +17,27 @@ const (
 	stdinIdle = 200 * time.Millisecond
 )
 
-// forwardsStdin: a pipe or a file on stdin is data for the command, and
-// so is an MCP call's text or a stdin forced (Forced). /dev/null, a closed
-// stdin (the runtime opens /dev/null there), a socket or a terminal is
-// not: agents' shell tools give those, and the command reads the shared
-// terminal instead, where the user answers its questions.
+// forwardsStdin: a pipe or a file on stdin is data for the command, and so is an MCP call's text or
+// a stdin forced (Forced). /dev/null, a closed stdin (the runtime opens /dev/null there), a socket
+// or a terminal is not: agents' shell tools give those, and the command reads the shared terminal
+// instead, where the user answers its questions.
 func forwardsStdin(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return r != nil
 	}
-	mode, err := fileMode(f)
-	return err == nil && (mode.IsRegular() || mode&os.ModeNamedPipe != 0)
-}
-
-func fileMode(f *os.File) (os.FileMode, error) {
-	if f == nil {
-		return 0, os.ErrInvalid
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	return fi.Mode(), nil
+	fi, err := f.Stat() // ErrInvalid for a nil *os.File
+	return err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeNamedPipe != 0)
 }
 
 // isPipe: r is a pipe, which may well be empty (an agent's tool gives one).
 func isPipe(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	mode, err := fileMode(f)
-	return ok && err == nil && mode&os.ModeNamedPipe != 0
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
 }
 
 type forced struct{ io.Reader }
@@ -54,8 +45,7 @@ type forced struct{ io.Reader }
 // Forced is r forwarded whatever it is (--stdin=forward).
 func Forced(r io.Reader) io.Reader { return forced{r} }
 
-// emptyStdinNote follows a failed command whose stdin was an empty pipe:
-// a question it asked read end-of-file instead of reaching the user.
+// emptyStdinNote follows a failed command whose questions read end-of-file from an empty pipe.
 const emptyStdinNote = "ptysend: note: the command's stdin was an empty pipe, so anything it asked read end-of-file; " +
 	"to let the user answer in the shared terminal, run it with --stdin=terminal\n"
 

@@ -27,16 +27,14 @@ type transport interface {
 	finish()
 }
 
-// streamEnd is how the stream of a command ended: END with the status,
-// or an error (relay.ErrHungUp: the pane went).
+// streamEnd is how a command's stream ended: END with the status, or an error (relay.ErrHungUp).
 type streamEnd struct {
 	status int
 	err    error
 }
 
-// Interrupt keys, typed into the terminal's input, where the line
-// discipline turns them into SIGINT and SIGQUIT whatever tmux shows (copy
-// mode would take them from send-keys).
+// Interrupt keys, typed into the terminal's input, where the line discipline turns them into SIGINT
+// and SIGQUIT whatever tmux shows (copy mode would take them from send-keys).
 const (
 	CtrlC         = "\x03"
 	CtrlBackslash = "\x1c"
@@ -48,16 +46,14 @@ const (
 	// drainGrace is how long a call waits, once the shell is gone, for
 	// the stream to bring what the shell wrote before it ended.
 	drainGrace = 200 * time.Millisecond
-	// Looks for a command that waits for the human: the first soon after
-	// the output stops (a question is the last thing a program prints
-	// before it reads), then less and less often. The human is told at
-	// once, even when they answer long before --timeout.
+	// Looks for a command that waits for the human: the first soon after the output stops (a
+	// question is the last thing a program prints before it reads), then less and less often. The
+	// human is told at once, even when they answer long before --timeout.
 	firstLook = 15 * time.Millisecond
 	lastGap   = 2 * time.Second
 )
 
-// run types the command and waits for its end, a timeout, the shell's
-// end or the caller going away, and turns each into the call's outcome.
+// run types the command, waits for its end, a timeout, the shell's end or the caller going away.
 func (c *Call) run(tr transport) (int, error) {
 	done := make(chan streamEnd, 1)
 	if err := tr.start(done); err != nil {
@@ -96,8 +92,7 @@ func (c *Call) run(tr transport) (int, error) {
 			gap = min(4*gap, lastGap)
 			look.Reset(gap)
 		case <-noOutput.C():
-			// Decided now, however short the timeout: a command waiting
-			// for the human is not hung.
+			// Decided now, however short the timeout: a command waiting for the human is not hung.
 			if c.waiting(tr.question()) {
 				noOutput.Reset(c.Req.Timeout)
 				continue
@@ -118,8 +113,7 @@ func (c *Call) run(tr transport) (int, error) {
 	}
 }
 
-// waiting says on stderr, once per question, that the command waits for
-// the human to answer the terminal's question q ("": it does not wait).
+// waiting says on stderr, once per question q ("": none), that the command waits for the human.
 func (c *Call) waiting(q string) bool {
 	if q != "" && !c.asked {
 		c.asked = true
@@ -145,8 +139,7 @@ func (c *Call) finish(tr transport, e streamEnd) (int, error) {
 	return e.status, nil
 }
 
-// interrupt runs the two-phase kill: Ctrl-C, then Ctrl-\ if the command
-// still runs KillGrace later; the call ends with failure.ExitTimeout.
+// interrupt runs the two-phase kill (Ctrl-C, then Ctrl-\ KillGrace later); it ends in ExitTimeout.
 func (c *Call) interrupt(tr transport, done <-chan streamEnd, why, hint string) (int, error) {
 	how := "interrupted it with Ctrl-C"
 	c.out.hold()
@@ -172,8 +165,7 @@ func (c *Call) interrupt(tr transport, done <-chan streamEnd, why, hint string) 
 	return failure.ExitTimeout, &failure.Error{Code: failure.ExitTimeout, Msg: why + ": " + how, Hint: hint}
 }
 
-// waitStopped waits up to KillGrace for the command's END, or (an
-// interrupted shell drops the rest of the line) the shell at its prompt.
+// waitStopped waits up to KillGrace for END, or the shell at its prompt (it drops the line's rest).
 func waitStopped(tr transport, done <-chan streamEnd) (bool, *streamEnd) {
 	select {
 	case e := <-done:
@@ -185,8 +177,8 @@ func waitStopped(tr transport, done <-chan streamEnd) (bool, *streamEnd) {
 	}
 }
 
-// pump feeds the stream, first what was read of it already, to w (the
-// extractor, or a far call's stream in front of it) until END or hang-up.
+// pump feeds the stream, first what was read of it already, to w (the extractor, or a far call's
+// stream in front of it) until END or hang-up.
 func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd {
 	in := io.MultiReader(bytes.NewReader(first), c.T)
 	buf := make([]byte, 64<<10)
@@ -214,8 +206,7 @@ func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd
 	}
 }
 
-// Timer is a timer that never fires when its duration is zero: the
-// no-output and overall timeouts of a call.
+// Timer never fires when its duration is zero: a call's no-output and overall timeouts.
 type Timer struct{ t *time.Timer }
 
 func NewTimer(d time.Duration) *Timer {

@@ -17,8 +17,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
-// Duration is a flag value: a Go duration ("90s", "2m") or a bare number
-// of seconds ("10", "0.5"). Zero disables the limit.
+// Duration is a flag value: a Go duration ("90s", "2m") or seconds ("10", "0.5"); zero: no limit.
 type Duration time.Duration
 
 func (d *Duration) UnmarshalText(b []byte) error {
@@ -55,8 +54,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("%s is not a duration: use seconds (10) or a unit (\"90s\", \"2m\")", b)
 }
 
-// OptionalValue is a flag whose value may be left out: --history or
-// --history=5, never the next word.
+// OptionalValue is a flag whose value may be left out: --history or --history=5, not the next word.
 type OptionalValue struct {
 	Set   bool
 	Value string // "" when given without one
@@ -73,8 +71,7 @@ func (o *OptionalValue) Decode(ctx *kong.DecodeContext) error {
 // IsBool makes kong take no separate value.
 func (o *OptionalValue) IsBool() bool { return true }
 
-// Report prints err as "tool: error: ..." and "hint: ...", and returns
-// the exit code.
+// Report prints err as "tool: error: ..." and "hint: ...", and returns the exit code.
 func Report(w io.Writer, tool string, err error) int {
 	e := failure.From(err)
 	switch {
@@ -88,8 +85,8 @@ func Report(w io.Writer, tool string, err error) int {
 	return e.ExitCode()
 }
 
-// RelayFlags are the hidden flags with which tmux starts a relay (see
-// Bridge.RelayCommand): the tool that set up the bridge runs as its relay.
+// RelayFlags are the hidden flags with which tmux starts a relay (see Bridge.RelayCommand): the
+// tool that set up the bridge runs as its relay.
 type RelayFlags struct {
 	Relay     string `hidden:"" help:"Internal: serve the pane's output stream on this socket." json:"-"`
 	RelayPane string `hidden:"" json:"-"`
@@ -101,10 +98,9 @@ func (f RelayFlags) Requested() bool { return f.Relay != "" }
 
 // Run runs the relay on standard input and output.
 func (f RelayFlags) Run() error {
-	// A relay mostly waits for the pane, one stream at a time. With a
-	// second processor, the runtime's idle threads spin looking for work at
-	// every wakeup: a trivial call cost the relay 1.3 ms of CPU, taken from
-	// the shell and tmux on a two-core machine (perf sched).
+	// A relay mostly waits for the pane, one stream at a time. With a second processor, the
+	// runtime's idle threads spin looking for work at every wakeup: a trivial call cost the relay
+	// 1.3 ms of CPU, taken from the shell and tmux on a two-core machine (perf sched).
 	runtime.GOMAXPROCS(1)
 	cfg := relay.Config{Socket: f.Relay, PaneID: f.RelayPane, PanePID: f.RelayPID}
 	if f.RelayJob != "" {
@@ -120,8 +116,7 @@ func (f RelayFlags) Run() error {
 	return relay.Run(cfg)
 }
 
-// Version is what --version prints: a release's module version, else the
-// checkout's revision, "+dirty" if changed, and commit date.
+// Version is what --version prints: a release's version, else the revision, "+dirty", commit date.
 func Version() string {
 	info, _ := debug.ReadBuildInfo()
 	return VersionFrom(info)

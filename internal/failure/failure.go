@@ -48,8 +48,7 @@ type StopSignal struct{ Signal syscall.Signal }
 
 func (s StopSignal) Error() string { return "ptysend was stopped by " + s.Signal.String() }
 
-// Stopped is the exit status and the reason of a call stopped by its
-// context: 128+N for signal N, 130 (as Ctrl-C) for a cancelled request.
+// Stopped is the status and reason of a call its ctx stopped: 128+N for signal N, 130 if cancelled.
 func Stopped(ctx context.Context) (int, string) {
 	var s StopSignal
 	if errors.As(context.Cause(ctx), &s) {

@@ -157,7 +157,7 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 		}
 		// It runs a command: perhaps another shell the human started in it
 		// (sudo -i on the far host), probed when the screen shows its prompt.
-		if scr, err := s.screen(); err == nil && CheckFarPrompt(scr, via) == nil {
+		if scr, err := tmux.Capture(s.View.PaneID); err == nil && CheckFarPrompt(scr, via) == nil {
 			f.Screen = &scr
 			return s.free(s.View.PanePID)
 		}
@@ -175,7 +175,7 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 		// Only a call can tell: it reads the screen, asks the shell, refuses what it cannot drive.
 		return s.idle()
 	}
-	scr, err := s.screen()
+	scr, err := tmux.Capture(s.View.PaneID)
 	if err != nil {
 		return false, failure.From(err)
 	}
@@ -190,8 +190,7 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 	return s.free(s.View.PanePID)
 }
 
-// carriedProgram follows a carrier's children where /proc shows them (sudo,
-// su --pty, unshare; not ssh's far end) to the program holding the terminal.
+// carriedProgram follows carrier pid's children /proc shows (sudo, su --pty) to the tty's program.
 func carriedProgram(pid int) (string, []string) {
 	for range 8 {
 		kids := platform.Children(pid)
@@ -263,8 +262,7 @@ func NoAnswerError(carrier string, line string) error {
 	}
 }
 
-// foreignVia names how a shell of another user or namespace on our terminal
-// was reached: its parent carrier (su, sudo, unshare), else itself.
+// foreignVia: how a shell of another user or namespace came here: its carrier parent, else itself.
 func foreignVia(pid int, name string) string {
 	if parent := platform.Parent(pid); parent > 0 && ClassifyCarrier(platform.Args(parent)) != NotCarrier {
 		return platform.Name(parent)
@@ -272,8 +270,7 @@ func foreignVia(pid int, name string) string {
 	return name + " of another user or namespace"
 }
 
-// FarRecord is what ptysend learnt of the far shell: its kind from the
-// probe, the rest from its first call. It holds for one carrier process.
+// FarRecord is the far shell's kind from the probe, the rest from its first call; for one carrier.
 type FarRecord struct {
 	Carrier     string          `json:"carrier"` // platform.ExecImage of the carrier
 	CarrierName string          `json:"carrier_name"`
@@ -297,8 +294,7 @@ func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 	return &r
 }
 
-// WaitsForHuman: the pane's foreground program sleeps until the terminal has input,
-// waiting for the human, not hung, so the no-output timeout must spare it.
+// WaitsForHuman: the foreground program sleeps until the terminal has input: not hung (--timeout).
 func WaitsForHuman(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
 	return err == nil && fg > 0 && waitsForInput(fg, platform.TTYOf(panePID), false)

@@ -18,7 +18,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
-	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
 type Want int
@@ -74,8 +73,7 @@ const (
 	maxBackoff   = 64 * time.Millisecond
 )
 
-// Look reads the pane's state on a turn. The stream read while it settles
-// is the turn's (TypeIf then types only if nothing more came).
+// Look reads the pane's state on a turn, whose stream it reads (TypeIf types if no more came).
 func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 	deadline, backoff := time.Now().Add(settleLimit), firstBackoff
 	t.Tracker.Write(t.Stashed())
@@ -257,8 +255,7 @@ func interactive(args []string) bool {
 	return true
 }
 
-// unsupportedShell refuses a shell we cannot drive running as pid. One in a
-// scripting language (xonsh) runs as python3, but comm names the script.
+// unsupportedShell refuses an undrivable shell as pid (comm names xonsh, which runs as python3).
 func unsupportedShell(pid int) error {
 	for _, name := range []string{platform.Name(pid), platform.Comm(pid)} {
 		if markers.Unsupported(name) {
@@ -271,5 +268,3 @@ func unsupportedShell(pid int) error {
 	}
 	return nil
 }
-
-func (s *State) screen() (tmux.Screen, error) { return tmux.Capture(s.View.PaneID) }

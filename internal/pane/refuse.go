@@ -68,9 +68,8 @@ var HalfTypedError = refusal("the user has typed at the shared terminal's prompt
 var CopyModeError = refusal("the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",
 	"ask the user to leave copy mode (press q in the ptybridge terminal), then retry")
 
-// The hint of a busy pane says how the human leaves the program: Ctrl-C
-// does not stop a pager or an editor (less ignores it), so it names the
-// program's own key where it is well known, else only "quit it".
+// A busy pane's hint says how the human leaves the program: Ctrl-C stops no pager or editor (less
+// ignores it), so it names the program's own key where well known, else only "quit it".
 const (
 	keyCtrlC = "Ctrl-C"
 	keyQ     = "press q there"
@@ -158,8 +157,7 @@ func NewFreeWaiter(b bridge.Bridge, limit time.Duration, stderr io.Writer) *Free
 	return &FreeWaiter{bridge: b, limit: limit, deadline: time.Now().Add(limit), stderr: stderr, said: map[string]bool{}}
 }
 
-// Again is called after an attempt that typed nothing, with the state the refusal
-// came from (or nil): it waits, if it may, and says whether to try again.
+// Again, after an attempt that typed nothing (st: its state, or nil), waits if it may; true: retry.
 func (w *FreeWaiter) Again(ctx context.Context, st *State, err error) bool {
 	if w.limit <= 0 || err == nil || failure.From(err).Code != failure.ExitBusy || !time.Now().Before(w.deadline) || ctx.Err() != nil {
 		return false

@@ -14,6 +14,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
+	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
 type REPLRecord struct {
@@ -34,8 +35,7 @@ type REPLRecord struct {
 	Carrier string `json:"carrier,omitempty"`
 }
 
-// LineView is a REPL's cursor line as a call left it: the next call trusts
-// it only when its stream starts at the same point of the same relay.
+// LineView is a REPL's cursor line as a call left it, trusted at the same relay and stream offset.
 type LineView struct {
 	Relay  string `json:"relay"`
 	Offset int64  `json:"offset"`
@@ -93,7 +93,7 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	if v := r.View; v != nil && v.Relay == s.View.Relay && v.Offset == s.View.Offset {
 		line, col, saved = v.Cells, v.Col, true
 	} else if !s.CopyMode {
-		scr, err := s.screen()
+		scr, err := tmux.Capture(s.View.PaneID)
 		if err != nil {
 			return false, failure.From(err)
 		}

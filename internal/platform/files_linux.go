@@ -22,8 +22,7 @@ func OpenNoWait(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 }
 
-// ReadNow reads what the pipe or fifo f holds now: ErrWouldWait when
-// nothing but a writer is left, io.EOF when none is.
+// ReadNow reads what pipe or fifo f holds now: if nothing, ErrWouldWait with a writer left, or EOF.
 func ReadNow(f *os.File, p []byte) (n int, err error) {
 	raw, err := f.SyscallConn()
 	if err != nil {
@@ -41,9 +40,8 @@ func ReadNow(f *os.File, p []byte) (n int, err error) {
 	return n, err
 }
 
-// readProcFile reads a small /proc file whole with three system calls:
-// os.ReadFile's open tries the runtime poller (which /proc refuses) and
-// stats the file, nine calls in all, and a call's look reads a dozen.
+// readProcFile reads a small /proc file whole in three system calls: os.ReadFile's open tries the
+// poller (which /proc refuses) and stats the file, nine calls in all; a call's look reads a dozen.
 func readProcFile(path string) ([]byte, error) {
 	fd, err := ignoringEINTR(func() (int, error) { return unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0) })
 	if err != nil {
@@ -77,8 +75,7 @@ func readFD(fd int, p []byte) (int, error) {
 	return n, nil
 }
 
-// SetStdoutAside moves our standard output where no child or stray print
-// reaches it, and points descriptor 1 at standard error.
+// SetStdoutAside moves stdout where no child or stray print reaches it, and points fd 1 at stderr.
 func SetStdoutAside(name string) (*os.File, error) {
 	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {
@@ -120,8 +117,7 @@ func (l *ByteLocks) Share(n int64) error {
 	return os.NewSyscallError("fcntl", unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_SETLK, &lk))
 }
 
-// Held reports whether byte n is locked through another open (ours too);
-// when in doubt, it is.
+// Held reports whether byte n is locked through another open (ours too); when in doubt, it is.
 func (l *ByteLocks) Held(n int64) bool {
 	lk := unix.Flock_t{Type: unix.F_WRLCK, Start: n, Len: 1}
 	if err := unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_GETLK, &lk); err != nil {
@@ -132,8 +128,7 @@ func (l *ByteLocks) Held(n int64) bool {
 
 func (l *ByteLocks) Close() { unix.Close(l.fd) }
 
-// LockDir waits for the exclusive lock (flock) of directory dir, held
-// until release or the process ends, independent of its ByteLocks.
+// LockDir waits for dir's exclusive flock, held until release or exit, independent of ByteLocks.
 func LockDir(dir string) (release func(), err error) {
 	fd, err := openDir(dir)
 	if err != nil {
@@ -178,8 +173,7 @@ func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) 
 	return BlockingConn(fd), err
 }
 
-// dialUnix waits only while the listener's backlog is full (as net.Dial
-// does), as long as timeout allows.
+// dialUnix waits only while the listener's backlog is full (as net.Dial does), within timeout.
 func dialUnix(path string, timeout time.Duration) (int, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -207,8 +201,7 @@ func pollable(fd int, name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// ListenUnix listens on path, a new socket file of mode 0600 (defence in
-// depth: its directory is private).
+// ListenUnix listens on path, a new socket file, mode 0600 (defence in depth: its dir is private).
 func ListenUnix(path string) (*UnixListener, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {

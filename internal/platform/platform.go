@@ -1,10 +1,8 @@
-// Package platform holds every call that is the operating system's own
-// (procfs, pidfd, terminals, locks, sockets, random bytes), behind an API
-// that says nothing of the OS. Linux's code is in the _linux.go files, the
-// types and helpers built on it in the others, so that another OS's files
-// can slot in. No other package may import golang.org/x/sys/unix or read
-// /proc (tests aside). It never signals a process, types into a terminal
-// or runs tmux.
+// Package platform holds every call that is the operating system's own (procfs, pidfd, terminals,
+// locks, sockets, random bytes), behind an API that says nothing of the OS. Linux's code is in the
+// _linux.go files, the types and helpers built on it in the others, so that another OS's files can
+// slot in. No other package may import golang.org/x/sys/unix or read /proc (tests aside). It never
+// signals a process, types into a terminal or runs tmux.
 package platform
 
 import (
@@ -23,9 +21,8 @@ var ErrWouldWait = errors.New("nothing to read yet")
 // A raw descriptor, unlike an *os.File, is never closed by the GC.
 type ByteLocks struct{ fd int }
 
-// UnixListener is a listening unix socket: sockets are descriptors the
-// runtime poller serves, without package net's 0.5 MB in every call's
-// memory (seq 1 300000 peaked at 5.3-5.8 MiB, now 4.8-5.0).
+// UnixListener is a listening unix socket: descriptors the runtime poller serves, without package
+// net's 0.5 MB in every call's memory (seq 1 300000 peaked at 5.3-5.8 MiB, now 4.8-5.0).
 type UnixListener struct{ f *os.File }
 
 var errListenerClosed = errors.New("listener closed")
@@ -33,8 +30,7 @@ var errListenerClosed = errors.New("listener closed")
 // Close makes a waiting Accept return. It never removes the socket file.
 func (l *UnixListener) Close() error { return l.f.Close() }
 
-// BlockingConn is a unix socket used with blocking system calls and its
-// own timeouts: the runtime poller's setup is a measurable part of a query.
+// BlockingConn is a unix socket on blocking calls with timeouts: the poller's setup slows a query.
 type BlockingConn int
 
 // EditsLines reports whether a line editor (readline, zle, node) reads tty.
@@ -75,8 +71,7 @@ type Proc struct {
 	Image                string // where the kernel placed its code and stack, anew for each exec; "": unknown
 }
 
-// ForegroundPID is the foreground process group of the pane's terminal:
-// a shell's pid while it waits at its prompt.
+// ForegroundPID is the foreground process group of the pane's terminal: the shell's at its prompt.
 func ForegroundPID(panePID int) (int, error) {
 	p, err := ReadProc(panePID)
 	return p.TPGID, err
@@ -117,10 +112,9 @@ func Name(pid int) string {
 	return Comm(pid)
 }
 
-// OwnedByUs reports whether the kernel's owner of process pid (root for a
-// set-uid program) is our effective user, as a job's (the tmux server's)
-// is, unlike a root shell's. "Ours" has other answers, not to be merged:
-// SharesOurUserAndNamespaces and PeerUID.
+// OwnedByUs reports whether the kernel's owner of process pid (root for a set-uid program) is our
+// effective user, as a job's (the tmux server's) is, unlike a root shell's. "Ours" has other
+// answers, not to be merged: SharesOurUserAndNamespaces and PeerUID.
 func OwnedByUs(pid int) bool {
 	uid, err := ProcessOwner(pid)
 	return err == nil && uid == os.Geteuid()

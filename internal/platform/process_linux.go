@@ -74,8 +74,7 @@ func Comm(pid int) string {
 
 const clockTicks = 100 // USER_HZ, the unit of stat's times, on every architecture Go supports
 
-// StartTime is when process pid started, against the uptime (the boot
-// time in /proc/stat is rounded to the second).
+// StartTime is when process pid started, by the uptime (/proc/stat's boot time is in seconds).
 func StartTime(pid int) (time.Time, error) {
 	now := time.Now()
 	p, err := ReadProc(pid)
@@ -167,9 +166,8 @@ func FileOwner(fi os.FileInfo) (int, bool) {
 	return int(st.Uid), true
 }
 
-// SharesOurUserAndNamespaces reports whether ptysend can drive shell pid
-// not through the terminal (far mode): it has our user, to read the
-// runtime directory, and our mount and pid namespaces, to see it and /proc.
+// SharesOurUserAndNamespaces: ptysend can drive shell pid not through the terminal (far mode): it
+// has our user, to read the runtime dir, and our mount and pid namespaces, to see it and /proc.
 func SharesOurUserAndNamespaces(pid int) bool {
 	uids := strings.Fields(procValue(pid, "status", "Uid")) // real, effective, saved, file system
 	if len(uids) < 2 || uids[1] != strconv.Itoa(os.Geteuid()) {

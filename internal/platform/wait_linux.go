@@ -11,26 +11,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A prompt on the screen is not enough to know that a REPL is done:
-// output can look like one (print(">>> fake")). The second signal is the
-// kernel's: the REPL sleeps until the terminal has input. Measured on
-// Linux 6.x, its threads then sleep in wait_woken (n_tty_read on older
-// kernels: a plain read(), cooked REPLs and getpass), or in
-// poll_schedule_timeout, do_select, do_sys_poll (python's readline),
-// ep_poll, do_epoll_wait (node) with a line editor reading the terminal,
-// non-canonical. Python's time.sleep is hrtimer_nanosleep, a busy loop is
-// state R. Node keeps the terminal non-canonical while it awaits a
-// promise: prompt-shaped output without a newline is ambiguous there.
+// A prompt on the screen is not enough to know that a REPL is done: output can look like one
+// (print(">>> fake")). The second signal is the kernel's: the REPL sleeps until the terminal has
+// input. Measured on Linux 6.x, its threads then sleep in wait_woken (n_tty_read on older kernels:
+// a plain read(), cooked REPLs and getpass), or in poll_schedule_timeout, do_select, do_sys_poll
+// (python's readline), ep_poll, do_epoll_wait (node) with a line editor reading the terminal,
+// non-canonical. Python's time.sleep is hrtimer_nanosleep, a busy loop is state R. Node keeps the
+// terminal non-canonical while it awaits a promise: prompt-shaped output without a newline is
+// ambiguous there.
 var (
 	ttyReadWaits = []string{"wait_woken", "n_tty_read"}
 	selectWaits  = []string{"poll_schedule_timeout", "do_select", "do_sys_poll"}
 	pollWaits    = slices.Concat(selectWaits, []string{"ep_poll", "do_epoll_wait"})
 )
 
-// WaitsForInput reports whether process pid sleeps until tty has input:
-// no thread runs, one reads a terminal or polls with a line editor's. A
-// process we may not trace (sudo), whose wait channel reads "0", waits
-// for the human with the terminal in a password prompt's mode.
+// WaitsForInput reports whether process pid sleeps until tty has input: no thread runs, one reads a
+// terminal or polls with a line editor's. A process we may not trace (sudo), whose wait channel
+// reads "0", waits for the human with the terminal in a password prompt's mode.
 func WaitsForInput(pid int, tty *os.File) bool {
 	reading, polling, hidden := false, false, false
 	for _, dir := range taskDirs(pid) {
@@ -51,10 +48,9 @@ func WaitsForInput(pid int, tty *os.File) bool {
 	return reading || (polling && EditsLines(tty)) || (hidden && passwordMode(tty))
 }
 
-// WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt backs
-// it up: not epoll, where an event loop awaits anything (node's timer);
-// wait_woken only for a read of tty /proc shows (not of a TCP socket);
-// poll or select with tty non-canonical (REPLs evaluate in canonical mode).
+// WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt backs it up: not epoll, where
+// an event loop awaits anything (node's timer); wait_woken only for a read of tty /proc shows (not
+// of a TCP socket); poll or select with tty non-canonical (REPLs evaluate in canonical mode).
 func WaitsOnlyForInput(pid int, tty *os.File) bool {
 	if tty == nil {
 		return false
@@ -72,8 +68,7 @@ func WaitsOnlyForInput(pid int, tty *os.File) bool {
 	return waiting
 }
 
-// AtLineEditor reports whether the shell waits for keys in its line
-// editor: in poll or select, the terminal non-canonical (not a builtin read).
+// AtLineEditor: the shell waits for keys in its line editor: polls, the terminal non-canonical.
 func AtLineEditor(shellPID int) bool {
 	tty := OpenTTY(TTYOf(shellPID))
 	if tty == nil {
@@ -84,9 +79,8 @@ func AtLineEditor(shellPID int) bool {
 	return taskState(dir) == 'S' && hasAnyPrefix(readTrimmed(dir+"wchan"), pollWaits) && EditsLines(tty)
 }
 
-// readsTerminal reports whether the task at taskDir, in wait_woken, reads
-// a terminal (not a socket, nor writes to a full terminal and then exits);
-// trusted when /proc hides the system call.
+// readsTerminal reports whether the task at taskDir, in wait_woken, reads a terminal (not a socket,
+// nor writes to a full terminal and then exits); trusted when /proc hides the system call.
 func readsTerminal(pid int, taskDir string) bool {
 	nr, file, ok, hidden := syscallOf(pid, taskDir)
 	isRead := nr == unix.SYS_READ || nr == unix.SYS_READV || nr == unix.SYS_PREAD64
@@ -152,21 +146,18 @@ func SetForegroundGroup(tty *os.File, pgid int) error {
 	return unix.IoctlSetPointerInt(int(tty.Fd()), unix.TIOCSPGRP, pgid)
 }
 
-// OpenTTY opens the pane's terminal to read its mode, never as our
-// controlling terminal; nil when it cannot.
+// OpenTTY opens a terminal to read its mode, never as our controlling terminal; nil if it cannot.
 func OpenTTY(path string) *os.File {
 	f, _ := openUnpolled(path, unix.O_RDONLY)
 	return f
 }
 
-// OpenTTYToWrite opens a terminal to write, never as our controlling
-// terminal; writes wait while the human holds output (Ctrl-S).
+// OpenTTYToWrite is OpenTTY to write; writes wait while the human holds output (Ctrl-S).
 func OpenTTYToWrite(path string) (*os.File, error) {
 	return openUnpolled(path, unix.O_WRONLY)
 }
 
-// openUnpolled opens a terminal without waiting and out of Go's poller,
-// where it would wake the process at every byte the pane prints.
+// openUnpolled opens without waiting and out of the poller, which would wake us at each byte shown.
 func openUnpolled(path string, flags int) (*os.File, error) {
 	fd, err := unix.Open(path, flags|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -1,6 +1,6 @@
-// Package rundir owns the private runtime directory of the relay's socket
-// and the per-call files: where it is, that no other user can have planted
-// or read it, and which files are leftovers. It creates nothing inside.
+// Package rundir owns the private runtime directory of the relay's socket and the per-call files:
+// where it is, that no other user can have planted or read it, and which files are leftovers. It
+// creates nothing inside.
 package rundir
 
 import (
@@ -39,8 +39,7 @@ func Path() string {
 	return filepath.Join(os.TempDir(), "ptybridge-"+UserName())
 }
 
-// Ensure creates the runtime directory, mode 0700, and refuses one that
-// another user could have planted or can read.
+// Ensure creates the runtime directory, mode 0700, refusing one another user could plant or read.
 func Ensure(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(dir), err)
@@ -90,10 +89,9 @@ func SocketPath(dir, sessionName string) string {
 	return filepath.Join(dir, b.String()+".sock")
 }
 
-// Per-call files are named after the call's id (16 hex digits). A ptysend
-// killed by SIGKILL leaves its own: each call removes those of any bridge
-// whose id no process claims, with a lock on one byte of the directory
-// that the kernel drops when the process ends.
+// Per-call files are named after the call's id (16 hex digits). A ptysend killed by SIGKILL leaves
+// its own: each call removes those of any bridge whose id no process claims, with a lock on one
+// byte of the directory that the kernel drops when the process ends.
 
 var claimed *platform.ByteLocks // open until the process exits
 
@@ -108,8 +106,7 @@ func Claim(dir, id string) error {
 	return claimed.Share(idByte(id))
 }
 
-// SweepLeftovers removes the per-call files of calls that are gone, but
-// none that keep(name) wants kept (a running REPL's script).
+// SweepLeftovers removes gone calls' per-call files, but none keep(name) keeps (a running REPL's).
 func SweepLeftovers(dir string, keep func(name string) bool) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -134,8 +131,7 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 	}
 }
 
-// callID is the id of a per-call file's name; the bridge's own files are
-// named after the session, maybe like an id, but with other extensions.
+// callID is a per-call file's id; the bridge's own files, named after the session, have other exts.
 func callID(name string) (string, bool) {
 	id, ext, ok := strings.Cut(name, ".")
 	if !ok || len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {

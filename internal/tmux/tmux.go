@@ -1,6 +1,5 @@
-// Package tmux runs the tmux program, the only package that starts it,
-// always on the user's default server (TMUX_TMPDIR honoured, $TMUX not):
-// ptybridge and ptysend agree on it even inside another tmux.
+// Package tmux runs the tmux program, the only package that starts it, always on the user's default
+// server (TMUX_TMPDIR honoured, $TMUX not): ptybridge and ptysend agree on it even in another tmux.
 package tmux
 
 import (
@@ -42,8 +41,7 @@ func RunInput(input string, args ...string) (string, error) {
 	return run(ctx, input, args)
 }
 
-// RunUntil is Run without a time limit but ctx, for a command that waits
-// for the human (display-popup).
+// RunUntil is Run limited by ctx alone, for a command that waits for the human (display-popup).
 func RunUntil(ctx context.Context, args ...string) (string, error) { return run(ctx, "", args) }
 
 func run(ctx context.Context, input string, args []string) (string, error) {
@@ -81,8 +79,7 @@ type Error struct {
 
 func (e *Error) Error() string { return "tmux " + e.Args[0] + ": " + e.Msg }
 
-// IsMissingSession reports whether err is tmux saying that the target or
-// its server does not exist (or is exiting, its last session ended).
+// IsMissingSession: tmux says the target or its server is gone (or exiting, its last session over).
 func IsMissingSession(err error) bool {
 	return said(err, "can't find session", "no server running", "error connecting to", "can't find pane", "can't find window",
 		"server exited unexpectedly", "lost server")
@@ -99,8 +96,7 @@ func said(err error, msgs ...string) bool {
 	return errors.As(err, &te) && slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(te.Msg, m) })
 }
 
-// Screen is a pane as the human sees it (a full-screen program's
-// alternate screen when it is on), the cursor counted from 0.
+// Screen is a pane as the human sees it (a full-screen program's alternate screen), cursor from 0.
 type Screen struct {
 	Session          string // the pane's session (tmux 3.3a answers for another one when ours is gone)
 	Shared           string // the session's shared pane (@ptybridge_pane), "" when it has none
@@ -144,8 +140,7 @@ func parseScreen(out string) (Screen, error) {
 // CursorLine is the row the cursor is on, trailing blanks trimmed.
 func (s Screen) CursorLine() string { return strings.TrimRight(s.CursorRow(), " ") }
 
-// CursorRow is the row the cursor is on, up to the cursor at least (a
-// prompt's space, which capture-pane trims, is the line's).
+// CursorRow is the cursor's row padded to the cursor (a prompt's space, which capture-pane trims).
 func (s Screen) CursorRow() string {
 	if s.CursorY < 0 || s.CursorY >= len(s.Rows) {
 		return ""
@@ -166,8 +161,7 @@ func Exec(args ...string) error {
 	return syscall.Exec(path, append([]string{"tmux"}, args...), env())
 }
 
-// Foreground runs tmux as a child on our terminal and waits for it; its
-// exit, as when the session ends, is no failure.
+// Foreground runs tmux as a child on our terminal and waits; its exit (session ended) is no error.
 func Foreground(args ...string) error {
 	path, err := exec.LookPath("tmux")
 	if err != nil {
