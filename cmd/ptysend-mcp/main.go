@@ -18,11 +18,9 @@ import (
 )
 
 func main() {
-	// The bridge runs one call at a time, and a call mostly waits. Under
-	// load, the soak test once saw a (cgo) server with two processors stall
-	// for good in the GC's mark termination, waiting for the other one to
-	// reach a safe point (about 1 in 50,000 calls); with one, that wait
-	// cannot happen.
+	// The bridge runs one call at a time, and a call mostly waits. Under load, a (cgo) server with
+	// two processors once stalled for good in the GC's mark termination, waiting for the other one
+	// to reach a safe point (1 in ~50,000 calls of the soak test); with one, that cannot happen.
 	runtime.GOMAXPROCS(1)
 	fs := flag.NewFlagSet("ptysend-mcp", flag.ExitOnError)
 	session := fs.String("session", bridge.DefaultName(), "the bridge session")

@@ -17,33 +17,30 @@ const (
 	stdinIdle = 200 * time.Millisecond
 )
 
-// forwardsStdin: a pipe or a file on stdin is data for the command, and so is an MCP call's text or
-// a stdin forced (Forced). /dev/null, a closed stdin (the runtime opens /dev/null there), a socket
-// or a terminal is not: agents' shell tools give those, and the command reads the shared terminal
-// instead, where the user answers its questions.
+// forwardsStdin: a pipe or a file on stdin is data for the command, and so is an MCP call's text
+// or a forced stdin (--stdin=forward hides its *os.File). /dev/null, a closed stdin (the runtime
+// opens /dev/null there), a socket or a terminal is not: agents' tools give those, and the command
+// reads the shared terminal instead, where the user answers its questions.
 func forwardsStdin(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
+	if _, isFile := r.(*os.File); !isFile {
 		return r != nil
 	}
-	fi, err := f.Stat() // ErrInvalid for a nil *os.File
-	return err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeNamedPipe != 0)
+	mode, known := fileMode(r)
+	return known && (mode.IsRegular() || mode&os.ModeNamedPipe != 0)
 }
 
 // isPipe: r is a pipe, which may well be empty (an agent's tool gives one).
-func isPipe(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
+func isPipe(r io.Reader) bool { mode, _ := fileMode(r); return mode&os.ModeNamedPipe != 0 }
+
+// fileMode is the mode of the file r is, if r is one that Stat knows (a nil *os.File is not).
+func fileMode(r io.Reader) (os.FileMode, bool) {
+	f, _ := r.(*os.File)
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
+	if err != nil {
+		return 0, false
+	}
+	return fi.Mode(), true
 }
-
-type forced struct{ io.Reader }
-
-// Forced is r forwarded whatever it is (--stdin=forward).
-func Forced(r io.Reader) io.Reader { return forced{r} }
 
 // emptyStdinNote follows a failed command whose questions read end-of-file from an empty pipe.
 const emptyStdinNote = "ptysend: note: the command's stdin was an empty pipe, so anything it asked read end-of-file; " +

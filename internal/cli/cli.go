@@ -98,9 +98,8 @@ func (f RelayFlags) Requested() bool { return f.Relay != "" }
 
 // Run runs the relay on standard input and output.
 func (f RelayFlags) Run() error {
-	// A relay mostly waits for the pane, one stream at a time. With a second processor, the
-	// runtime's idle threads spin looking for work at every wakeup: a trivial call cost the relay
-	// 1.3 ms of CPU, taken from the shell and tmux on a two-core machine (perf sched).
+	// A relay mostly waits, one stream at a time: it needs no second processor, whose idle threads
+	// would only take CPU from the shell and tmux.
 	runtime.GOMAXPROCS(1)
 	cfg := relay.Config{Socket: f.Relay, PaneID: f.RelayPane, PanePID: f.RelayPID}
 	if f.RelayJob != "" {

@@ -170,19 +170,13 @@ func usageError(msg string) int {
 // for a command's words, as an optional value must follow its '='.
 func valueApart(m Mode, cmd *command) error {
 	words := words(cmd.Words)
-	if len(words) != 1 || len(cmd.Words) > 0 && cmd.Words[0] == "--" {
+	if len(words) != 1 || cmd.Words[0] == "--" {
 		return nil
 	}
-	switch m := m.(type) {
-	case *historyMode:
-		if !m.History.Set || m.History.Value != "" {
-			return nil
-		}
+	if h, ok := m.(*historyMode); ok && h.History.Set && h.History.Value == "" {
 		return fmt.Errorf("--history takes its number after '=': use --history=%s", words[0])
-	case *outputMode:
-		if !m.Output.Set || m.Output.Value != "" {
-			return nil
-		}
+	}
+	if o, ok := m.(*outputMode); ok && o.Output.Set && o.Output.Value == "" {
 		return fmt.Errorf("--output takes its id after '=': use --output=%s", words[0])
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -53,7 +54,7 @@ func (m *command) Run(ctx context.Context, e *Env) (int, error) {
 	case m.StdinFrom == "terminal":
 		req.Stdin = nil
 	case m.StdinFrom == "forward" && req.Stdin != nil:
-		req.Stdin = call.Forced(req.Stdin)
+		req.Stdin = struct{ io.Reader }{req.Stdin} // no *os.File: forwarded, whatever it is
 	}
 	return call.Run(ctx, e.Bridge, req)
 }

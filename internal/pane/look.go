@@ -131,11 +131,8 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	panePID := s.View.PanePID
 	fg, err := platform.ForegroundPID(panePID)
 	if err == nil && fg <= 0 { // the pane's shell is still starting: no foreground yet
-		s.Kind, s.Refusal = Busy, &failure.Error{
-			Code: failure.ExitBusy,
-			Msg:  "the shared terminal is still starting, so nothing was typed",
-			Hint: "retry in a moment",
-		}
+		s.Kind, s.Refusal = Busy, &failure.Error{Code: failure.ExitBusy, Hint: "retry in a moment",
+			Msg: "the shared terminal is still starting, so nothing was typed"}
 		return true, nil
 	}
 	if err != nil {

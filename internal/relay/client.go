@@ -85,9 +85,8 @@ func (t *Turn) waitForTurn(ctx context.Context, call string, deadline time.Time,
 	return nil
 }
 
-// sendToRelay sends a request. A relay of an older version greets and
-// hangs up at once, maybe before the request is written: the write's
-// failure is left to the read, which finds the greeting.
+// sendToRelay sends a request. An older relay greets and hangs up at once, maybe before the
+// request is written: the write's failure is left to the read, which finds the greeting.
 func sendToRelay(c io.Writer, verb string, fields ...any) error {
 	if err := send(c, verb, fields...); err != nil && hungUp(err) != ErrHungUp {
 		return err
