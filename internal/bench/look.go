@@ -10,7 +10,7 @@ import (
 
 // measureLook times the read-only modes, --status, --history and
 // --output, each against `ptysend -- true`, alternating: they ask the
-// relay's query socket and /proc, with no tmux process, and must cost at
+// relay's socket and /proc, with no tmux process, and must cost at
 // most half a trivial call (target 0.5x).
 func measureLook(w *world, cfg config) ([]*comparison, error) {
 	out := &outputTarget{w: w}
