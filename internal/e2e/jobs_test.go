@@ -244,8 +244,8 @@ func TestFollowingAJobsOutputBySinceOffsets(t *testing.T) {
 	b.run("--job-send", "log", "--", "go")
 	r = b.send("--job-wait", "log", "--since", "4", "--until", "^d")
 	expectCode(t, r, 0)
-	if r.stdout != "d\n" || nextOffset(t, r) != 6 {
-		t.Fatalf("the line being written matches, and comes again from its start:\n%v", r)
+	if r.stdout != "d\n" || nextOffset(t, r) != 7 {
+		t.Fatalf("the line being written matches, and the next offset follows it:\n%v", r)
 	}
 	r = b.send("--job-output", "log", "--since", "4")
 	if r.stdout != "c\n" || nextOffset(t, r) != 6 || !strings.Contains(r.stderr, "left out until it ends") {
