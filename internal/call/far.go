@@ -208,7 +208,7 @@ func (f *far) awaitMarker(seen []byte, marker, what string) ([]byte, error) {
 	switch {
 	case f.c.Ctx.Err() != nil && loading:
 		code, why := failure.Stopped(f.c.Ctx)
-		return nil, &failure.Error{Code: code, Msg: why + " before the command ran; nothing ran"}
+		return nil, &failure.Error{Code: code, Msg: why + " before the command ran; nothing ran", Hint: failure.StoppedHint}
 	case late:
 		return nil, &failure.Error{
 			Msg: fmt.Sprintf("the far shell (%s, through %s) did not take %s: %s",

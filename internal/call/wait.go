@@ -108,7 +108,7 @@ func (c *Call) run(tr transport) (int, error) {
 			if status == failure.ExitTimeout {
 				status = code
 			}
-			return status, &failure.Error{Code: status, Msg: why + "; the command was interrupted"}
+			return status, &failure.Error{Code: status, Msg: why + "; the command was interrupted", Hint: failure.StoppedHint}
 		}
 	}
 }

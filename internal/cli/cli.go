@@ -2,6 +2,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -72,15 +73,16 @@ func (o *OptionalValue) Decode(ctx *kong.DecodeContext) error {
 func (o *OptionalValue) IsBool() bool { return true }
 
 // Report prints err as "tool: error: ..." and "hint: ...", and returns the exit code.
+// fallbackHint is the hint line of an error that brought none: every error has one.
+const fallbackHint = "retry; if it fails the same way, show this message to the user"
+
 func Report(w io.Writer, tool string, err error) int {
 	e := failure.From(err)
 	switch {
 	case e.Verbatim != "":
 		fmt.Fprint(w, e.Verbatim)
-	case e.Hint != "":
-		fmt.Fprintf(w, "%s: error: %s\nhint: %s\n", tool, e.Msg, e.Hint)
 	default:
-		fmt.Fprintf(w, "%s: error: %s\n", tool, e.Msg)
+		fmt.Fprintf(w, "%s: error: %s\nhint: %s\n", tool, e.Msg, cmp.Or(e.Hint, fallbackHint))
 	}
 	return e.ExitCode()
 }

@@ -63,8 +63,8 @@ func TestOutputOnStderrCountsAsOutput(t *testing.T) {
 func TestStoppingPtysendInterruptsTheCommand(t *testing.T) {
 	b := startBridge(t)
 	cmd := b.ptysend(nil, "--", "echo started; sleep 300")
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	must(t, cmd.Start())
 	b.waitFor("sleep to run in the pane", func() bool {
 		out, _ := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{pane_current_command}")
@@ -74,6 +74,9 @@ func TestStoppingPtysendInterruptsTheCommand(t *testing.T) {
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) || stdout.String() != "started\n" {
 		t.Fatalf("want exit 143 and the output so far, got %d and %q", code, stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "ptysend: error: ptysend was stopped by terminated") || !strings.Contains(stderr.String(), "\nhint: ") {
+		t.Fatalf("want the error and its hint, got %q", stderr.String())
 	}
 	if got := b.run("--", "echo usable"); got != "usable\n" {
 		t.Fatalf("the command must have been interrupted; got %q", got)

@@ -49,6 +49,10 @@ type StopSignal struct{ Signal syscall.Signal }
 func (s StopSignal) Error() string { return "ptysend was stopped by " + s.Signal.String() }
 
 // Stopped is the status and reason of a call its ctx stopped: 128+N for signal N, 130 if cancelled.
+// StoppedHint follows an error of a call stopped from outside: a signal to ptysend, a cancelled
+// MCP request.
+const StoppedHint = "ptysend was stopped (Ctrl-C, a signal, a cancelled tool call); run it again if the work should finish"
+
 func Stopped(ctx context.Context) (int, string) {
 	var s StopSignal
 	if errors.As(context.Cause(ctx), &s) {

@@ -94,7 +94,7 @@ func Ask(ctx context.Context, b bridge.Bridge, q Question, limit time.Duration) 
 		}
 	case <-ctx.Done():
 		code, why := failure.Stopped(ctx)
-		gaveUp = &failure.Error{Code: code, Msg: why + " while asking the user; nothing was typed"}
+		gaveUp = &failure.Error{Code: code, Msg: why + " while asking the user; nothing was typed", Hint: failure.StoppedHint}
 	}
 	tmux.Run("display-popup", "-C", "-c", c.name)
 	select {

@@ -215,7 +215,8 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 			return req.timedOut("--timeout", "job %s printed nothing for %v (--timeout) %s; it still runs", req.Name, req.Timeout, req.waitedFor())
 		case <-ctx.Done():
 			code, why := failure.Stopped(ctx)
-			return code, &failure.Error{Code: code, Msg: fmt.Sprintf("%s %s; job %s runs on", why, req.waitedFor(), req.Name)}
+			return code, &failure.Error{Code: code, Msg: fmt.Sprintf("%s %s; job %s runs on", why, req.waitedFor(), req.Name),
+				Hint: failure.StoppedHint}
 		case <-overall.C():
 			return req.timedOut("--max-time", "waited %v (--max-time) %s; job %s still runs", req.MaxTime, req.waitedFor(), req.Name)
 		}

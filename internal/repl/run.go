@@ -199,7 +199,7 @@ func (r *run) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
 		case <-cancelled:
 			r.cancelled = true
 			code, why := failure.Stopped(r.c.Ctx)
-			return outcome{kind: timedOut, code: code, why: why}
+			return outcome{kind: timedOut, code: code, why: why, hint: failure.StoppedHint}
 		}
 	}
 }
