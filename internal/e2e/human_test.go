@@ -237,6 +237,14 @@ func TestNotifyShowsTheMessageWithoutTypingIt(t *testing.T) {
 	if b.paneCommand() != "less" || strings.Contains(b.paneText(), "please quit") {
 		t.Fatalf("nothing may be typed into less:\n%s", b.paneText())
 	}
+	// The agent can see that the message shows: --screen --json says what the message line holds.
+	var screen struct {
+		StatusMessage string `json:"status_message"`
+	}
+	must(t, json.Unmarshal([]byte(b.run("--screen", "--json")), &screen))
+	if screen.StatusMessage != "[agent] please quit less #1, I want to run the tests;" {
+		t.Fatalf("--screen --json's status_message: %q", screen.StatusMessage)
+	}
 	if r := b.send("--notify", "  "); r.code != 125 || !strings.Contains(r.stderr, "--notify needs a message") {
 		t.Fatalf("an empty message:\n%v", r)
 	}

@@ -1,12 +1,15 @@
 package human
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 )
 
@@ -162,5 +165,23 @@ func TestVerdict(t *testing.T) {
 		if e.ExitCode() != c.code || !strings.Contains(e.Msg, c.says) || !strings.Contains(e.Hint, "ask the user why") {
 			t.Errorf("%q: got %d %q %q", c.answer, e.ExitCode(), e.Msg, e.Hint)
 		}
+	}
+}
+
+// --screen shows the last notice while its time lasts on the human's message line, and then no more.
+func TestTheNoticeShowsUntilItsTimeIsUp(t *testing.T) {
+	b := bridge.Bridge{Name: "notice-test", RuntimeDir: t.TempDir()}
+	if got := shownNotice(b, time.Now()); got != "" {
+		t.Fatalf("no notice yet: got %q", got)
+	}
+	data, _ := json.Marshal(noticeRecord{Text: "[agent] quit less; please", Until: time.Now().Add(NoticeTime)})
+	if err := os.WriteFile(b.File(".notice"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := shownNotice(b, time.Now()); got != "[agent] quit less; please" {
+		t.Fatalf("while it shows: got %q", got)
+	}
+	if got := shownNotice(b, time.Now().Add(NoticeTime+time.Second)); got != "" {
+		t.Fatalf("after its time: got %q", got)
 	}
 }

@@ -2,8 +2,10 @@ package human
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +28,9 @@ type Screen struct {
 	AlternateScreen bool     `json:"alternate_screen"`
 	// CopyMode: the rows are the screen below the human's scrolled view.
 	CopyMode bool `json:"copy_mode"`
+	// StatusMessage is the message of --notify on tmux's message line, while its time lasts (a
+	// key the user presses there may clear it sooner).
+	StatusMessage string `json:"status_message,omitempty"`
 }
 
 // ReadScreen reads the shared pane's screen with one tmux call (two when another pane is active).
@@ -40,7 +45,9 @@ func ReadScreen(b bridge.Bridge) (Screen, error) {
 	if err != nil {
 		return Screen{}, noBridgeOr(err)
 	}
-	return screenOf(c), nil
+	s := screenOf(c)
+	s.StatusMessage = shownNotice(b, time.Now())
+	return s, nil
 }
 
 func ReadPane(pane string) (Screen, error) {
@@ -152,14 +159,35 @@ func Notify(b bridge.Bridge, message string) (int, error) {
 	for _, c := range cs {
 		ringBell(c.tty)
 	}
+	notice, _ := json.Marshal(noticeRecord{Text: noticeShown(message), Until: time.Now().Add(NoticeTime)})
+	os.WriteFile(b.File(".notice"), notice, 0o600)
 	return len(cs), nil
+}
+
+// noticeRecord is the last notice, kept for --screen: tmux says nothing of its message line.
+type noticeRecord struct {
+	Text  string    `json:"text"`
+	Until time.Time `json:"until"`
+}
+
+// shownNotice is the last notice's text while it shows on the human's message line.
+func shownNotice(b bridge.Bridge, now time.Time) string {
+	var r noticeRecord
+	if data, err := os.ReadFile(b.File(".notice")); err != nil || json.Unmarshal(data, &r) != nil || now.After(r.Until) {
+		return ""
+	}
+	return r.Text
+}
+
+// noticeShown is the notice as the human's message line shows it: one line.
+func noticeShown(message string) string {
+	blank := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
+	return Speaker + strings.Join(strings.FieldsFunc(message, blank), " ")
 }
 
 // noticeText: tmux expands formats ("#{...}") in a message and takes a final ";" for a separator.
 func noticeText(message string) string {
-	blank := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
-	text := Speaker + strings.Join(strings.FieldsFunc(message, blank), " ")
-	text = strings.ReplaceAll(text, "#", "##")
+	text := strings.ReplaceAll(noticeShown(message), "#", "##")
 	if strings.HasSuffix(text, ";") {
 		text = strings.TrimSuffix(text, ";") + `\;`
 	}
