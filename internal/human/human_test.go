@@ -11,6 +11,7 @@ import (
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
 func TestScreenText(t *testing.T) {
@@ -183,5 +184,14 @@ func TestTheNoticeShowsUntilItsTimeIsUp(t *testing.T) {
 	}
 	if got := shownNotice(b, time.Now().Add(NoticeTime+time.Second)); got != "" {
 		t.Fatalf("after its time: got %q", got)
+	}
+}
+
+// After a write to the last column tmux puts the cursor one past it; the terminal shows it there.
+func TestTheCursorIsNeverPastTheLastColumn(t *testing.T) {
+	for _, c := range []struct{ x, width, want int }{{0, 160, 1}, {158, 160, 159}, {159, 160, 160}, {160, 160, 160}} {
+		if got := screenOf(tmux.Screen{CursorX: c.x, Width: c.width, Height: 24}).CursorCol; got != c.want {
+			t.Errorf("tmux's cursor_x %d of %d columns: column %d, want %d", c.x, c.width, got, c.want)
+		}
 	}
 }
