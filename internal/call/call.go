@@ -14,12 +14,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/human"
+	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
+	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
@@ -149,6 +152,12 @@ type Call struct {
 	asked   bool              // the human was told of the question (waiting)
 	// emptyStdin: the forwarded stdin was a pipe that brought nothing.
 	emptyStdin atomic.Bool
+}
+
+// EchoRows is how many rows the echo of line takes in the terminal at tty, typed at the prompt
+// where the stream leaves the cursor (markers.Job.EraseRows).
+func (c *Call) EchoRows(line, tty string) int {
+	return markers.EchoRows(c.T.Column, utf8.RuneCountInString(line), platform.Columns(tty))
 }
 
 // TypeIf types keys if the stream is still where the look saw it, else returns ErrMoved.

@@ -70,8 +70,10 @@ func (l *local) prepare() error {
 	if l.id, err = NewCallID(l.c.B.RuntimeDir); err != nil {
 		return failure.From(err)
 	}
-	job := markers.Job{ID: l.id, Command: l.c.Req.Command, StderrPath: l.path(".err"), AckPath: l.path(".ack")}
-	l.errs, err = openStderrCopy(l.id, job.StderrPath, job.AckPath, platform.TTYOf(l.shell.PID), l.c.B.Exe, l.c.Req.Stderr, l.c.arrived)
+	tty := platform.TTYOf(l.shell.PID)
+	job := markers.Job{ID: l.id, Command: l.c.Req.Command, StderrPath: l.path(".err"), AckPath: l.path(".ack"),
+		EraseRows: l.c.EchoRows(markers.SourceLine(l.shell.Syntax, l.path(".sh")), tty)}
+	l.errs, err = openStderrCopy(l.id, job.StderrPath, job.AckPath, tty, l.c.B.Exe, l.c.Req.Stderr, l.c.arrived)
 	if err != nil {
 		return failure.From(fmt.Errorf("creating the stderr pipe: %w", err))
 	}

@@ -72,6 +72,14 @@ func TestEveryShellKeepsTheContract(t *testing.T) {
 					t.Fatalf("want stdout \"out\\n\", stderr \"err\\n\", exit 3; got:\n%v", r)
 				}
 			})
+			t.Run("the human sees the agent's command, not the wrapper's line", func(t *testing.T) {
+				b.run("--", "echo shown-to-the-human")
+				pane := b.paneText()
+				if !strings.Contains(pane, "[agent] $ echo shown-to-the-human\nshown-to-the-human\n") ||
+					strings.Contains(pane, ".sh'") || strings.Contains(pane, "source '") {
+					t.Fatalf("want [agent] $ COMMAND and its output, no wrapper's path; the pane shows:\n%s", pane)
+				}
+			})
 			t.Run("cd and exported variables persist", func(t *testing.T) {
 				b.run("--", sh.setVars)
 				if got := b.run("--", `pwd; sh -c 'echo "$PTB_VAR"'`); got != "/usr/share\nkept\n" {

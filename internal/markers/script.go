@@ -64,6 +64,9 @@ type Job struct {
 	// StdinPath, when set, is read as the command's standard input;
 	// otherwise the command reads the terminal, as a typed command would.
 	StdinPath string
+	// EraseRows is how many rows the prompt and the typed line took: the wrapper's first line
+	// erases them, so the human sees "[agent] $ COMMAND" and not the wrapper's path.
+	EraseRows int
 }
 
 // The wrappers' templates and the hooks are the files of shell/. The
@@ -104,7 +107,7 @@ func Script(sh Shell, job Job) string {
 	if job.StdinPath != "" {
 		stdin = " <" + sh.quote(job.StdinPath)
 	}
-	vars := []string{"@ID@", string(job.ID), "@DISPLAY@", sh.quote(DisplayLine(job.Command)),
+	vars := []string{"@ID@", string(job.ID), "@ERASE@", erase(job.EraseRows), "@DISPLAY@", sh.quote(DisplayLine(job.Command)),
 		"@STDERR@", sh.quote(job.StderrPath), "@ACK@", sh.quote(job.AckPath)}
 	template, redirects := "script.sh", " 2>|"+QuotePOSIX(job.StderrPath)
 	switch {
@@ -223,6 +226,15 @@ func fishQuote(s string) string {
 
 // SourceLine is the line typed into the shell to run a script file. The
 // leading space keeps it out of the history where the shell honours that.
+// EchoRows is how many rows of a terminal width columns wide the echo of a line of n columns
+// typed at column col (from 0) takes: the terminal wraps it, and Enter goes to the next row.
+func EchoRows(col, n, width int) int {
+	if width <= 0 {
+		return 1
+	}
+	return max(1, (col+n+width-1)/width)
+}
+
 func SourceLine(sh Shell, scriptPath string) string {
 	if sh == Fish {
 		return " source " + fishQuote(scriptPath)

@@ -175,6 +175,20 @@ func OpenTTYToWriteNoWait(path string) (*os.File, error) {
 // TTYOf is the terminal of process pid: its controlling terminal, else the
 // first standard file that is one, but /dev/tty (ours, when we open it).
 // Not just stdin: a shell running "eval ... <fifo 2<>fifo" has fifos on 0, 2.
+// Columns is the width of the terminal at path, 0 when unknown.
+func Columns(path string) int {
+	f, err := openUnpolled(path, unix.O_RDONLY)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Col)
+}
+
 func TTYOf(pid int) string {
 	if p := controllingPTY(pid); p != "" {
 		return p

@@ -32,23 +32,24 @@ type View struct {
 	Relay            string
 	Offset           int64
 	Paste, Alternate cleantext.Mode // bracketed paste; alternate screen (a full-screen program)
+	Column           int            // the cursor's column at the end of the stream, from 0
 }
 
 // view is the relay's View as message fields. Call with s.mu held.
 func (s *server) view() []any {
 	snap := s.tracker.Snapshot()
 	return []any{s.cfg.PaneID, s.cfg.PanePID, word(snap.State), snap.PID, s.instance, s.streamed,
-		word(s.tracker.Paste()), word(s.tracker.Alternate())}
+		word(s.tracker.Paste()), word(s.tracker.Alternate()), s.cursorColumn()}
 }
 
 func parseView(m *message, i int) View {
 	return View{PaneID: m.text(i), PanePID: m.int(i + 1),
 		Shell: markers.Snapshot{State: markers.PaneState(m.field(i + 2)), PID: m.int(i + 3)},
 		Relay: m.field(i + 4), Offset: m.int64(i + 5),
-		Paste: cleantext.Mode(m.field(i + 6)), Alternate: cleantext.Mode(m.field(i + 7))}
+		Paste: cleantext.Mode(m.field(i + 6)), Alternate: cleantext.Mode(m.field(i + 7)), Column: m.int(i + 8)}
 }
 
-const viewFields = 8
+const viewFields = 9
 
 // Status is the relay's answer to "status".
 type Status struct {

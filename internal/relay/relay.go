@@ -9,6 +9,7 @@ package relay
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
@@ -25,7 +27,7 @@ import (
 
 // Version is the protocol's: a relay of another version (an older
 // ptybridge's) is replaced by the next call, as a dead one is.
-const Version = 8
+const Version = 9
 
 // Config is what a relay serves.
 type Config struct {
@@ -40,10 +42,11 @@ type Config struct {
 const writeTimeout = 30 * time.Second
 
 type server struct {
-	cfg    Config
-	in     io.Reader // the pane's output
-	keys   io.Writer // the pane's input
-	typing sync.Mutex
+	cfg      Config
+	lastLine []byte    // the stream after its last line break, for the cursor's column
+	in       io.Reader // the pane's output
+	keys     io.Writer // the pane's input
+	typing   sync.Mutex
 
 	mu       sync.Mutex
 	moved    *sync.Cond // broadcast when the stream moves, the job changes or the pane goes
@@ -137,6 +140,7 @@ func (s *server) readPane() {
 		if n > 0 {
 			s.mu.Lock()
 			s.tracker.Write(buf[:n])
+			s.keepLastLine(buf[:n])
 			s.streamed += int64(n)
 			s.turns.forward(s, buf[:n])
 			s.moved.Broadcast()
@@ -146,6 +150,29 @@ func (s *server) readPane() {
 			return
 		}
 	}
+}
+
+// maxLastLine bounds the last line kept for its cursor column: a prompt is shorter.
+const maxLastLine = 4 << 10
+
+// keepLastLine keeps the stream's bytes after its last line break.
+func (s *server) keepLastLine(p []byte) {
+	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+		s.lastLine, p = s.lastLine[:0], p[i+1:]
+	}
+	s.lastLine = append(s.lastLine, p[max(0, len(p)-maxLastLine):]...)
+	if over := len(s.lastLine) - maxLastLine; over > 0 {
+		s.lastLine = append(s.lastLine[:0], s.lastLine[over:]...)
+	}
+}
+
+// cursorColumn is the column where the stream leaves the cursor, counted from 0, as a terminal
+// draws its last line (a prompt's colours and redraws included).
+func (s *server) cursorColumn() int {
+	w := cleantext.NewWriter(io.Discard)
+	w.Write(s.lastLine)
+	_, col := w.Line()
+	return col
 }
 
 // catchUp reads what waits in the pane's pipe before an answer is given,

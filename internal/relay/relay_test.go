@@ -116,15 +116,16 @@ func TestRelayTypesForTheClientWhoseTurnItIs(t *testing.T) {
 		t.Fatalf("the queued client's keys were typed: %q", k)
 	default:
 	}
-	// The next client learns what the shell said meanwhile, and where in
-	// the stream it starts.
+	// The next client learns what the shell said meanwhile, where in the
+	// stream it starts, and where the cursor stands ("output$ ": no line
+	// break came; the markers and escape sequences take no column).
 	prompt := "$ " + promptEvent(99) + "\x1b[?2004h"
 	r.write(prompt)
 	readN(t, first, len(prompt))
 	first.Close()
 	third := r.turn("third")
 	want := View{PaneID: "%7", PanePID: 42, Shell: markers.Snapshot{State: markers.StatePrompt, PID: 99}, Relay: first.Relay,
-		Offset: int64(len("output") + len(prompt)), Paste: cleantext.On, Alternate: cleantext.Unknown}
+		Offset: int64(len("output") + len(prompt)), Paste: cleantext.On, Alternate: cleantext.Unknown, Column: 8}
 	if third.View != want {
 		t.Fatalf("hello: want %+v, got %+v", want, third.View)
 	}
@@ -266,3 +267,25 @@ func TestTheRelayRemovesItsSocket(t *testing.T) {
 
 // t0 is the context of the tests' turns.
 var t0 = context.Background()
+
+func TestTheLastLineKeptGivesTheCursorColumn(t *testing.T) {
+	s := &server{}
+	for _, c := range []struct {
+		chunks []string
+		col    int
+	}{
+		{[]string{"done\r\nuser@host:~$ "}, 13},
+		{[]string{"line one\nline", " two"}, 8},
+		{[]string{"\x1b[1;32mgreen\x1b[0m$ "}, 7},
+		{[]string{"50%\r100% > "}, 7},
+		{[]string{"a\n", strings.Repeat("x", maxLastLine+10)}, maxLastLine},
+	} {
+		s.lastLine = nil
+		for _, p := range c.chunks {
+			s.keepLastLine([]byte(p))
+		}
+		if got := s.cursorColumn(); got != c.col {
+			t.Errorf("%q: column %d, want %d", c.chunks, got, c.col)
+		}
+	}
+}

@@ -95,7 +95,8 @@ func typeStart(c *call.Call, st *pane.State, rec *pane.REPLRecord) ([]byte, erro
 		return c.LoadFar(st.Far, rec.ID, rec.Command)
 	}
 	rec.ShellPID, rec.TTY = st.Shell.PID, platform.TTYOf(st.Shell.PID)
-	job := markers.Job{ID: rec.ID, Command: rec.Command, StderrPath: "/dev/tty"}
+	job := markers.Job{ID: rec.ID, Command: rec.Command, StderrPath: "/dev/tty",
+		EraseRows: c.EchoRows(markers.SourceLine(st.Shell.Syntax, rec.Script), rec.TTY)}
 	if err := os.WriteFile(rec.Script, []byte(markers.Script(st.Shell.Syntax, job)), 0o600); err != nil {
 		return nil, failure.From(err)
 	}

@@ -22,7 +22,7 @@ function __ptybridge_restore_@ID@ --on-event fish_prompt -V __ptybridge_jc
 end
 set -e __ptybridge_jc
 status job-control full
-builtin printf '%s\n' @DISPLAY@
+builtin printf '@ERASE@%s\n' @DISPLAY@
 builtin printf '\033]6973;ptybridge;S;%s\007' @ID@
 set -l __ptybridge_status 123
 if builtin printf '%s' @COMMAND@ | command $__fish_bin_dir/fish --no-config --no-execute 2>@STDERR@

@@ -11,7 +11,7 @@
 # ptysend is gone. (Opened at the end, it could wait for ever for a writer;
 # and bash and dash keep a copy of a descriptor that a redirection closes,
 # so the shell cannot lend itself a writer.)
-@BUILTIN@ printf '%s\n' @DISPLAY@
+@BUILTIN@ printf '@ERASE@%s\n' @DISPLAY@
 __ptybridge_opts=$-
 @BUILTIN@ printf '\033]6973;ptybridge;S;%s\007' @ID@
 ?fifo {
