@@ -79,6 +79,9 @@ func TestPythonREPLStartEvalClose(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "Python 3") || strings.Contains(r.stdout, ">>>") {
 		t.Fatalf("want the banner without the prompt, exit 0:\n%v", r)
 	}
+	if pane := b.paneText(); !strings.Contains(pane, "[agent] $ python3\n") || strings.Contains(pane, ".repl.sh") {
+		t.Fatalf("the human sees the agent's command, not the wrapper's line:\n%s", pane)
+	}
 	if got := b.eval("1 + 1"); got != "2\n" {
 		t.Fatalf("1 + 1: got %q", got)
 	}

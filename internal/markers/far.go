@@ -66,7 +66,17 @@ func Probe(rows int) string {
 }
 
 // erase, in a printf format, erases the last rows rows (at least one).
-func erase(rows int) string { return fmt.Sprintf(`\033[%dA\r\033[J`, max(rows, 1)) }
+// erase is printf's format that clears the rows the typed line's echo took, from the row above
+// the cursor up, and leaves the cursor at the first. Each row is cleared by itself: tmux keeps a
+// screen cleared whole (ESC[J from its top row) in the scrollback.
+func erase(rows int) string {
+	rows = max(rows, 1)
+	s := fmt.Sprintf(`\033[%dA\r\033[K`, rows) + strings.Repeat(`\033[B\033[K`, rows-1)
+	if rows > 1 {
+		s += fmt.Sprintf(`\033[%dA`, rows-1)
+	}
+	return s
+}
 
 func ProbeLen() int { return len(Probe(1)) }
 
