@@ -75,7 +75,7 @@ func TestEveryShellKeepsTheContract(t *testing.T) {
 			t.Run("the human sees the agent's command, not the wrapper's line", func(t *testing.T) {
 				b.run("--", "echo shown-to-the-human")
 				pane := b.paneText()
-				if !strings.Contains(pane, "[agent] $ echo shown-to-the-human\nshown-to-the-human\n") ||
+				if !strings.Contains(pane, "[agent] $ echo shown-to-the-human\nshown-to-the-human") ||
 					strings.Contains(pane, ".sh'") || strings.Contains(pane, "source '") {
 					t.Fatalf("want [agent] $ COMMAND and its output, no wrapper's path; the pane shows:\n%s", pane)
 				}
@@ -351,14 +351,16 @@ func TestTheHumansShellConfigurationStaysOutOfTheOutput(t *testing.T) {
 			sh := shellByName(t, c.shell)
 			b := startShellBridge(t, sh, append([]option{withRC(sh, c.rc)}, c.extra...)...)
 			checkUnaffectedCalls(t, b)
-			drawnBefore := strings.Count(b.paneText(), c.drawn)
 			r := b.send("--timeout", "1", "--", "echo started; sleep 300")
 			if r.code != 124 || r.stdout != "started\n" {
 				t.Fatalf("want exit 124 and only the output so far:\n%v", r)
 			}
 			expectUsable(t, b)
+			// Each call's line takes the place of the prompt row it was typed at; after the last
+			// call's output (expectUsable's), the human's prompt is drawn again.
 			b.waitFor("the human's prompt configuration to be drawn again", func() bool {
-				return strings.Count(b.paneText(), c.drawn) > drawnBefore
+				pane := b.paneText()
+				return strings.Contains(pane[max(0, strings.LastIndex(pane, "usable\n")):], c.drawn)
 			})
 		})
 	}
