@@ -88,12 +88,12 @@ func (c *Call) run(tr transport) (int, error) {
 		case e := <-done:
 			return c.finish(tr, e)
 		case <-look.C:
-			c.waiting(tr.question())
+			c.waitingOn(tr)
 			gap = min(4*gap, lastGap)
 			look.Reset(gap)
 		case <-noOutput.C():
 			// Decided now, however short the timeout: a command waiting for the human is not hung.
-			if c.waiting(tr.question()) {
+			if c.waitingOn(tr) {
 				noOutput.Reset(c.Req.Timeout)
 				continue
 			}
@@ -114,6 +114,24 @@ func (c *Call) run(tr transport) (int, error) {
 }
 
 // waiting says on stderr, once per question q ("": none), that the command waits for the human.
+// waitingOn says whether the command waits for the human: a question, or a full-screen program
+// (the alternate screen), which the human uses there; its rows are no questions.
+func (c *Call) waitingOn(tr transport) bool {
+	if !c.screen.FullScreen() {
+		return c.waiting(tr.question())
+	}
+	if !c.toldFullScreen {
+		c.toldFullScreen = true
+		io.WriteString(c.Req.Stderr, fullScreenNote)
+	}
+	return true
+}
+
+const fullScreenNote = "ptysend: note: a full-screen program runs in the shared terminal: the user can use it there, " +
+	"and its screens are no output (--timeout is paused while it runs; --max-time still applies)\n" +
+	"ptysend: to drive a full-screen program yourself, run it as a job: ptysend --job NAME -- CMD, " +
+	"then --job-keys NAME -- KEYS and --job-screen NAME\n"
+
 func (c *Call) waiting(q string) bool {
 	if q != "" && !c.asked {
 		c.asked = true

@@ -100,6 +100,11 @@ var redrawCases = []cleanCase{
 	{"invalid UTF-8 is kept byte by byte", "\xff\xfe ok \xe2\x82\n", "\xff\xfe ok \xe2\x82\n"},
 	{"invalid UTF-8 bytes are one cell each", "\xe2\x82abc\rXY\n", "XYabc\n"},
 	{"truncated UTF-8 at Close is kept", "ok \xf0\x9f\x98", "ok \xf0\x9f\x98"},
+	{"a full-screen program's screens are no output", "before\n\x1b[?1049h\x1b[H\x1b[2Jtop - 10:00\r\nPID USER\r\n\x1b[?1049lafter\n", "before\nafter\n"},
+	{"the main screen's line comes back as it was", "$ \x1b[?1049hscreen\r\n\x1b[?1049l\rdone\n", "done\n"},
+	{"the line left before the full-screen program goes on", "partial \x1b[?1049hx\x1b[?1049lend\n", "partial end\n"},
+	{"the older alternate screens, 47 and 1047", "\x1b[?47hA\n\x1b[?47l\x1b[?1047hB\n\x1b[?1047lC\n", "C\n"},
+	{"a full-screen program still running at the end shows nothing", "start\n\x1b[?1049hframe 1\r\nframe 2", "start\n"},
 }
 
 func allCases() []cleanCase {

@@ -101,6 +101,7 @@ func (c *Writer) escapeByte(b byte) {
 		c.state = controlString
 	case b == 'c': // RIS, a full reset: modes off
 		c.state, c.paste = ground, Off
+		c.switchScreen(Off)
 	case b >= 0x30 && b <= 0x7e:
 		c.state = ground // ESC 7, ESC 8, ESC =, ESC M, ...: nothing to show
 	}
@@ -125,6 +126,7 @@ func (c *Writer) csiByte(b byte) {
 			c.editLine(b, c.seq.arg)
 		} else if b == 'h' || b == 'l' {
 			c.paste = ModeSwitch(c.seq.params, b == 'h', c.paste, []string{"2004"})
+			c.switchScreen(ModeSwitch(c.seq.params, b == 'h', c.alt, []string{"1049", "1047", "47"}))
 		}
 	}
 }

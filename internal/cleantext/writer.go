@@ -27,6 +27,10 @@ type Writer struct {
 
 	dropping bool // up to the next '\n', after TakePendingIf
 	paste    Mode // bracketed paste, as the output switched it
+	// alt is the alternate screen, a full-screen program's: what it shows is no output, and the
+	// main screen's line comes back as it was when the program leaves it (mainLine).
+	alt      Mode
+	mainLine line
 }
 
 const flushSize = 32 << 10 // how much clean text collects before it is written to w
@@ -49,7 +53,7 @@ func (c *Writer) Write(p []byte) (int, error) {
 			c.dropping = !answered
 			continue
 		}
-		if c.settled() && c.line.isEmpty() {
+		if c.settled() && c.line.isEmpty() && c.alt != On {
 			p = c.passCleanLines(p)
 		}
 		p = c.interpret(p)
@@ -62,10 +66,30 @@ func (c *Writer) Write(p []byte) (int, error) {
 func (c *Writer) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.switchScreen(Off)
 	c.out = c.takeLine(c.out)
 	c.dropping = false
 	c.flush()
 	return c.err
+}
+
+// FullScreen: the output is on the alternate screen, a full-screen program's.
+func (c *Writer) FullScreen() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.alt == On
+}
+
+// switchScreen goes to the alternate screen (On) or back to the main one.
+func (c *Writer) switchScreen(to Mode) {
+	switch {
+	case to == On && c.alt != On:
+		c.mainLine = line{cells: append([]cell(nil), c.line.cells...), col: c.line.col}
+		c.line.reset()
+	case to == Off && c.alt == On:
+		c.line = c.mainLine
+	}
+	c.alt = cmp.Or(to, c.alt)
 }
 
 // Pending is the partial line shown so far, a cut-off character left out.
@@ -237,6 +261,10 @@ func (c *Writer) putPartialRune() {
 }
 
 func (c *Writer) endLine() {
+	if c.alt == On {
+		c.line.reset()
+		return
+	}
 	c.out = c.line.appendText(c.out)
 	c.line.reset()
 	c.newline()

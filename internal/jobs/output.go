@@ -117,6 +117,10 @@ func Output(req OutputRequest) (int, error) {
 	if !req.Stderr && req.Since < 0 && info.StderrBytes > 0 {
 		fmt.Fprintf(req.Notes, "ptysend: the job also wrote %d bytes to stderr: --job-output %s --stderr\n", info.StderrBytes, req.Name)
 	}
+	if info.FullScreen {
+		fmt.Fprintf(req.Notes, "ptysend: note: job %s shows a full-screen program, whose screens are no output: "+
+			"--job-screen %s shows what it shows, --job-keys %s -- KEYS drives it\n", req.Name, req.Name, req.Name)
+	}
 	return 0, nil
 }
 

@@ -266,6 +266,7 @@ type Info struct {
 	Pane        string     `json:"pane"`
 	StoppedBy   string     `json:"stopped_by,omitempty"` // how --job-stop stopped it
 	Waiters     int        `json:"waiters"`
+	FullScreen  bool       `json:"full_screen"` // a full-screen program shows in its window now
 }
 
 func (j *JobClient) Info() (Info, error) {
@@ -274,7 +275,8 @@ func (j *JobClient) Info() (Info, error) {
 		return Info{}, err
 	}
 	info := Info{Name: m.text(1), Command: m.text(2), Running: !m.bool(3), Started: m.time(5), OutputBytes: m.int64(7),
-		StderrBytes: m.int64(8), LastLine: m.text(9), Pane: m.text(10), StoppedBy: m.text(11), Waiters: m.int(12)}
+		StderrBytes: m.int64(8), LastLine: m.text(9), Pane: m.text(10), StoppedBy: m.text(11), Waiters: m.int(12),
+		FullScreen: m.bool(13)}
 	end := time.Now()
 	if !info.Running {
 		status, at := m.int(4), m.time(6)

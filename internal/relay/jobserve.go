@@ -81,7 +81,8 @@ func (j *job) info(w io.Writer) error {
 		last = j.err
 	}
 	fields := []any{j.Name, j.Command, j.state == ended, j.status, j.started, j.endedAt,
-		j.out.Total(), j.err.Total(), lastLine(last.Tail(4096)), j.s.cfg.PaneID, j.stoppedBy, j.waiters}
+		j.out.Total(), j.err.Total(), lastLine(last.Tail(4096)), j.s.cfg.PaneID, j.stoppedBy, j.waiters,
+		j.s.tracker.Alternate() == cleantext.On}
 	j.s.mu.Unlock()
 	return send(w, "job", fields...)
 }
