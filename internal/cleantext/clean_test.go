@@ -382,3 +382,14 @@ func TestCleanReportsWriteErrors(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f failingWriter) Write(p []byte) (int, error) { return 0, f.err }
+
+// The history's --output of a pager the user ran keeps what it showed.
+func TestScreensStringKeepsWhatAFullScreenProgramShowed(t *testing.T) {
+	in := "before\n\x1b[?1049h\x1b[HNAME=Debian\r\nID=debian\r\n\x1b[?1049lafter\n"
+	if got := ScreensString(in); got != "before\nNAME=Debian\nID=debian\nafter\n" {
+		t.Errorf("ScreensString: %q", got)
+	}
+	if got := String(in); got != "before\nafter\n" {
+		t.Errorf("String: %q", got)
+	}
+}

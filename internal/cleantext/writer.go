@@ -29,8 +29,9 @@ type Writer struct {
 	paste    Mode // bracketed paste, as the output switched it
 	// alt is the alternate screen, a full-screen program's: what it shows is no output, and the
 	// main screen's line comes back as it was when the program leaves it (mainLine).
-	alt      Mode
-	mainLine line
+	alt         Mode
+	mainLine    line
+	keepScreens bool // KeepScreens
 }
 
 const flushSize = 32 << 10 // how much clean text collects before it is written to w
@@ -53,7 +54,7 @@ func (c *Writer) Write(p []byte) (int, error) {
 			c.dropping = !answered
 			continue
 		}
-		if c.settled() && c.line.isEmpty() && c.alt != On {
+		if c.settled() && c.line.isEmpty() && !c.onScreenOnly() {
 			p = c.passCleanLines(p)
 		}
 		p = c.interpret(p)
@@ -80,9 +81,20 @@ func (c *Writer) FullScreen() bool {
 	return c.alt == On
 }
 
+// KeepScreens makes c keep what full-screen programs show, as text of the main screen: what a
+// pager the user ran showed (the history's --output).
+func (c *Writer) KeepScreens() *Writer {
+	c.keepScreens = true
+	return c
+}
+
+// onScreenOnly: what comes now only shows on the alternate screen, and is no output.
+func (c *Writer) onScreenOnly() bool { return c.alt == On && !c.keepScreens }
+
 // switchScreen goes to the alternate screen (On) or back to the main one.
 func (c *Writer) switchScreen(to Mode) {
 	switch {
+	case c.keepScreens:
 	case to == On && c.alt != On:
 		c.mainLine = line{cells: append([]cell(nil), c.line.cells...), col: c.line.col}
 		c.line.reset()
@@ -163,9 +175,16 @@ func (c *Writer) Paste(from Mode) Mode {
 }
 
 // String returns the clean text of a whole terminal output.
-func String(s string) string {
+func String(s string) string { return clean(NewWriter, s) }
+
+// ScreensString is String with what full-screen programs showed kept (KeepScreens).
+func ScreensString(s string) string {
+	return clean(func(w io.Writer) *Writer { return NewWriter(w).KeepScreens() }, s)
+}
+
+func clean(newWriter func(io.Writer) *Writer, s string) string {
 	var b bytes.Buffer
-	c := NewWriter(&b)
+	c := newWriter(&b)
 	c.Write([]byte(s)) // a bytes.Buffer does not fail
 	c.Close()
 	return b.String()
@@ -261,7 +280,7 @@ func (c *Writer) putPartialRune() {
 }
 
 func (c *Writer) endLine() {
-	if c.alt == On {
+	if c.onScreenOnly() {
 		c.line.reset()
 		return
 	}

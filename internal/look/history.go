@@ -116,7 +116,7 @@ var promptEOLMark = sync.OnceValue(func() *regexp.Regexp {
 })
 
 func cleanOutput(raw []byte) string {
-	text := cleantext.String(string(promptEOLMark().ReplaceAll(raw, nil)))
+	text := cleantext.ScreensString(string(promptEOLMark().ReplaceAll(raw, nil))) // a pager's screens included
 	if i := strings.LastIndexByte(text, '\n'); strings.TrimSpace(text[i+1:]) == "" {
 		text = text[:i+1]
 	}

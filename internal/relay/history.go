@@ -158,7 +158,7 @@ func (h *history) Event(e markers.Event) {
 			}
 			h.closeFrom(r, &e.Status, sh.dir)
 		} else if r := h.lastEnded; r != nil && (r.ShellPID == e.PID || r.ShellPID == 0) {
-			r.ShellPID, r.Dir = e.PID, cmp.Or(sh.dir, r.Dir)
+			r.ShellPID, r.Dir = e.PID, cmp.Or(r.Dir, sh.dir)
 		}
 		h.lastEnded = nil
 	case 'S':
@@ -268,7 +268,7 @@ func (h *history) closeFrom(r *record, status *int, dir string) {
 	if status != nil && r.Status == nil {
 		r.Status = new(*status)
 	}
-	r.Dir = cmp.Or(dir, r.Dir)
+	r.Dir = cmp.Or(r.Dir, dir) // where it started; where it ended only when that is unknown
 	h.open = h.open[:i]
 }
 

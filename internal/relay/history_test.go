@@ -93,13 +93,13 @@ func TestHistoryOfTheHumansCommandsInEachShell(t *testing.T) {
 		dir    string
 	}{
 		{"bash: the line comes from the history when it finished", []string{
-			prompt, p(7), "ls /nonexistent\r\n\x1b[?2004l\r", commandEvent(7),
+			finishedEvent(7, 0, "/srv", ""), prompt, p(7), "ls /nonexistent\r\n\x1b[?2004l\r", commandEvent(7),
 			"ls: cannot access '/nonexistent'\r\n", finishedEvent(7, 2, "/srv", "ls /nonexistent"), "prompt-command-ran\r\n", prompt, p(7)}, "/srv"},
 		{"bash: a line kept out of its history is named by its echo", []string{
-			prompt, p(7), "ls /nonex\x08 \x08\x08 \x08existent\r\n\x1b[?2004l\r", commandEvent(7),
+			finishedEvent(7, 0, "/srv", ""), prompt, p(7), "ls /nonex\x08 \x08\x08 \x08existent\r\n\x1b[?2004l\r", commandEvent(7),
 			"ls: cannot access '/nonexistent'\r\n", finishedEvent(7, 2, "/srv", ""), prompt, p(7)}, "/srv"},
 		{"zsh: the line comes with COMMAND", []string{
-			"$ ", p(7), "\x1b[?2004hl\x08ls /nonexistent\x1b[?2004l\r\r\n", commandLineEvent(7, "ls /nonexistent"),
+			finishedEvent(7, 0, "/srv", ""), "$ ", p(7), "\x1b[?2004hl\x08ls /nonexistent\x1b[?2004l\r\r\n", commandLineEvent(7, "ls /nonexistent"),
 			"ls: cannot access '/nonexistent'\r\n", "\x1b[1m\x1b[7m%\x1b[27m\x1b[1m\x1b[0m   \r \r", finishedEvent(7, 2, "/srv", ""), "$ ", p(7)}, "/srv"},
 		{"dash: the line is the echo up to Enter, the directory /proc's", []string{
 			"$ ", p(7), "ls /nonexistent\r\n", "ls: cannot access '/nonexistent'\r\n",
@@ -126,9 +126,9 @@ func TestHistoryOfAnAgentsCommand(t *testing.T) {
 		stream []string
 		dir    string
 	}{
-		{"in a shell with hooks", append(append([]string{prompt, p(7), source + "\r\n", commandEvent(7)}, agent...),
+		{"in a shell with hooks", append(append([]string{finishedEvent(7, 0, "/src", ""), prompt, p(7), source + "\r\n", commandEvent(7)}, agent...),
 			finishedEvent(7, 0, "/src", ""), prompt, p(7)), "/src"},
-		{"in a shell with a line from COMMAND", append(append([]string{prompt, p(7), source + "\r\n", commandLineEvent(7, source)}, agent...),
+		{"in a shell with a line from COMMAND", append(append([]string{finishedEvent(7, 0, "/src", ""), prompt, p(7), source + "\r\n", commandLineEvent(7, source)}, agent...),
 			finishedEvent(7, 0, "/src", ""), prompt, p(7)), "/src"},
 		{"in dash", append(append([]string{"$ ", p(7), source + "\r\n"}, agent...),
 			"\x1b]6973;ptybridge;F;7;0\a$ ", p(7)), "/proc-cwd-of-7"},
@@ -156,7 +156,7 @@ func TestHistoryOfAnAgentsCommandThatWasInterrupted(t *testing.T) {
 	w := newHistoryWorld()
 	w.h.Runs(callID, "sleep 300")
 	w.h.Typed([]byte(source + "\r"))
-	w.feed(prompt, promptEvent(7), source+"\r\n", commandEvent(7), markers.Start(callID), "^C\r\n",
+	w.feed(finishedEvent(7, 0, "/src", ""), prompt, promptEvent(7), source+"\r\n", commandEvent(7), markers.Start(callID), "^C\r\n",
 		finishedEvent(7, 130, "/src", ""), prompt, promptEvent(7))
 	check(t, w.only(t), ByAgent, "sleep 300", status(130), "/src")
 }
@@ -300,7 +300,7 @@ func TestAnAgentsCommandKeepsTheStderrTheTerminalShowed(t *testing.T) {
 	w := newHistoryWorld()
 	w.h.Runs(callID, "make")
 	w.h.Typed([]byte(source + "\r"))
-	w.feed(prompt, promptEvent(7), source+"\r\n", commandLineEvent(7, source), "[agent] $ make\r\n", markers.Start(callID),
+	w.feed(finishedEvent(7, 0, "/src", ""), prompt, promptEvent(7), source+"\r\n", commandLineEvent(7, source), "[agent] $ make\r\n", markers.Start(callID),
 		"out\r\n", string(markers.AppendStderrFrame(nil, callID, []byte("warning: x\r\n"))), markers.End(callID, 0),
 		finishedEvent(7, 0, "/src", ""), prompt, promptEvent(7))
 	check(t, w.only(t), ByAgent, "make", status(0), "/src")
@@ -314,4 +314,12 @@ func (h *history) Running() *record {
 		return nil
 	}
 	return h.open[len(h.open)-1]
+}
+
+// A command's directory is where it started: cd ~/proj && make, typed at ~, ran at ~.
+func TestTheDirectoryIsWhereTheCommandStarted(t *testing.T) {
+	w := newHistoryWorld().feed(finishedEvent(7, 0, "/home/alice", ""), prompt, promptEvent(7),
+		"cd /srv/proj && make\r\n", commandLineEvent(7, "cd /srv/proj && make"), "built\r\n",
+		finishedEvent(7, 0, "/srv/proj", ""), prompt, promptEvent(7))
+	check(t, w.only(t), ByUser, "cd /srv/proj && make", status(0), "/home/alice")
 }
