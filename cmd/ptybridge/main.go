@@ -23,7 +23,7 @@ Run it in a terminal and keep the terminal open: it is an ordinary shell
 (in tmux) in which the agent runs commands with ptysend. You see every
 command the agent runs and can answer its prompts (sudo passwords, ssh,
 confirmations). Several terminals may run ptybridge at once; closing the
-last one ends the shared shell.
+last one ends the shared shell (--linger keeps it alive for a while).
 
 With a COMMAND after --, the shared terminal runs it instead of your shell,
 so the agent works where it takes you: another host, user or container.
@@ -45,6 +45,7 @@ type flags struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 	Command []string         `arg:"" optional:"" passthrough:"" placeholder:"-- COMMAND" help:"Run COMMAND in the shared terminal instead of your shell (ssh HOST, sudo -i, docker exec -it C bash)."`
 	Confirm bool             `help:"Approve each command of the agent's (and each REPL input) before it is typed: y runs it, n or Escape refuses it."`
+	Linger  cli.Duration     `placeholder:"DURATION" help:"Keep the shared shell alive this long after the last terminal closes, its state intact (e.g. 30m); ptybridge again finds it as it was. Meanwhile ptysend refuses (75): nobody watches."`
 
 	cli.RelayFlags `embed:""`
 }
@@ -114,6 +115,11 @@ func open(c flags) error {
 	}
 	if c.Confirm {
 		if err := br.RequireConfirm(); err != nil {
+			return err
+		}
+	}
+	if c.Linger > 0 {
+		if err := br.Linger(c.Linger.Duration()); err != nil {
 			return err
 		}
 	}

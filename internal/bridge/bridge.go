@@ -97,9 +97,10 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 	return relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
-// destroy-unattached is set once attached: a session left unattached ends.
+// destroy-unattached is set once attached: a session left unattached ends, unless it lingers.
 func (b Bridge) attachArgs() []string {
-	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-t", b.target(), "destroy-unattached", "on"}
+	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-F", "-t", b.target(), "destroy-unattached",
+		"#{?" + lingerOption + ",off,on}"}
 }
 
 func (b Bridge) Attach() error { return tmux.Exec(b.attachArgs()...) }

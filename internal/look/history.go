@@ -175,6 +175,11 @@ func describe(s bridge.Session, b bridge.Bridge) Session {
 		out.Busy = "a ptysend call is running in it" + choose(a.Call.Call != "", ": "+a.Call.Call, "")
 	case st.Kind == pane.Idle:
 		out.State = "free"
+	case st.Kind == pane.Lingering:
+		out.State = pane.Lingering
+		if until, ok := b.LingeringUntil(); ok {
+			out.Busy = "until " + until.Format("15:04")
+		}
 	case st.Refusal != nil:
 		out.Busy = failure.From(st.Refusal).Msg
 	default:
@@ -199,7 +204,7 @@ func PrintSessions(w io.Writer, list []Session, asJSON bool) error {
 	for _, s := range list {
 		where := choose(s.User != "", s.User+"@"+s.Host, "?")
 		shell := cmp.Or(s.Shell, "shell not known yet") + choose(s.Far, " via "+s.Via, " (local)")
-		state := s.State + choose(s.Busy != "", ": "+s.Busy, "")
+		state := s.State + choose(s.Busy != "", choose(s.State == pane.Lingering, " ", ": ")+s.Busy, "")
 		terms := fmt.Sprintf("%d terminal%s", s.Attached, choose(s.Attached == 1, "", "s"))
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Name, where, shell, state, terms)
 	}

@@ -41,6 +41,8 @@ type Status struct {
 	AgentCall *relay.Call  `json:"agent_call,omitempty"`
 	Confirm   bool         `json:"confirm"`       // ptybridge --confirm
 	Far       *Far         `json:"far,omitempty"` // a shell behind a carrier runs the agent's commands
+	// LingeringUntil is when the session ends if no terminal of the user's opens it (ptybridge --linger).
+	LingeringUntil *time.Time `json:"lingering_until,omitempty"`
 }
 
 type Shell struct {
@@ -86,6 +88,9 @@ func ReadStatus(b bridge.Bridge) (*Status, error) {
 		return s, nil
 	}
 	s.compose(st, a)
+	if until, ok := b.LingeringUntil(); ok {
+		s.LingeringUntil = &until
+	}
 	return s, nil
 }
 
@@ -240,6 +245,12 @@ func (s *Status) describe(now time.Time) string {
 		return "copy mode: the user is scrolling back"
 	case pane.HalfTyped:
 		return "a half-typed line at the prompt"
+	case pane.Lingering:
+		until := ""
+		if s.LingeringUntil != nil {
+			until = " until " + clock(*s.LingeringUntil, now)
+		}
+		return "lingering" + until + ": no terminal of the user's is open (ptybridge --linger)"
 	}
 	return s.State
 }

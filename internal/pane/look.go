@@ -38,6 +38,7 @@ const (
 	Busy        = "busy"
 	CopyMode    = "copy_mode"
 	HalfTyped   = "half_typed_line"
+	Lingering   = "lingering" // no terminal of the user's is open (ptybridge --linger)
 )
 
 type State struct {
@@ -130,6 +131,12 @@ func waitForChange(t *relay.Turn, fg int, backoff *time.Duration, deadline time.
 func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	panePID := s.View.PanePID
 	fg, err := platform.ForegroundPID(panePID)
+	if until, ok := b.LingeringUntil(); ok {
+		s.Kind, s.Refusal = Lingering, &failure.Error{Code: failure.ExitBusy,
+			Msg:  "no terminal of the user's shows the shared terminal (it lingers until " + until.Format("15:04") + "), so nothing was typed: nobody would see it",
+			Hint: "ask the user to reopen it: run ptybridge in a terminal; then retry"}
+		return false, nil
+	}
 	if err == nil && fg <= 0 { // the pane's shell is still starting: no foreground yet
 		s.Kind, s.Refusal = Busy, &failure.Error{Code: failure.ExitBusy, Hint: "retry in a moment",
 			Msg: "the shared terminal is still starting, so nothing was typed"}

@@ -1,0 +1,38 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// ptybridge --linger: the shared shell outlives the last terminal for a while, its state intact;
+// meanwhile nobody watches, so ptysend types nothing; a terminal that opens it again finds it as
+// it was; past the time, the session ends.
+func TestALingeringSessionWaitsForTheUserAndThenEnds(t *testing.T) {
+	b := newWorld(t)
+	human := b.openTerminal("--linger", "8s")
+	b.waitReady()
+	b.run("--", "PTB_KEPT=state-kept")
+
+	human.close()
+	b.waitFor("the session to linger", func() bool { return strings.Contains(b.send("--status").stdout, "lingering until") })
+	r := b.send("--", "echo typed")
+	if r.code != 75 || !strings.Contains(r.stderr, "nobody would see it") || !strings.Contains(r.stderr, "hint: ask the user to reopen it") {
+		t.Fatalf("want a refusal (75) saying nobody watches, got:\n%v", r)
+	}
+	if s := b.send("--sessions"); !strings.Contains(s.stdout, "lingering until") {
+		t.Fatalf("--sessions must say it lingers:\n%v", s)
+	}
+
+	b.openTerminal()
+	b.waitReady()
+	if got := b.run("--", `echo "$PTB_KEPT"`); got != "state-kept\n" {
+		t.Fatalf("reopened, the shell must be as it was: got %q", got)
+	}
+
+	b.terms[1].close()
+	b.waitFor("the session to end after lingering", func() bool {
+		_, err := b.tmux("has-session", "-t", "="+b.name)
+		return err != nil
+	})
+}
