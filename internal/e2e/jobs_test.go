@@ -590,3 +590,36 @@ func TestAJobBesideABridgeOpenedOnAProgram(t *testing.T) {
 		t.Fatalf("the job printed %q", got)
 	}
 }
+
+// --show opens the job beside the user's shell, in the window they look at; the job modes work on
+// it as on a job in a window of its own, and stopping it gives the user's window back as it was.
+func TestAJobShownBesideTheUsersShell(t *testing.T) {
+	b := startBridge(t)
+	window := "=" + b.name + ":"
+	panes := func() []string {
+		out, err := b.tmux("list-panes", "-t", window, "-F", "#{pane_id}")
+		must(t, err)
+		return strings.Fields(out)
+	}
+	if n := len(panes()); n != 1 {
+		t.Fatalf("the user's window starts with one pane, has %d", n)
+	}
+	r := b.send("--job", "watch", "--show", "--", `echo shown; read line; echo "got $line"; sleep 300`)
+	if r.code != 0 || !strings.Contains(r.stderr, "beside the user's shell") {
+		t.Fatalf("--job --show:\n%v", r)
+	}
+	if n := len(panes()); n != 2 {
+		t.Fatalf("the job must be a pane of the user's window: %d panes", n)
+	}
+	expectCode(t, b.send("--job-wait", "watch", "--until", "^shown$"), 0)
+	expectCode(t, b.send("--job-keys", "watch", "--", "hi", "Enter"), 0)
+	expectCode(t, b.send("--job-wait", "watch", "--until", "^got hi$"), 0)
+	if s := b.send("--job-screen", "watch"); !strings.Contains(s.stdout, "got hi") {
+		t.Fatalf("--job-screen of the shown job:\n%v", s)
+	}
+	if got := b.run("--", "echo the shared shell still works"); got != "the shared shell still works\n" {
+		t.Fatalf("got %q", got)
+	}
+	expectCode(t, b.send("--job-stop", "watch"), 130)
+	b.waitFor("the user's window to have its one pane again", func() bool { return len(panes()) == 1 })
+}

@@ -23,10 +23,19 @@ import (
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
-// Start starts job name (--job NAME [--cwd DIR] [--env KEY=VALUE]... -- WORDS) in a new window of
-// the bridge session and returns once it runs (its supervisor printed START, its relay listens):
-// one tmux process (scripts/bench). dir is relative to the shared shell's, env over its.
-func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Writer) (int, error) {
+// Request is a job to start: --job NAME [--cwd DIR] [--env KEY=VALUE]... [--show] -- WORDS.
+type Request struct {
+	Name, Command string
+	Dir           string   // relative to the shared shell's
+	Env           []string // over the shared shell's
+	Show          bool     // beside the user's shell, not in a window of its own
+}
+
+// Start starts a job in a new window of the bridge session and returns once it runs (its
+// supervisor printed START, its relay listens): one tmux process (scripts/bench); with Show, a
+// second moves it beside the user's shell.
+func Start(b bridge.Bridge, req Request, notes io.Writer) (int, error) {
+	name, command, dir, env := req.Name, req.Command, req.Dir, req.Env
 	if err := ValidName(name); err != nil {
 		return 0, err
 	}
@@ -91,9 +100,18 @@ func Start(b bridge.Bridge, name, command, dir string, env []string, notes io.Wr
 	if err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(notes, "ptysend: job %s runs in window %q of the shared terminal (%s -c, in %s); "+
+	where := fmt.Sprintf("in window %q of the shared terminal", name)
+	if req.Show {
+		// The job's pane leaves its window for the user's, beside their shell; they look at it.
+		if _, err := tmux.Run("join-pane", "-d", "-h", "-s", pane, "-t", sh.PaneID); err != nil {
+			fmt.Fprintf(notes, "ptysend: job %s could not be shown beside the user's shell (%v)\n", name, err)
+		} else {
+			where = "in a pane beside the user's shell"
+		}
+	}
+	fmt.Fprintf(notes, "ptysend: job %s runs %s (%s -c, in %s); "+
 		"it has the shared shell's environment as that shell started, and --env: not what was exported in it since\n",
-		name, name, sh.Name, dir)
+		name, where, sh.Name, dir)
 	return 0, nil
 }
 
@@ -191,6 +209,7 @@ func spareMaker(b bridge.Bridge) []string { return []string{b.Exe, "--job-spare-
 // its program, directory, and environment as the shell started (the
 // kernel shows no other: --env carries what was exported since).
 type sharedShell struct {
+	PaneID  string // the shared pane
 	PID     int
 	Program string // the shell's executable
 	Name    string // as the human would call it: bash, zsh, fish, sh
@@ -236,6 +255,7 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 		}
 	}
 	sh.Env = platform.Environ(sh.PID) // the supervisor leaves out tmux's (jobEnv)
+	sh.PaneID = status.PaneID
 	return sh, nil
 }
 

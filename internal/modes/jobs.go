@@ -15,6 +15,7 @@ type jobStart struct {
 	Cwd     string   `placeholder:"DIR" help:"With --job: its directory (default: the shared shell's)." json:"cwd,omitempty" jsonschema:"its directory, relative to the shared shell's" misplaced:"--cwd and --env go with --job NAME"`
 	Env     []string `placeholder:"KEY=VALUE" sep:"none" help:"With --job: set a variable (repeatable)." json:"env,omitempty" jsonschema:"settings over the shared shell's environment, each as KEY=VALUE" misplaced:"--cwd and --env go with --job NAME"`
 	Command string   `kong:"-" json:"command" jsonschema:"shell code to run as the job"`
+	Show    bool     `help:"With --job: open it in a pane beside the user's shell, in the window they look at, instead of a window of its own." json:"show,omitempty" jsonschema:"open it beside the user's shell, where they see it, instead of in a window of its own" misplaced:"--show goes with --job NAME"`
 }
 
 func (m *jobStart) About() About             { return About{Chosen: m.Name != "", Tool: "job_start"} }
@@ -28,7 +29,7 @@ func (m *jobStart) Check() error {
 }
 
 func (m *jobStart) Run(ctx context.Context, e *Env) (int, error) {
-	return jobs.Start(e.Bridge, m.Name, m.Command, m.Cwd, m.Env, e.Stderr)
+	return jobs.Start(e.Bridge, jobs.Request{Name: m.Name, Command: m.Command, Dir: m.Cwd, Env: m.Env, Show: m.Show}, e.Stderr)
 }
 
 type jobList struct {
