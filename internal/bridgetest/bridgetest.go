@@ -120,6 +120,11 @@ type Terminal struct {
 	once sync.Once
 }
 
+// Resize sets the terminal's size, as when the human resizes the window.
+func (t *Terminal) Resize(cols, rows uint16) error {
+	return pty.Setsize(t.pty, &pty.Winsize{Rows: rows, Cols: cols})
+}
+
 // Open starts ptybridge, as the user as (nil: ourselves), in a new 120x40
 // pseudo-terminal, in dir, with env. What the terminal shows goes to shows
 // (written from another goroutine): it must be read, or tmux stalls
