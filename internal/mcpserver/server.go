@@ -16,6 +16,7 @@ import (
 	"maps"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -112,6 +113,16 @@ func (s *server) add(typ reflect.Type, name string, takes modes.Takes) {
 	// The input: the mode's fields, and the shared options it takes.
 	in := must(jsonschema.ForType(typ, schemaOptions))
 	in.Properties = maps.Collect(maps.All(in.Properties)) // a copy, never nil
+	for _, name := range in.Required {                    // a pointer or slice field may be nil, but a required one is given
+		if p := in.Properties[name]; p != nil && slices.Contains(p.Types, "null") {
+			types := slices.DeleteFunc(slices.Clone(p.Types), func(t string) bool { return t == "null" })
+			nonNull := *p
+			if nonNull.Types = types; len(types) == 1 {
+				nonNull.Type, nonNull.Types = types[0], nil
+			}
+			in.Properties[name] = &nonNull
+		}
+	}
 	for opt, bit := range optionTaken {
 		if takes&bit != 0 {
 			in.Properties[opt] = optionSchemas[opt]

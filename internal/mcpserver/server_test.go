@@ -79,6 +79,15 @@ func TestToolsAreListedWithSchemasAndAnnotations(t *testing.T) {
 		case !a.ReadOnlyHint && a.DestructiveHint == nil:
 			t.Errorf("%s: a tool that changes something says whether it destroys: %+v", tool.Name, a)
 		}
+		// A required parameter cannot be null (job_keys' keys was ["null", "array"]).
+		props, _ := in["properties"].(map[string]any)
+		required, _ := in["required"].([]any)
+		for _, name := range required {
+			p, _ := props[name.(string)].(map[string]any)
+			if types, _ := p["type"].([]any); slices.Contains(types, any("null")) {
+				t.Errorf("%s: the required %s may be null: %v", tool.Name, name, p)
+			}
+		}
 	}
 	// A call without its required argument is refused before it runs.
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "repl_eval", Arguments: map[string]any{}})
