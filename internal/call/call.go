@@ -158,6 +158,9 @@ type Call struct {
 	asked          bool            // the human was told of the question (waiting)
 	// emptyStdin: the forwarded stdin was a pipe that brought nothing.
 	emptyStdin atomic.Bool
+	// queried: the command's output asked the terminal something, whose answer tmux typed into
+	// the terminal's input (stderrCopy flushes it before the shell's prompt can take it).
+	queried atomic.Bool
 }
 
 // EchoRows is how many rows the echo of line takes in the terminal at tty, typed at the prompt

@@ -27,7 +27,8 @@ type stderrCopy struct {
 	screen  framedTerminal
 	agent   io.Writer
 	stream  *markers.StderrStream
-	exe     string // ptysend, to hand the fifo over to (handOver)
+	exe     string       // ptysend, to hand the fifo over to (handOver)
+	queried *atomic.Bool // the call's Call.queried
 	buf     []byte
 	arrived chan<- bool // true when a piece holds a line break
 	over    atomic.Bool // the token came: the command is over
@@ -78,6 +79,11 @@ func (s *stderrCopy) take(b []byte) {
 	s.stream.Write(b)
 	if s.stream.Done() && s.ack != nil {
 		s.over.Store(true)
+		if s.queried != nil && s.queried.Load() {
+			// The answers tmux typed are in the terminal's input: the prompt would take them for
+			// the user's typing. Those of queries still on their way through the stream stay.
+			platform.FlushInput(s.screen.path)
+		}
 		s.ack.Close() // the wrapper goes on to END
 		s.ack = nil
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/relay"
@@ -200,9 +201,15 @@ func waitStopped(tr transport, done <-chan streamEnd) (bool, *streamEnd) {
 func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd {
 	in := io.MultiReader(bytes.NewReader(first), c.T)
 	buf := make([]byte, 64<<10)
+	var tail []byte // the end of the last piece, for a query cut in two
 	for {
 		n, err := in.Read(buf)
 		if n > 0 {
+			if !c.queried.Load() && ext.Started() {
+				joined := append(tail, buf[:min(n, 64)]...) // a query cut between two pieces
+				c.queried.Store(cleantext.HasQuery(joined) || cleantext.HasQuery(buf[:n]))
+				tail = append(tail[:0], buf[max(0, n-64):n]...)
+			}
 			wasStarted := ext.Started()
 			if _, err := w.Write(buf[:n]); err != nil {
 				return streamEnd{err: err}

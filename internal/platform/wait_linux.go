@@ -189,6 +189,14 @@ func Columns(path string) int {
 	return int(ws.Col)
 }
 
+// FlushInput discards what waits unread in the input of the terminal at path.
+func FlushInput(path string) {
+	if f, err := openUnpolled(path, unix.O_RDONLY); err == nil {
+		unix.IoctlSetInt(int(f.Fd()), unix.TCFLSH, unix.TCIFLUSH)
+		f.Close()
+	}
+}
+
 func TTYOf(pid int) string {
 	if p := controllingPTY(pid); p != "" {
 		return p
