@@ -67,6 +67,7 @@ func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
 // Open creates the session unless it exists, its pane running shell (or
 // command: ptybridge -- ssh web1) in dir, and makes sure its relay runs.
 func (b Bridge) Open(width, height int, shell, dir string, command ...string) error {
+	os.Remove(b.lingerFile()) // a terminal opens it: it lingers no more
 	t := b.target()
 	// A pane's history-limit is fixed when it is made, so the session
 	// starts on a placeholder and its real pane comes after the option is

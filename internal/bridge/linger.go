@@ -48,12 +48,14 @@ func (b Bridge) Linger(d time.Duration) error {
 	return err
 }
 
-// LingeringUntil is when a lingering session with no terminal attached ends.
+// LingeringUntil is when a lingering session with no terminal attached ends. A file whose end
+// has passed is a tmux server's that died lingering: no more.
 func (b Bridge) LingeringUntil() (time.Time, bool) {
 	data, err := os.ReadFile(b.lingerFile())
 	if err != nil {
 		return time.Time{}, false
 	}
 	end, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	return time.Unix(end, 0), err == nil
+	until := time.Unix(end, 0)
+	return until, err == nil && time.Now().Before(until.Add(time.Second))
 }
