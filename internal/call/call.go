@@ -104,12 +104,9 @@ func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time,
 		c := &Call{B: b, T: t, Req: req, Start: start, out: &gate{w: req.Stdout}, arrived: make(chan bool, 1),
 			started: make(chan struct{})}
 		c.Ctx, c.end = context.WithCancel(ctx)
-		if req.Raw { // the bytes as they came; a clean reading beside them only for the screen's mode
-			c.screen = cleantext.NewWriter(io.Discard)
-			c.out.w = io.MultiWriter(req.Stdout, c.screen)
-		} else {
+		if !req.Raw {
 			c.clean = cleantext.NewWriter(req.Stdout)
-			c.out.w, c.screen = c.clean, c.clean
+			c.out.w = c.clean
 		}
 		status, err := body(c, st)
 		c.end()
@@ -141,15 +138,16 @@ var ErrMoved = errors.New("the stream moved since the look")
 // Call is one call's run in the pane, once its turn came: what every transport, and a REPL, shares.
 type Call struct {
 	// Ctx ends too when the body returns: the watches started on it stop.
-	Ctx    context.Context
-	end    context.CancelFunc
-	B      bridge.Bridge
-	T      *relay.Turn
-	Req    Request
-	Start  time.Time
-	out    *gate
-	clean  *cleantext.Writer // stdout's clean-text writer; nil with Raw
-	screen *cleantext.Writer // clean or, with Raw, one that reads the output for its screen only
+	Ctx   context.Context
+	end   context.CancelFunc
+	B     bridge.Bridge
+	T     *relay.Turn
+	Req   Request
+	Start time.Time
+	out   *gate
+	clean *cleantext.Writer // stdout's clean-text writer; nil with Raw
+	// fullScreen: the command's output is on the alternate screen, a full-screen program's (pump).
+	fullScreen atomic.Bool
 	// toldFullScreen: the note that a full-screen program runs was given.
 	toldFullScreen bool
 	arrived        chan bool       // output came; true when it held a line break

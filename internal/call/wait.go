@@ -118,7 +118,7 @@ func (c *Call) run(tr transport) (int, error) {
 // waitingOn says whether the command waits for the human: a question, or a full-screen program
 // (the alternate screen), which the human uses there; its rows are no questions.
 func (c *Call) waitingOn(tr transport) bool {
-	if !c.screen.FullScreen() {
+	if !c.fullScreen.Load() {
 		return c.waiting(tr.question())
 	}
 	if !c.toldFullScreen {
@@ -201,21 +201,19 @@ func waitStopped(tr transport, done <-chan streamEnd) (bool, *streamEnd) {
 func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd {
 	in := io.MultiReader(bytes.NewReader(first), c.T)
 	buf := make([]byte, 64<<10)
-	var tail []byte // the end of the last piece, for a query cut in two
+	var seen terminalWatch
 	for {
 		n, err := in.Read(buf)
 		if n > 0 {
-			if !c.queried.Load() && ext.Started() {
-				joined := append(tail, buf[:min(n, 64)]...) // a query cut between two pieces
-				c.queried.Store(cleantext.HasQuery(joined) || cleantext.HasQuery(buf[:n]))
-				tail = append(tail[:0], buf[max(0, n-64):n]...)
-			}
 			wasStarted := ext.Started()
 			if _, err := w.Write(buf[:n]); err != nil {
 				return streamEnd{err: err}
 			}
 			if !wasStarted && ext.Started() {
 				close(c.started)
+			}
+			if ext.Started() {
+				c.watchTerminal(&seen, buf[:n])
 			}
 			select {
 			case c.arrived <- bytes.IndexByte(buf[:n], '\n') >= 0:
@@ -229,6 +227,26 @@ func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd
 			return streamEnd{err: err}
 		}
 	}
+}
+
+// terminalWatch is what watchTerminal keeps between pieces of the stream.
+type terminalWatch struct {
+	tail   []byte // the end of the last piece, for a sequence cut in two
+	screen cleantext.Mode
+}
+
+// watchTerminal notes in p what the command asks the terminal (queried), and whether a
+// full-screen program shows (fullScreen).
+func (c *Call) watchTerminal(w *terminalWatch, p []byte) {
+	if bytes.IndexByte(p, 0x1b) >= 0 || bytes.IndexByte(w.tail, 0x1b) >= 0 {
+		joined := append(w.tail, p[:min(len(p), 64)]...)
+		if cleantext.HasQuery(joined) || cleantext.HasQuery(p) {
+			c.queried.Store(true)
+		}
+		w.screen = cleantext.ScreenSwitch(p, cleantext.ScreenSwitch(joined, w.screen))
+		c.fullScreen.Store(w.screen == cleantext.On)
+	}
+	w.tail = append(w.tail[:0], p[max(0, len(p)-64):]...)
 }
 
 // Timer never fires when its duration is zero: a call's no-output and overall timeouts.

@@ -126,7 +126,7 @@ func (c *Writer) csiByte(b byte) {
 			c.editLine(b, c.seq.arg)
 		} else if b == 'h' || b == 'l' {
 			c.paste = ModeSwitch(c.seq.params, b == 'h', c.paste, []string{"2004"})
-			c.switchScreen(ModeSwitch(c.seq.params, b == 'h', c.alt, []string{"1049", "1047", "47"}))
+			c.switchScreen(ModeSwitch(c.seq.params, b == 'h', c.alt, altScreens))
 		}
 	}
 }

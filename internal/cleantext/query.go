@@ -26,6 +26,27 @@ func HasQuery(p []byte) bool {
 	return false
 }
 
+// altScreens are the alternate screens' private modes, xterm's and the older ones.
+var altScreens = []string{"1049", "1047", "47"}
+
+// ScreenSwitch is the alternate screen's mode after p, from m: a full-screen program's (On) or not.
+func ScreenSwitch(p []byte, m Mode) Mode {
+	for i := bytes.IndexByte(p, 0x1b); i >= 0; i = nextEscape(p, i) {
+		if !bytes.HasPrefix(p[i:], []byte("\x1b[?")) {
+			continue
+		}
+		params := p[i+2:]
+		end := 1
+		for end < len(params) && (params[end] >= '0' && params[end] <= '9' || params[end] == ';') {
+			end++
+		}
+		if end < len(params) && (params[end] == 'h' || params[end] == 'l') {
+			m = ModeSwitch(params[:end], params[end] == 'h', m, altScreens)
+		}
+	}
+	return m
+}
+
 func nextEscape(p []byte, i int) int {
 	if j := bytes.IndexByte(p[i+1:], 0x1b); j >= 0 {
 		return i + 1 + j

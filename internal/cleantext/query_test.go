@@ -36,11 +36,33 @@ func TestHasQuery(t *testing.T) {
 	}
 }
 
+func TestScreenSwitch(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		from, to Mode
+	}{
+		{"plain", Off, Off},
+		{"\x1b[?1049h\x1b[Hscreen", Off, On},
+		{"screen\x1b[?1049l\r\n", On, Off},
+		{"\x1b[?1049hA\x1b[?1049lB", Off, Off},
+		{"\x1b[?47h", Off, On},
+		{"\x1b[?1;1047h", Off, On},
+		{"\x1b[?2004h\x1b[?25l", Off, Off},
+		{"\x1b[1049h", Off, Off},
+		{"\x1b[?1049", Off, Off},
+	} {
+		if got := ScreenSwitch([]byte(c.in), c.from); got != c.to {
+			t.Errorf("ScreenSwitch(%q, %s) = %s, want %s", c.in, c.from, got, c.to)
+		}
+	}
+}
+
 func FuzzHasQuery(f *testing.F) {
 	for _, s := range []string{"\x1b[c", "\x1b]11;?\a", "text\x1b[6n", "\x1b[?1;2c"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {
 		HasQuery(p) // never panics, whatever the bytes
+		ScreenSwitch(p, Off)
 	})
 }

@@ -74,13 +74,6 @@ func (c *Writer) Close() error {
 	return c.err
 }
 
-// FullScreen: the output is on the alternate screen, a full-screen program's.
-func (c *Writer) FullScreen() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.alt == On
-}
-
 // KeepScreens makes c keep what full-screen programs show, as text of the main screen: what a
 // pager the user ran showed (the history's --output).
 func (c *Writer) KeepScreens() *Writer {

@@ -24,6 +24,13 @@ func TestAFullScreenProgramIsToldOnceAndTheUserUsesIt(t *testing.T) {
 					t.Fatalf("want one note naming the way to drive one, and no question, got:\n%s", r.stderr)
 				}
 			})
+			t.Run("with --raw, its bytes, and the note", func(t *testing.T) {
+				r := b.send("--raw", "--", `sh -c 'printf "\033[?1049hTUI"; sleep 1; printf "\033[?1049l"; echo after'`)
+				if r.code != 0 || r.stdout != "\x1b[?1049hTUI\x1b[?1049lafter\n" ||
+					strings.Count(r.stderr, "a full-screen program runs in the shared terminal") != 1 {
+					t.Fatalf("want the exact bytes and one note, got:\n%v", r)
+				}
+			})
 			t.Run("the user uses it, longer than --timeout", func(t *testing.T) {
 				call := b.start(false, "--timeout", "1", "--", `sh -c 'printf "\033[?1049hPress a key: "; read k </dev/tty; printf "\033[?1049l"; echo "key: $k"'`)
 				b.waitForScreen(b.terms[0], "Press a key: ")
