@@ -36,6 +36,9 @@ type Request struct {
 	// Stdin is forwarded when it carries data (forwardsStdin); otherwise the command reads the shared terminal.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Notes gets ptysend's own notes (what the terminal asks, a wait for the turn); nil: Stderr.
+	// The CLI prints both on its stderr; the MCP server keeps them apart from the command's.
+	Notes io.Writer
 	// Raw passes the terminal output on byte for byte, not cleaned into what a pipe carries (cleantext).
 	Raw bool
 	// WaitFree is how long to wait for a busy terminal to be free, not refuse at once (exit 75).
@@ -62,10 +65,10 @@ func Run(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 // refusal that clears by itself is waited out with req.WaitFree; body's ErrMoved looks again.
 func Do(ctx context.Context, b bridge.Bridge, req Request, want pane.Want, q *human.Question,
 	body func(c *Call, st *pane.State) (int, error)) (int, error) {
-	req.Stderr = &lockedWriter{w: req.Stderr}
+	req.Stderr, req.Notes = lockedPair(req.Stderr, req.Notes)
 	req.farStdin = sync.OnceValues(func() ([]byte, error) { return readFarStdin(req.Stdin) })
 	start := time.Now()
-	w := pane.NewFreeWaiter(b, req.WaitFree, req.Stderr)
+	w := pane.NewFreeWaiter(b, req.WaitFree, req.Notes)
 	for {
 		status, st, err := attempt(ctx, b, req, start, want, q, body)
 		if err == errApproved {
@@ -85,7 +88,7 @@ const maxLooks = 20
 // attempt returns body's outcome, or the refusal and the state it came from.
 func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time, want pane.Want, q *human.Question,
 	body func(c *Call, st *pane.State) (int, error)) (int, *pane.State, error) {
-	t, err := b.Turn(ctx, req.Typed, req.MaxTime, start, req.Stderr)
+	t, err := b.Turn(ctx, req.Typed, req.MaxTime, start, req.Notes)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -91,7 +91,7 @@ func (f *far) start(done chan<- streamEnd) error {
 		}
 	}
 	if !f.end.Hooked {
-		fmt.Fprintf(f.c.Req.Stderr, "ptysend: note: the command runs at the far end of %s (a %s shell); its commands are code for that shell\n",
+		fmt.Fprintf(f.c.Req.Notes, "ptysend: note: the command runs at the far end of %s (a %s shell); its commands are code for that shell\n",
 			f.end.Via, f.rec.Kind)
 	}
 	f.ext = markers.NewExtractor(f.id, f.c.out)

@@ -42,7 +42,7 @@ func (f *fakeQuestions) asks() string {
 // at through f; stdout and stderr are what it printed.
 func lookingCall(f *fakeQuestions) (q *questions, stdout, stderr *bytes.Buffer) {
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
-	c := &Call{Req: Request{Stderr: stderr}, clean: cleantext.NewWriter(stdout), started: make(chan struct{})}
+	c := &Call{Req: Request{Stderr: stderr, Notes: stderr}, clean: cleantext.NewWriter(stdout), started: make(chan struct{})}
 	q = &questions{c: c, errs: &stderrCopy{}, waits: f.waitsForHuman, asks: f.asks}
 	close(c.started)
 	return q, stdout, stderr

@@ -233,3 +233,13 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// lockedPair serializes the command's stderr and ptysend's notes: one lock when they share a
+// writer (the CLI's stderr), one each when they are apart (the MCP server's captures).
+func lockedPair(stderr, notes io.Writer) (io.Writer, io.Writer) {
+	s := &lockedWriter{w: stderr}
+	if notes == nil || notes == stderr {
+		return s, s
+	}
+	return s, &lockedWriter{w: notes}
+}

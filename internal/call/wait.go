@@ -123,7 +123,7 @@ func (c *Call) waitingOn(tr transport) bool {
 	}
 	if !c.toldFullScreen {
 		c.toldFullScreen = true
-		io.WriteString(c.Req.Stderr, fullScreenNote)
+		io.WriteString(c.Req.Notes, fullScreenNote)
 	}
 	return true
 }
@@ -136,7 +136,7 @@ const fullScreenNote = "ptysend: note: a full-screen program runs in the shared 
 func (c *Call) waiting(q string) bool {
 	if q != "" && !c.asked {
 		c.asked = true
-		fmt.Fprintf(c.Req.Stderr, "ptysend: the terminal asks: %q\n"+
+		fmt.Fprintf(c.Req.Notes, "ptysend: the terminal asks: %q\n"+
 			"ptysend: the user must answer it in the ptybridge terminal: ask them to; "+
 			"--timeout is paused while it waits (--max-time still applies)\n", q)
 	}
@@ -153,7 +153,7 @@ func (c *Call) finish(tr transport, e streamEnd) (int, error) {
 		return 0, &failure.Error{Msg: "writing the output: " + e.err.Error(), Hint: "make sure ptysend's standard output can be written"}
 	}
 	if e.status != 0 && c.emptyStdin.Load() {
-		io.WriteString(c.Req.Stderr, emptyStdinNote)
+		io.WriteString(c.Req.Notes, emptyStdinNote)
 	}
 	return e.status, nil
 }

@@ -17,27 +17,45 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// mcpResult is a tool's structured result, as its output schema names it.
+// mcpResult is the fields of a command's result (run, the REPL tools), and the outcome's.
 type mcpResult struct {
-	Stdout     string `json:"stdout"`
-	Stderr     string `json:"stderr"`
-	ExitCode   int    `json:"exit_code"`
-	TimedOut   bool   `json:"timed_out"`
-	DurationMS int64  `json:"duration_ms"`
-	Retry      string `json:"retry"`
+	Stdout         string   `json:"stdout"`
+	Stderr         string   `json:"stderr"`
+	ExitCode       int      `json:"exit_code"`
+	TimedOut       bool     `json:"timed_out"`
+	DurationMS     int64    `json:"duration_ms"`
+	TruncatedBytes int64    `json:"truncated_bytes"`
+	OutputID       int      `json:"output_id"`
+	Error          bool     `json:"error"`
+	Retry          string   `json:"retry"`
+	Notes          []string `json:"notes"`
+	Failure        *struct {
+		Message, Hint string
+		Code          int
+	} `json:"failure"`
 }
 
-// mcpCall is one tool call's result: the structured one, the text of its
+// mcpCall is one tool call's result: the structured one (as fields too), the text of its
 // content, and whether it is an error result.
 type mcpCall struct {
 	mcpResult
+	fields  map[string]any
 	text    string
 	isError bool
 }
 
 func (c mcpCall) String() string {
-	return fmt.Sprintf("isError %v, exit %d, timed_out %v, retry %q\nstdout: %q\nstderr: %q\ntext: %q",
-		c.isError, c.ExitCode, c.TimedOut, c.Retry, c.Stdout, c.Stderr, c.text)
+	b, _ := json.MarshalIndent(c.fields, "", "  ")
+	return fmt.Sprintf("isError %v, structured content:\n%s\ntext: %q", c.isError, b, c.text)
+}
+
+// decode reads the structured content into v, a tool's result type.
+func (c mcpCall) decode(t *testing.T, v any) {
+	t.Helper()
+	b, _ := json.Marshal(c.fields)
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("decoding %s: %v", b, err)
+	}
 }
 
 // mcpClient starts `ptysend --mcp` in the test's world and connects the
@@ -75,14 +93,16 @@ func (b *bridge) callTool(cs *mcp.ClientSession, name string, args map[string]an
 	if err != nil {
 		b.t.Fatalf("tools/call %s %v: %v", name, args, err)
 	}
-	return decodeCall(b.t, res)
+	c := decodeCall(b.t, res)
+	checkResult(b.t, b.outputSchema(cs, name), name, c)
+	return c
 }
 
 func decodeCall(t *testing.T, res *mcp.CallToolResult) mcpCall {
 	t.Helper()
 	c := mcpCall{isError: res.IsError}
 	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil || json.Unmarshal(raw, &c.mcpResult) != nil {
+	if err != nil || json.Unmarshal(raw, &c.mcpResult) != nil || json.Unmarshal(raw, &c.fields) != nil {
 		t.Fatalf("no structured result: %v %s", err, raw)
 	}
 	if len(res.Content) == 0 {
@@ -132,7 +152,7 @@ func TestMCPToolsRunCommandsInTheSharedTerminal(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"history", "job_keys", "job_output", "job_screen", "job_send", "job_start", "job_stop", "job_wait", "jobs", "notify", "output", "repl_close", "repl_eval", "repl_start", "run", "screen", "status"}; !slices.Equal(names, want) {
+	if want := []string{"history", "job_keys", "job_output", "job_screen", "job_send", "job_start", "job_stop", "job_wait", "jobs", "notify", "output", "repl_close", "repl_eval", "repl_start", "run", "screen", "sessions", "status"}; !slices.Equal(names, want) {
 		t.Fatalf("tools: got %v, want %v", names, want)
 	}
 
@@ -141,8 +161,8 @@ func TestMCPToolsRunCommandsInTheSharedTerminal(t *testing.T) {
 	if r.isError || r.Stdout != "out\n" || r.Stderr != "err\n" || r.ExitCode != 3 || r.TimedOut {
 		t.Fatalf("want stdout, stderr and exit 3 as a normal result:\n%v", r)
 	}
-	if !strings.Contains(r.text, `"exit_code":3`) {
-		t.Errorf("the content must mirror the result as text: %q", r.text)
+	if !strings.HasPrefix(r.text, "exit status 3 in ") || strings.Contains(r.text, `"exit_code"`) {
+		t.Errorf("the text content is a short rendering, not the JSON again: %q", r.text)
 	}
 	// State persists; stdin is forwarded.
 	b.runTool(cs, "cd /tmp; export MCP_VAR=kept")
@@ -164,11 +184,11 @@ func TestMCPToolsRunCommandsInTheSharedTerminal(t *testing.T) {
 		t.Fatalf("raw: want %q, got %q", want, r.Stdout)
 	}
 
-	// A timeout: the output so far, timed_out, exit 124; the shell is usable.
+	// A timeout: an error, with the output so far, timed_out, exit 124; the shell is usable.
 	r = b.callTool(cs, "run", map[string]any{"command": "echo started; sleep 300", "timeout": "1s"})
-	if r.isError || !r.TimedOut || r.ExitCode != 124 || r.Stdout != "started\n" || r.Retry != "with_more_time" ||
-		!strings.Contains(r.Stderr, "ptysend: error: no output for 1s (--timeout)") {
-		t.Fatalf("want a timed-out result with the output so far:\n%v", r)
+	if !r.isError || !r.TimedOut || r.ExitCode != 124 || r.Stdout != "started\n" || r.Retry != "with_more_time" ||
+		!strings.HasPrefix(r.Failure.Message, "no output for 1s (timeout)") || r.Stderr != "" {
+		t.Fatalf("want a timed-out error result with the output so far:\n%v", r)
 	}
 	if got := b.runTool(cs, "echo usable"); got != "usable\n" {
 		t.Fatalf("after the timeout, got %q", got)
@@ -191,8 +211,8 @@ func TestMCPREPLRound(t *testing.T) {
 		t.Fatalf("twice(x): got\n%v", r)
 	}
 	// A shell command while the REPL runs is refused, as by the CLI.
-	if r := b.callTool(cs, "run", map[string]any{"command": "echo no"}); !r.isError || !strings.Contains(r.text, "--repl-eval") {
-		t.Fatalf("run while a REPL runs: want an error naming --repl-eval:\n%v", r)
+	if r := b.callTool(cs, "run", map[string]any{"command": "echo no"}); !r.isError || !strings.Contains(r.Failure.Hint, "repl_eval") {
+		t.Fatalf("run while a REPL runs: want an error naming repl_eval:\n%v", r)
 	}
 	if r := b.callTool(cs, "repl_close", nil); r.isError || r.ExitCode != 0 {
 		t.Fatalf("repl_close:\n%v", r)
@@ -202,14 +222,15 @@ func TestMCPREPLRound(t *testing.T) {
 	}
 }
 
-func TestMCPFailuresOfPtysendAreErrorResultsWithTheCLIText(t *testing.T) {
+func TestMCPFailuresOfPtysendAreErrorResultsInTheToolsWords(t *testing.T) {
 	// No bridge: the CLI's message, and no retrying as it is.
 	b := newWorld(t)
 	cli := b.send("--", "true")
 	r := b.callTool(b.mcpClient(nil), "run", map[string]any{"command": "true"})
-	if !r.isError || r.ExitCode != cli.code || r.Retry != "after_the_hint" ||
-		!strings.Contains(r.text, "No PTY bridge session is running") || !strings.HasPrefix(r.text, cli.stderr+"retry: after_the_hint: ") {
-		t.Fatalf("no bridge: want an error result with the CLI's text (%q, exit %d):\n%v", cli.stderr, cli.code, r)
+	if !r.isError || r.ExitCode != cli.code || r.Failure.Code != cli.code || r.Retry != "after_the_hint" ||
+		!strings.Contains(r.Failure.Message, "No PTY bridge session is running") || r.Failure.Hint == "" ||
+		!strings.HasPrefix(r.text, "error: "+r.Failure.Message+"\nhint: "+r.Failure.Hint+"\nretry: after_the_hint: ") {
+		t.Fatalf("no bridge: want an error result with the CLI's message (%q, exit %d):\n%v", cli.stderr, cli.code, r)
 	}
 
 	// A busy terminal: the same error and hint as the CLI, nothing typed.
@@ -220,12 +241,16 @@ func TestMCPFailuresOfPtysendAreErrorResultsWithTheCLIText(t *testing.T) {
 	b.waitFor("the human's sleep to run", func() bool { return b.paneRuns("sleep") })
 	cli = b.send("--", "echo agent")
 	r = b.callTool(cs, "run", map[string]any{"command": "echo agent"})
-	if !r.isError || r.ExitCode != cli.code || !strings.HasPrefix(r.text, cli.stderr+"retry: ") ||
-		!strings.Contains(r.text, `"sleep"`) || !strings.Contains(r.text, "hint: ask the user") {
-		t.Fatalf("busy: want an error result with the CLI's text (%q, exit %d):\n%v", cli.stderr, cli.code, r)
+	if !r.isError || r.ExitCode != 75 || r.Retry != "later" || !strings.Contains(r.Failure.Message, `"sleep"`) ||
+		!strings.Contains(r.Failure.Hint, "ask the user") || !strings.Contains(r.Failure.Hint, `wait_free: "2m"`) {
+		t.Fatalf("busy: want an error result with the CLI's message (%q), wait_free in the hint:\n%v", cli.stderr, r)
 	}
 	if strings.Contains(b.paneText(), "echo agent") {
 		t.Fatalf("nothing may be typed into a busy pane:\n%s", b.paneText())
+	}
+	// Nor into it from status: busy is its answer, not an error.
+	if r := b.callTool(cs, "status", nil); r.isError || r.fields["free"] != false || !strings.Contains(fmt.Sprint(r.fields["hint"]), "ask the user") {
+		t.Fatalf("status of a busy terminal: want free false and a hint, no error:\n%v", r)
 	}
 	human.typeKeys("\x03")
 	b.waitFor("the prompt to come back", func() bool { return b.send("--", "true").code == 0 })
@@ -418,15 +443,20 @@ func TestMCPScreenAndNotifyLetTheAgentSeeAndAskTheUser(t *testing.T) {
 	if r := b.callTool(cs, "run", map[string]any{"command": "echo agent"}); !r.isError || r.ExitCode != 75 {
 		t.Fatalf("run while less runs: want a busy error result (75):\n%v", r)
 	}
+	var screen struct {
+		Rows            []string
+		CursorRow       int  `json:"cursor_row"`
+		AlternateScreen bool `json:"alternate_screen"`
+	}
 	r := b.callTool(cs, "screen", nil)
-	if r.isError || !strings.Contains(r.Stdout, "line-of-the-file-1\n") || !strings.Contains(r.Stderr, "cursor at row") {
-		t.Fatalf("screen: want less's text and the cursor:\n%v", r)
+	if r.decode(t, &screen); r.isError || !slices.Contains(screen.Rows, "line-of-the-file-1") || screen.CursorRow < 1 || !screen.AlternateScreen {
+		t.Fatalf("screen: want less's rows and the cursor:\n%v", r)
 	}
 
 	// notify shows the message on the user's screen, typing nothing.
 	before := len(human.screen())
-	if r := b.callTool(cs, "notify", map[string]any{"message": "please quit less"}); r.isError || r.ExitCode != 0 {
-		t.Fatalf("notify:\n%v", r)
+	if r := b.callTool(cs, "notify", map[string]any{"message": "please quit less"}); r.isError || r.fields["terminals"] != 1.0 {
+		t.Fatalf("notify: want it shown in the user's one terminal:\n%v", r)
 	}
 	b.waitFor("the message on the human's screen", func() bool {
 		return strings.Contains(human.screen()[before:], "[agent] please quit less")
@@ -447,17 +477,17 @@ func TestMCPStatusHistoryAndOutputShowTheUsersSide(t *testing.T) {
 	human := b.terms[0]
 	human.typeKeys("ls /nonexistent-dir\r")
 	b.waitFor("the user's command in the history", func() bool {
-		r := b.callTool(cs, "history", nil)
-		return !r.isError && strings.Contains(r.Stdout, "ls /nonexistent-dir") && !strings.Contains(r.Stdout, `"running":true`)
+		var h struct{ Commands []map[string]any }
+		b.callTool(cs, "history", nil).decode(t, &h)
+		return slices.ContainsFunc(h.Commands, func(c map[string]any) bool {
+			return strings.Contains(fmt.Sprint(c["command"]), "ls /nonexistent-dir") && c["running"] == false
+		})
 	})
 
-	r := b.callTool(cs, "history", map[string]any{"count": 5})
+	var history struct{ Commands []map[string]any }
+	b.callTool(cs, "history", map[string]any{"count": 5}).decode(t, &history)
 	var user, agent map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
-		var c map[string]any
-		if err := json.Unmarshal([]byte(line), &c); err != nil {
-			t.Fatalf("history: a line that is no JSON object: %q", line)
-		}
+	for _, c := range history.Commands {
 		switch {
 		case c["who"] == "user" && strings.Contains(fmt.Sprint(c["command"]), "ls /nonexistent-dir"):
 			user = c
@@ -465,26 +495,29 @@ func TestMCPStatusHistoryAndOutputShowTheUsersSide(t *testing.T) {
 			agent = c
 		}
 	}
-	if user == nil || agent == nil || fmt.Sprint(user["status"]) != "2" {
-		t.Fatalf("history: want the agent's echo and the user's failing ls (status 2):\n%s", r.Stdout)
+	if user == nil || agent == nil || user["status"] != 2.0 || user["cwd"] == "" {
+		t.Fatalf("history: want the agent's echo and the user's failing ls (status 2), each with its directory:\n%v", history)
 	}
 
-	// output without an id: the user's last command, clean text.
-	if r := b.callTool(cs, "output", nil); r.isError || !strings.Contains(r.Stdout, "No such file or directory") {
-		t.Fatalf("output: want ls's complaint:\n%v", r)
+	// output without an id: the user's last command, its own status, clean text.
+	r := b.callTool(cs, "output", nil)
+	if r.isError || r.fields["status"] != 2.0 || !strings.Contains(fmt.Sprint(r.fields["output"]), "No such file or directory") ||
+		r.fields["cwd"] != user["cwd"] || r.fields["command"] != user["command"] {
+		t.Fatalf("output: want ls's complaint, its status 2 and where it ran:\n%v", r)
 	}
-	if r := b.callTool(cs, "output", map[string]any{"id": agent["id"]}); r.isError || r.Stdout != "from the agent\n" {
+	if r := b.callTool(cs, "output", map[string]any{"id": agent["id"]}); r.isError || r.fields["output"] != "from the agent\n" {
 		t.Fatalf("output of the agent's command:\n%v", r)
 	}
 
-	// status: free (0), then busy (75) while the user runs less.
-	if r := b.callTool(cs, "status", nil); r.isError || r.ExitCode != 0 || !strings.Contains(r.Stdout, `"state"`) {
+	// status: free, then busy (an answer, not an error) while the user runs less.
+	if r := b.callTool(cs, "status", nil); r.isError || r.fields["free"] != true || r.fields["state"] == "" {
 		t.Fatalf("status of a free terminal:\n%v", r)
 	}
 	human.typeKeys("less " + b.lessFile() + "\r")
 	b.waitFor("less to run", func() bool { return b.paneCommand() == "less" })
-	if r := b.callTool(cs, "status", nil); r.isError || r.ExitCode != 75 || !strings.Contains(r.Stdout, "less") {
-		t.Fatalf("status with less open: want 75 naming less:\n%v", r)
+	r = b.callTool(cs, "status", nil)
+	if program, _ := r.fields["program"].(map[string]any); r.isError || r.fields["free"] != false || program["name"] != "less" {
+		t.Fatalf("status with less open: want busy with less:\n%v", r)
 	}
 	human.typeKeys("q")
 }
@@ -493,32 +526,136 @@ func TestMCPJobToolsStartFollowFeedAndStopAJob(t *testing.T) {
 	b := startBridge(t)
 	cs := b.mcpClient(nil)
 	reader := `echo ready; while read -r line; do echo "got: $line"; done`
-	if r := b.callTool(cs, "job_start", map[string]any{"name": "reader", "command": reader}); r.isError || r.ExitCode != 0 {
+	if r := b.callTool(cs, "job_start", map[string]any{"name": "reader", "command": reader}); r.isError || len(r.Notes) == 0 {
 		t.Fatalf("job_start:\n%v", r)
 	}
-	if r := b.callTool(cs, "job_wait", map[string]any{"name": "reader", "until": "^ready"}); r.isError || r.ExitCode != 0 {
+	r := b.callTool(cs, "job_wait", map[string]any{"name": "reader", "until": "^ready"})
+	if r.isError || r.fields["matched"] != true || r.fields["line"] != "ready" || r.fields["next"] != 6.0 || r.fields["running"] != true {
 		t.Fatalf("job_wait for ready:\n%v", r)
 	}
 	if r := b.callTool(cs, "job_send", map[string]any{"name": "reader", "text": "a $HOME `x`"}); r.isError {
 		t.Fatalf("job_send:\n%v", r)
 	}
-	if r := b.callTool(cs, "job_wait", map[string]any{"name": "reader", "until": "got: a"}); r.isError || r.ExitCode != 0 {
+	if r := b.callTool(cs, "job_wait", map[string]any{"name": "reader", "until": "got: a"}); r.isError || r.fields["matched"] != true {
 		t.Fatalf("job_wait for the line it read:\n%v", r)
 	}
-	r := b.callTool(cs, "job_output", map[string]any{"name": "reader"})
-	if r.isError || !strings.Contains(r.Stdout, "got: a $HOME `x`") {
+	r = b.callTool(cs, "job_output", map[string]any{"name": "reader"})
+	if r.isError || !strings.Contains(fmt.Sprint(r.fields["text"]), "got: a $HOME `x`") || r.fields["running"] != true || r.fields["next"] == 0.0 {
 		t.Fatalf("job_output: want the text as typed, literally:\n%v", r)
 	}
-	if r := b.callTool(cs, "jobs", nil); r.isError || !strings.Contains(r.Stdout, `"reader"`) {
+	var list struct{ Jobs []map[string]any }
+	r = b.callTool(cs, "jobs", nil)
+	if r.decode(t, &list); r.isError || len(list.Jobs) != 1 || list.Jobs[0]["name"] != "reader" {
 		t.Fatalf("jobs:\n%v", r)
 	}
-	if r := b.callTool(cs, "job_screen", map[string]any{"name": "reader"}); r.isError || !strings.Contains(r.Stdout, "ready") {
+	if r := b.callTool(cs, "job_screen", map[string]any{"name": "reader"}); r.isError || !slices.Contains(anyStrings(r.fields["rows"]), "ready") {
 		t.Fatalf("job_screen:\n%v", r)
 	}
-	if r := b.callTool(cs, "job_stop", map[string]any{"name": "reader"}); r.isError {
+	if r := b.callTool(cs, "job_stop", map[string]any{"name": "reader"}); r.isError || r.fields["exit_status"] == nil {
 		t.Fatalf("job_stop:\n%v", r)
+	}
+	// A job that ends before its line: not a match, and its status.
+	b.callTool(cs, "job_start", map[string]any{"name": "short", "command": "echo bye; exit 3"})
+	r = b.callTool(cs, "job_wait", map[string]any{"name": "short", "until": "never printed"})
+	if r.isError || r.fields["matched"] != false || r.fields["running"] != false || r.fields["exit_status"] != 3.0 {
+		t.Fatalf("job_wait for a line of a job that ended without it:\n%v", r)
 	}
 	if r := b.callTool(cs, "job_output", map[string]any{"name": "no-such-job"}); !r.isError {
 		t.Fatalf("an unknown job: want an error result:\n%v", r)
+	}
+}
+
+// anyStrings is a JSON array of strings.
+func anyStrings(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, x := range list {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestMCPWaitFreeWaitsForTheUserToLeaveTheirPager(t *testing.T) {
+	b := integrated(t)
+	cs, progress := b.mcpClientWithProgress()
+	human := b.terms[0]
+	human.typeKeys("less " + b.lessFile() + "\r")
+	b.waitFor("less to run", func() bool { return b.paneCommand() == "less" })
+	done := make(chan mcpCall, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"command": "echo after the pager", "wait_free": "2m"}}
+		params.SetProgressToken("wait-free")
+		res, err := cs.CallTool(b.guarded(), params)
+		if err != nil {
+			t.Errorf("run with wait_free: %v", err)
+			close(done)
+			return
+		}
+		done <- decodeCall(t, res)
+	}()
+	// Progress tells the client the call waits, in the tool's words.
+	b.waitFor("a progress message that the call waits for the user", func() bool {
+		select {
+		case msg := <-progress:
+			return strings.Contains(msg, "waiting up to 2m0s (wait_free)")
+		default:
+			return false
+		}
+	})
+	if b.paneCommand() != "less" || strings.Contains(b.paneText(), "after the pager") {
+		t.Fatal("nothing may be typed while the user is in less")
+	}
+	human.typeKeys("q")
+	r := <-done
+	if r.isError || r.Stdout != "after the pager\n" || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "wait_free") }) {
+		t.Fatalf("want the command run once the user left less, and a note of the wait:\n%v", r)
+	}
+}
+
+func TestMCPMaxBytesKeepsTheHeadAndTailAndOutputReadsOn(t *testing.T) {
+	b := startBridge(t)
+	cs := b.mcpClient(nil)
+	r := b.callTool(cs, "run", map[string]any{"command": "seq 1 200000", "max_bytes": 4096})
+	whole := len(seqText(200000))
+	if r.isError || !strings.HasPrefix(r.Stdout, "1\n2\n3\n") || !strings.HasSuffix(r.Stdout, "\n199999\n200000\n") ||
+		r.TruncatedBytes != int64(whole-4096) || r.OutputID == 0 || len(r.Stdout) > 4096+300 {
+		t.Fatalf("want the first and last 2 KiB of %d bytes, what was left out, and the command's id; got %d bytes, truncated_bytes %d, output_id %d, isError %v: %.100q ... %.300q",
+			whole, len(r.Stdout), r.TruncatedBytes, r.OutputID, r.isError, r.Stdout, r.Stdout[max(0, len(r.Stdout)-300):])
+	}
+	// output, from the offset where the head was cut, reads on.
+	o := b.callTool(cs, "output", map[string]any{"id": r.OutputID, "offset": 2048, "max_bytes": 1024})
+	if text := fmt.Sprint(o.fields["output"]); o.isError || !strings.HasPrefix(text, seqText(200000)[2048:2048+512]) || o.fields["truncated_bytes"] == nil {
+		t.Fatalf("output with an offset: want what follows the cut:\n%.2000v", o)
+	}
+	// By default a result holds 256 KiB at most.
+	r = b.callTool(cs, "run", map[string]any{"command": "seq 1 200000"})
+	if len(r.Stdout) > 256<<10+300 || r.TruncatedBytes == 0 {
+		t.Fatalf("want at most 256 KiB by default, got %d bytes, truncated_bytes %d", len(r.Stdout), r.TruncatedBytes)
+	}
+}
+
+// seqText is what seq 1 n prints.
+func seqText(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.String()
+}
+
+func TestMCPSessionPicksTheBridge(t *testing.T) {
+	b := startBridge(t)
+	cs := b.mcpClient(nil)
+	var list struct{ Sessions []map[string]any }
+	b.callTool(cs, "sessions", nil).decode(t, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0]["name"] != b.name {
+		t.Fatalf("sessions: want the one bridge %s, got %v", b.name, list)
+	}
+	if r := b.callTool(cs, "run", map[string]any{"command": "echo here", "session": b.name}); r.isError || r.Stdout != "here\n" {
+		t.Fatalf("run with the bridge's session:\n%v", r)
+	}
+	if r := b.callTool(cs, "status", map[string]any{"session": "no-such-bridge"}); !r.isError || r.Retry != "after_the_hint" {
+		t.Fatalf("a session with no bridge: want an error:\n%v", r)
 	}
 }

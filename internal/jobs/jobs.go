@@ -105,19 +105,26 @@ func relayFailed(name string, err error) error {
 	}
 }
 
-// List prints one line per job of the bridge (--jobs): its name, "running" or its exit status,
-// how long it ran, and the last line it printed; with asJSON one relay.Info per line.
-func List(b bridge.Bridge, asJSON bool, stdout, stderr io.Writer) (int, error) {
-	var infos []relay.Info
-	width := 4
+// Infos describes every job of the bridge, oldest first.
+func Infos(b bridge.Bridge) []relay.Info {
+	infos := []relay.Info{}
 	for _, name := range names(b) {
 		if c, info, err := open(b, name); err == nil {
 			c.Close()
 			infos = append(infos, info)
-			width = max(width, len(info.Name))
 		}
 	}
 	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Started.Before(infos[j].Started) })
+	return infos
+}
+
+// List prints one line per job (--jobs): its name, "running" or its exit status, how long it
+// ran, and the last line it printed; with asJSON one relay.Info per line.
+func List(infos []relay.Info, asJSON bool, stdout, stderr io.Writer) (int, error) {
+	width := 4
+	for _, info := range infos {
+		width = max(width, len(info.Name))
+	}
 	if asJSON {
 		for _, info := range infos {
 			if err := json.NewEncoder(stdout).Encode(info); err != nil {

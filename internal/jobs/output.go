@@ -25,10 +25,12 @@ type OutputRequest struct {
 	Stderr     bool  // the job's stderr instead of its output
 	Raw, JSON  bool
 	Out, Notes io.Writer
+	// Give, when set, takes the answer as a value too (the MCP tool's result).
+	Give func(OutputAnswer)
 }
 
-// outputAnswer is --job-output --json.
-type outputAnswer struct {
+// OutputAnswer is --job-output --json, and the job_output tool's result.
+type OutputAnswer struct {
 	Name    string `json:"name"`
 	Stream  string `json:"stream"` // "stdout" or "stderr"
 	Since   int64  `json:"since"`
@@ -41,6 +43,8 @@ type outputAnswer struct {
 	Running     bool  `json:"running"`
 	ExitStatus  *int  `json:"exit_status"`
 	StderrBytes int64 `json:"stderr_bytes"` // all the job wrote to stderr
+	// TruncatedBytes is the MCP server's: what its max_bytes left out of Text.
+	TruncatedBytes int64 `json:"truncated_bytes,omitempty"`
 }
 
 // Output prints what the job printed (from an offset), as clean text or raw bytes, and the
@@ -61,7 +65,7 @@ func Output(req OutputRequest) (int, error) {
 	if err != nil {
 		return 0, relayFailed(req.Name, err)
 	}
-	ans := outputAnswer{Name: req.Name, Stream: streamName, Since: max(0, req.Since), Next: total,
+	ans := OutputAnswer{Name: req.Name, Stream: streamName, Since: max(0, req.Since), Next: total,
 		Running: !ended, ExitStatus: info.Status, StderrBytes: info.StderrBytes}
 	var text bytes.Buffer
 	pos := ans.Since
@@ -95,6 +99,9 @@ func Output(req OutputRequest) (int, error) {
 		pos = seg.Offset + int64(len(seg.Data))
 	}
 	ans.Text = text.String()
+	if req.Give != nil {
+		req.Give(ans)
+	}
 	if req.JSON {
 		return 0, json.NewEncoder(req.Out).Encode(ans)
 	}
@@ -133,6 +140,26 @@ type WaitRequest struct {
 	Since            int64
 	Timeout, MaxTime time.Duration
 	Out, Notes       io.Writer
+	// Result, when set, is filled with how the wait ended (the MCP tool's result).
+	Result *WaitResult
+}
+
+// WaitResult is how --job-wait ended: a line matched, or the job ended.
+type WaitResult struct {
+	Matched bool   `json:"matched" jsonschema:"a line matched until (false: the job ended first, or no until was given)"`
+	Line    string `json:"line,omitempty" jsonschema:"the line that matched"`
+	Stream  string `json:"stream,omitempty" jsonschema:"where it matched: stdout or stderr"`
+	Next    int64  `json:"next" jsonschema:"the offset in that stream after the line: pass it as since to job_output or job_wait"`
+	Running bool   `json:"running" jsonschema:"the job still runs"`
+	// ExitStatus is the job's, once it ended.
+	ExitStatus *int `json:"exit_status" jsonschema:"the job's exit status once it ended; null while it runs"`
+}
+
+// record fills req.Result, when asked.
+func (req WaitRequest) record(r WaitResult) {
+	if req.Result != nil {
+		*req.Result = r
+	}
 }
 
 // Wait waits until a line of the job's output or stderr (clean text, the
@@ -203,6 +230,9 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 					note += fmt.Sprintf(" before --until %q matched a line", req.Until)
 				}
 				fmt.Fprintln(req.Notes, note)
+				if ev.Status >= 0 {
+					req.record(WaitResult{ExitStatus: &ev.Status})
+				}
 				if ev.Status < 0 {
 					return 0, &failure.Error{
 						Msg:  fmt.Sprintf("job %s ended, and its exit status was lost (its window's process was killed)", req.Name),
@@ -244,6 +274,7 @@ func (req WaitRequest) timedOut(flag, format string, args ...any) (int, error) {
 
 // matched prints the matching line and where to go on from.
 func (req WaitRequest) matched(stream, line string, next int64) (int, error) {
+	req.record(WaitResult{Matched: true, Line: line, Stream: map[string]string{"out": "stdout", "err": "stderr"}[stream], Next: next, Running: true})
 	fmt.Fprintln(req.Out, line)
 	format := "ptysend: matched on the job's output; next offset %d (--job-output %s --since %d prints what comes after)\n"
 	if stream == "err" {

@@ -79,7 +79,7 @@ func TestOutputBeyondTheBoundKeepsHeadAndTailWithANote(t *testing.T) {
 	if _, err := Output(OutputRequest{Bridge: b, Name: "big", Since: relay.OutputHead + 8, JSON: true, Out: &out, Notes: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
-	var ans outputAnswer
+	var ans OutputAnswer
 	if err := json.Unmarshal([]byte(out.String()), &ans); err != nil {
 		t.Fatal(err)
 	}

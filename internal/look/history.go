@@ -24,11 +24,13 @@ import (
 
 const DefaultHistory = 10
 
-func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
-	entries, err := bridge.Query(b, func(path string) ([]relay.Entry, error) { return relay.QueryHistory(path, n) })
-	if err != nil {
-		return err
-	}
+// ReadHistory is the last n commands at the prompt, oldest first.
+func ReadHistory(b bridge.Bridge, n int) ([]relay.Entry, error) {
+	return bridge.Query(b, func(path string) ([]relay.Entry, error) { return relay.QueryHistory(path, n) })
+}
+
+// PrintHistory prints entries as a table, or as JSON lines.
+func PrintHistory(entries []relay.Entry, stdout io.Writer, asJSON bool) error {
 	var out bytes.Buffer
 	if asJSON {
 		enc := json.NewEncoder(&out)
@@ -46,7 +48,7 @@ func History(b bridge.Bridge, n int, stdout io.Writer, asJSON bool) error {
 		}
 		tw.Flush()
 	}
-	_, err = stdout.Write(out.Bytes())
+	_, err := stdout.Write(out.Bytes())
 	return err
 }
 
@@ -91,19 +93,28 @@ func oneLine(s string) string {
 	return b.String()
 }
 
-// Output prints what command id printed (0: the user's last): clean, or raw (only "\r\n" undone).
-func Output(b bridge.Bridge, id int, raw bool, stdout io.Writer) error {
-	body, err := bridge.Query(b, func(path string) ([]byte, error) {
-		_, body, err := relay.QueryOutput(path, id)
-		return body, err
+// ReadOutput is command id (0: the user's last) and what it printed: clean, or raw (only "\r\n" undone).
+func ReadOutput(b bridge.Bridge, id int, raw bool) (relay.Entry, string, error) {
+	type answer struct {
+		entry relay.Entry
+		body  []byte
+	}
+	a, err := bridge.Query(b, func(path string) (answer, error) {
+		entry, body, err := relay.QueryOutput(path, id)
+		return answer{entry, body}, err
 	})
 	if err != nil {
-		return err
+		return relay.Entry{}, "", err
 	}
 	if !raw {
-		body = []byte(cleanOutput(body))
+		return a.entry, cleanOutput(a.body), nil
 	}
-	if _, err := stdout.Write(body); err != nil {
+	return a.entry, string(a.body), nil
+}
+
+// PrintOutput prints a command's output.
+func PrintOutput(text string, stdout io.Writer) error {
+	if _, err := io.WriteString(stdout, text); err != nil {
 		return &failure.Error{Msg: "writing the output: " + err.Error(), Hint: "make sure ptysend's standard output can be written"}
 	}
 	return nil

@@ -8,7 +8,7 @@
 package mcpserver
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -28,9 +28,11 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/jobs"
+	"github.com/ptybridge/ptybridge/internal/look"
+	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/modes"
 	"github.com/ptybridge/ptybridge/internal/platform"
-	"github.com/ptybridge/ptybridge/internal/relay"
 )
 
 // Config is what every tool call shares.
@@ -43,9 +45,20 @@ type Config struct {
 }
 
 // instructions go to the client at initialization, to come before the tools.
-const instructions = `ptybridge runs your commands in the user's own terminal: a shell in a tmux session that the user opened with ptybridge and watches, and can type into. Use it for what needs the user: sudo or other password prompts, their ssh-agent, gpg or cloud logins, questions only they can answer, or when they ask to see what you run. Use your own shell for the rest.
+const instructions = `ptybridge runs your commands in the user's own terminal: a shell in a tmux session that the user opened with ptybridge, watches, and can type into.
 
-One call at a time uses the terminal; others wait their turn. A failure of ptybridge itself is an error result whose text is the ptysend CLI's, with a "hint:" line saying what to do and a "retry:" line saying whether retrying can help. Where a hint names a flag or a mode, use the tool argument or the tool: --timeout is timeout, --max-time is max_time, "ptysend -- CMD" is run, --repl-start is repl_start, --repl-eval is repl_eval, --repl-close is repl_close.`
+When to use it: for what needs the user or their session: sudo and other password prompts (the user types the password there, never you), their ssh-agent, gpg or cloud logins, [y/N] questions only they can answer, or when they ask to see what you run. Use your own shell for the rest.
+
+How it works:
+- run types a command as if the user had typed it; cd, variables and functions persist. Its stdout, stderr and exit_code are the command's own: a non-zero exit_code is not an error of the tool.
+- One call at a time uses the terminal; other calls wait their turn (notes say so).
+- Busy: while the user runs a program or has typed part of a line, nothing is typed and the call fails with retry "later". Give wait_free (e.g. "2m") to wait for them instead; status and screen show what they are doing; notify asks them.
+- Approval: when the user approves each command, the call waits for their answer; a refusal is an error with code 77.
+- Timeouts: timeout is the longest silence, max_time the whole call. When one fires the command gets Ctrl-C, and the result is an error with timed_out and retry "with_more_time". A command waiting for the user's answer is not stopped by timeout.
+- REPLs: repl_start, then repl_eval (error true marks an exception), then repl_close. Long-running servers and full-screen programs: job_start and the job tools.
+- history and output show what the user ran and printed.
+
+Results: structured content per the output schema, and a short text. isError is set only when the tool did not do what was asked; then failure has the message and a hint (what to do or what to ask the user), and retry says what helps: later (it clears by itself), with_more_time, after_the_hint (do what the hint says first), again (the call was stopped). notes holds ptybridge's remarks, never the command's output. Long output is kept within max_bytes (head and tail; truncated_bytes). Every tool takes session to pick one of several bridges (sessions lists them).`
 
 // ServeStdio serves the tools on stdin and stdout until the client closes
 // stdin; a call still running then is cancelled and waited for. Stdout
@@ -70,16 +83,17 @@ type server struct {
 	cfg   Config
 	mcp   *mcp.Server
 	calls sync.WaitGroup
+	words *words // the CLI's spellings in the tools' words
 }
 
 func newServer(cfg Config) *server {
-	s := &server{cfg: cfg}
+	s := &server{cfg: cfg, words: newWords(modes.All())}
 	s.mcp = mcp.NewServer(
 		&mcp.Implementation{Name: "ptybridge", Title: "ptybridge: the user's shared terminal", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	for _, m := range modes.All() {
 		if about := m.About(); about.Tool != "" {
-			s.add(reflect.TypeOf(m).Elem(), about.Tool, about.Takes)
+			s.add(m)
 		}
 	}
 	return s
@@ -88,9 +102,13 @@ func newServer(cfg Config) *server {
 //go:embed tools.md
 var tools string
 
-// toolNamed is the tool of that name in tools.md, under the heading
-// "## NAME (HINTS): TITLE", and whether it prints JSON.
-func toolNamed(name string) (*mcp.Tool, bool) {
+// errorRule ends every tool's description.
+const errorRule = "The result is structured content (see the output schema) and a short text. isError is set only when the tool did not do what was asked " +
+	"(busy, refused, timed out, no bridge): failure says what happened and what to do (hint), retry whether and when trying again helps. " +
+	"notes holds ptybridge's remarks on the call."
+
+// toolNamed is the tool of that name in tools.md, under the heading "## NAME (HINTS): TITLE".
+func toolNamed(name string) *mcp.Tool {
 	for _, section := range strings.Split(tools, "\n## ")[1:] {
 		head, text, _ := strings.Cut(section, "\n")
 		head, title, _ := strings.Cut(head, ": ")
@@ -100,17 +118,27 @@ func toolNamed(name string) (*mcp.Tool, bool) {
 			if !a.ReadOnlyHint {
 				a.DestructiveHint = new(has("destructive"))
 			}
-			return &mcp.Tool{Name: name, Title: title, Description: strings.TrimSpace(text), Annotations: a}, has("prints JSON")
+			return &mcp.Tool{Name: name, Title: title, Description: strings.TrimSpace(text) + "\n\n" + errorRule, Annotations: a}
 		}
 	}
 	panic("no tool " + name + " in tools.md")
 }
 
-// add adds the tool name of the mode whose struct is typ. The shared
-// options a call leaves out keep the server's defaults.
-func (s *server) add(typ reflect.Type, name string, takes modes.Takes) {
-	def, printsJSON := toolNamed(name)
-	// The input: the mode's fields, and the shared options it takes.
+// add adds the mode's tool, whose schemas come from the mode's struct and About.
+func (s *server) add(m modes.Mode) {
+	typ, about := reflect.TypeOf(m).Elem(), m.About()
+	def := toolNamed(about.Tool)
+	in := inputSchema(typ, about)
+	resolved := must(in.Resolve(nil))
+	def.InputSchema, def.OutputSchema = in, outputSchema(about)
+	s.mcp.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return s.call(ctx, req, typ, about, resolved), nil
+	})
+}
+
+// inputSchema is a tool's parameters: the mode's fields, the shared options it takes, session,
+// and max_bytes where a result can be long.
+func inputSchema(typ reflect.Type, about modes.About) *jsonschema.Schema {
 	in := must(jsonschema.ForType(typ, schemaOptions))
 	in.Properties = maps.Collect(maps.All(in.Properties)) // a copy, never nil
 	for _, name := range in.Required {                    // a pointer or slice field may be nil, but a required one is given
@@ -124,183 +152,217 @@ func (s *server) add(typ reflect.Type, name string, takes modes.Takes) {
 		}
 	}
 	for opt, bit := range optionTaken {
-		if takes&bit != 0 {
+		if about.Takes&bit != 0 {
 			in.Properties[opt] = optionSchemas[opt]
 		}
 	}
-	def.InputSchema = in
-	mcp.AddTool(s.mcp, def, func(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, Result, error) {
-		m := reflect.New(typ).Interface().(modes.Mode)
-		opts := modes.Options{Timeout: cli.Duration(s.cfg.Timeout), MaxTime: cli.Duration(s.cfg.MaxTime), JSON: printsJSON}
-		err := json.Unmarshal(req.Params.Arguments, m)
-		if err == nil {
-			err = json.Unmarshal(req.Params.Arguments, &opts)
-		}
-		if err == nil {
-			err = modes.Check(m)
-		}
-		if err != nil {
-			return result(0, &failure.Error{Msg: err.Error(), Hint: "give the arguments as the tool's input schema says"}, "", "", 0)
-		}
-		s.calls.Add(1)
-		defer s.calls.Done()
-		start := time.Now()
-		stdout, stderr := newCapture(), newCapture()
-		stop := notifyProgress(ctx, req, start, stdout, stderr)
-		status, err := m.Run(ctx, &modes.Env{Bridge: s.cfg.Bridge, Options: opts, Stdout: stdout, Stderr: stderr})
-		stop()
-		return result(status, err, stdout.seal(), stderr.seal(), time.Since(start))
-	})
+	in.Properties["session"] = optionSchemas["session"]
+	if bounded[about.Tool] {
+		in.Properties["max_bytes"] = maxBytesSchema
+	}
+	return in
 }
+
+// outputSchema is a tool's structured result: what its mode gives (or a command's result), and
+// the outcome's fields. Nothing is required: a failed call has only the outcome's.
+func outputSchema(about modes.About) *jsonschema.Schema {
+	var out *jsonschema.Schema
+	switch {
+	case about.Gives != nil:
+		out = must(jsonschema.ForType(reflect.TypeOf(about.Gives), schemaOptions))
+	case isCommand(about):
+		out = must(jsonschema.For[CommandResult](schemaOptions))
+	default:
+		out = &jsonschema.Schema{Type: "object"}
+	}
+	out.Properties = maps.Collect(maps.All(out.Properties))
+	if out.Properties == nil {
+		out.Properties = map[string]*jsonschema.Schema{}
+	}
+	maps.Copy(out.Properties, outcomeSchema.Properties)
+	out.Required = nil
+	return out
+}
+
+// isCommand: the mode types into the terminal, and its result is the command's.
+func isCommand(about modes.About) bool {
+	return about.Gives == nil && about.Takes&modes.TakesLimits != 0
+}
+
+// bounded are the tools whose text a result bounds with max_bytes.
+var bounded = map[string]bool{"run": true, "repl_eval": true, "output": true, "job_output": true}
 
 // The shared options as parameters: a duration is seconds or a Go duration.
 var (
 	schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[cli.Duration](): {Types: []string{"number", "string"}}}}
+		reflect.TypeFor[cli.Duration]():  {Types: []string{"number", "string"}},
+		reflect.TypeFor[time.Time]():     {Type: "string", Format: "date-time"},
+		reflect.TypeFor[markers.ID]():    {Type: "string"},
+		reflect.TypeFor[*cli.Duration](): {Types: []string{"number", "string"}}}}
 	optionSchemas = must(jsonschema.For[modes.Options](schemaOptions)).Properties
 	optionTaken   = map[string]modes.Takes{"timeout": modes.TakesLimits, "max_time": modes.TakesLimits,
 		"raw": modes.TakesRaw, "wait_free": modes.TakesWaitFree}
+	maxBytesSchema = &jsonschema.Schema{Type: "integer", Minimum: new(float64(1024)),
+		Description: "keep each output field within this many bytes: its first and last halves, and truncated_bytes says what was left out; default 262144 (256 KiB)"}
+	outcomeSchema = func() *jsonschema.Schema {
+		s := must(jsonschema.For[Outcome](schemaOptions))
+		s.Properties["retry"].Enum = retryVerdicts
+		return s
+	}()
 )
 
-func must(s *jsonschema.Schema, err error) *jsonschema.Schema {
+func must[T any](v T, err error) T {
 	if err != nil {
-		panic(fmt.Sprintf("a tool's input schema: %v", err))
+		panic(fmt.Sprintf("a tool's schema: %v", err))
 	}
-	return s
+	return v
 }
 
-// Result is every tool's structured result: what the CLI would have
-// printed and exited with.
-type Result struct {
-	Stdout     string `json:"stdout" jsonschema:"the command's standard output (for a REPL: its response, without the echoed input and prompts)"`
-	Stderr     string `json:"stderr" jsonschema:"the command's standard error, then ptysend's own notes and error report as the CLI prints them"`
-	ExitCode   int    `json:"exit_code" jsonschema:"the command's exit status; 124 when a timeout fired; 75 when the user was busy in the terminal and nothing was typed; 125 when ptysend itself failed"`
-	TimedOut   bool   `json:"timed_out" jsonschema:"a timeout fired (exit_code 124): the command was interrupted and stdout holds the output so far"`
-	DurationMS int64  `json:"duration_ms" jsonschema:"how long the call took, in milliseconds"`
-	Retry      string `json:"retry,omitempty" jsonschema:"set when ptysend reported a failure or a timeout: later (75: the refusal clears by itself), with_more_time (124), after_the_hint (125: do what the hint says first), again (the call was stopped)"`
-}
-
-// result turns a mode's outcome into the tool's: the command's status,
-// non-zero too, and a timeout as a normal result; a failure of ptysend
-// as an error result with the CLI's report and whether retrying helps.
-func result(status int, err error, stdout, stderr string, took time.Duration) (*mcp.CallToolResult, Result, error) {
-	r := Result{Stdout: stdout, Stderr: stderr, ExitCode: status, DurationMS: took.Milliseconds()}
-	if err == nil {
-		return nil, r, nil // the SDK mirrors r as JSON text in the content
+// call runs one tool call: its arguments, the mode, and the result.
+func (s *server) call(ctx context.Context, req *mcp.CallToolRequest, typ reflect.Type, about modes.About, in *jsonschema.Resolved) *mcp.CallToolResult {
+	m := reflect.New(typ).Interface().(modes.Mode)
+	opts := modes.Options{Timeout: cli.Duration(s.cfg.Timeout), MaxTime: cli.Duration(s.cfg.MaxTime)}
+	var extra struct {
+		MaxBytes int `json:"max_bytes"`
 	}
-	var report strings.Builder
-	r.ExitCode = cli.Report(&report, "ptysend", err)
-	r.Stderr += report.String()
-	r.TimedOut = r.ExitCode == failure.ExitTimeout
-	var why string
-	r.Retry, why = retry(r.ExitCode)
-	if r.TimedOut {
-		return nil, r, nil
+	b := s.cfg.Bridge
+	if err := parse(req.Params.Arguments, in, m, &opts, &extra); err != nil {
+		return s.refused(&failure.Error{Msg: err.Error(), Hint: "give the arguments as the tool's input schema says"})
 	}
-	mirror, _ := json.Marshal(r) // strings and numbers
-	return &mcp.CallToolResult{
-		IsError: true,
-		Content: []mcp.Content{
-			&mcp.TextContent{Text: report.String() + "retry: " + r.Retry + ": " + why + "\n"},
-			&mcp.TextContent{Text: string(mirror)},
-		},
-	}, r, nil
-}
-
-// retry says whether retrying a failed call can help, by its exit code.
-func retry(code int) (verdict, why string) {
-	switch {
-	case code == failure.ExitBusy:
-		return "later", "nothing was typed; the user is busy in the terminal, which clears by itself: retry in a while, or ask the user as the hint says"
-	case code == failure.ExitTimeout:
-		return "with_more_time", "a timeout fired; if the command needs longer, retry with a larger timeout or max_time"
-	case code > 128:
-		return "again", "the call was stopped before it finished; run it again if you still need it"
-	}
-	return "after_the_hint", "retrying as it is fails the same way: first do what the message says (often: ask the user)"
-}
-
-// capture collects what a mode writes to stdout or stderr, bounded as the
-// history's outputs are (the first and last parts). A stream pump closing
-// down may still write as the mode returns: once sealed, writes are dropped.
-type capture struct {
-	mu     sync.Mutex
-	buf    *relay.Buffer
-	sealed bool
-	note   string // the last complete write, for progress messages
-}
-
-func newCapture() *capture {
-	return &capture{buf: relay.NewBuffer(relay.HistoryBound, relay.HistoryHead)}
-}
-
-// maxNote bounds a note: a longer write gives its last line.
-const maxNote = 512
-
-func (c *capture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sealed {
-		return len(p), nil
-	}
-	c.buf.Write(p)
-	// ptysend writes each note (the queue, a command waiting for the user) whole.
-	if text := strings.TrimSpace(string(p)); text != "" && bytes.HasSuffix(p, []byte("\n")) {
-		if len(text) > maxNote {
-			text = text[strings.LastIndexByte(text, '\n')+1:]
-			text = text[max(0, len(text)-maxNote):]
+	if opts.Session != "" {
+		if err := bridge.ValidateName(opts.Session); err != nil {
+			return s.refused(err)
 		}
-		c.note = strings.ReplaceAll(text, "\n", " ")
+		b.Name = opts.Session
 	}
-	return len(p), nil
-}
-
-func (c *capture) seal() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.sealed = true
-	return string(c.buf.Render(func(left int64) string {
-		return fmt.Sprintf("[ptybridge: %d bytes left out here: a result keeps the first and last %d KiB]\n", left, relay.HistoryHead>>10)
-	}))
-}
-
-// progress is how many bytes were written so far, and the last note.
-func (c *capture) progress() (int, string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return int(c.buf.Total()), c.note
-}
-
-// notifyProgress tells a client that asked (a progress token), every second
-// while a call runs, the time elapsed, the bytes of stdout so far, and
-// ptysend's last note on stderr, such as a command waiting for input.
-func notifyProgress(ctx context.Context, req *mcp.CallToolRequest, start time.Time, stdout, stderr *capture) (stop func()) {
-	token := req.Params.GetProgressToken()
-	if token == nil || req.Session == nil {
-		return func() {}
+	s.calls.Add(1)
+	defer s.calls.Done()
+	start := time.Now()
+	stdout, stderr, notes := newCapture(), newCapture(), newCapture()
+	stop := notifyProgress(ctx, req, start, stdout, notes, s.words.say)
+	var given any
+	status, err := m.Run(ctx, &modes.Env{Bridge: b, Options: opts, Stdout: stdout, Stderr: stderr, Notes: notes,
+		Give: func(v any) { given = v }})
+	stop()
+	r := ran{tool: about.Tool, status: status, err: err, given: given, stdout: stdout.seal(), stderr: stderr.seal(),
+		notes: notes.seal().text, took: time.Since(start), maxBytes: cmp.Or(extra.MaxBytes, maxBytesDefault), bridge: b}
+	if isCommand(about) {
+		return s.commandReply(r, req.Params.Arguments)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				elapsed := time.Since(start)
-				out, _ := stdout.progress()
-				msg := fmt.Sprintf("running for %v, %d bytes of output so far", elapsed.Round(time.Second), out)
-				if _, note := stderr.progress(); note != "" {
-					msg += "; " + note
-				}
-				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: elapsed.Seconds(), Message: msg})
-			}
+	return s.dataReply(r)
+}
+
+// parse checks the arguments against the tool's input schema and reads them into the mode, the
+// shared options and the server's own parameters.
+func parse(args json.RawMessage, in *jsonschema.Resolved, into ...any) error {
+	var v map[string]any
+	if len(args) == 0 || string(args) == "null" {
+		args = []byte("{}")
+	}
+	if err := json.Unmarshal(args, &v); err != nil {
+		return err
+	}
+	if err := in.Validate(v); err != nil {
+		return fmt.Errorf("the arguments: %v", err)
+	}
+	for _, x := range into {
+		if err := json.Unmarshal(args, x); err != nil {
+			return err
 		}
-	})
-	return func() {
-		cancel()
-		wg.Wait()
 	}
+	return modes.Check(into[0].(modes.Mode))
+}
+
+// refused is the result of a call refused before it ran.
+func (s *server) refused(err error) *mcp.CallToolResult {
+	f := s.failureOf(err)
+	verdict, why := retry(f.Code)
+	return reply(nil, Outcome{Failure: f, Retry: verdict}, failureText(f, verdict, why))
+}
+
+// ran is what a call's mode did.
+type ran struct {
+	tool           string
+	status         int
+	err            error
+	given          any
+	stdout, stderr sealed
+	notes          string
+	took           time.Duration
+	maxBytes       int
+	bridge         bridge.Bridge
+}
+
+// outcome is the call's notes, and its failure with the verdict on retrying.
+func (s *server) outcome(r ran) (o Outcome, text string) {
+	o.Notes = s.notesOf(r.notes)
+	if r.err != nil {
+		o.Failure = s.failureOf(r.err)
+		var why string
+		o.Retry, why = retry(o.Failure.Code)
+		text = failureText(o.Failure, o.Retry, why)
+	}
+	return o, text
+}
+
+// commandReply is the result of run and the REPL tools: the command's streams and status.
+func (s *server) commandReply(r ran, args json.RawMessage) *mcp.CallToolResult {
+	o, text := s.outcome(r)
+	c := CommandResult{ExitCode: r.status, DurationMS: r.took.Milliseconds()}
+	readOn := "history lists the command; output with its id and offset reads all it printed"
+	var cut, cutErr int64
+	c.Stdout, cut = bound(r.stdout.text, r.stdout.seam, r.stdout.left, r.maxBytes, readOn)
+	c.Stderr, cutErr = bound(r.stderr.text, r.stderr.seam, r.stderr.left, r.maxBytes, readOn)
+	if c.TruncatedBytes = cut + cutErr; c.TruncatedBytes > 0 {
+		c.OutputID = s.agentCommandID(r.bridge, args)
+	}
+	if o.Failure != nil {
+		c.ExitCode = o.Failure.Code
+		c.TimedOut = c.ExitCode == failure.ExitTimeout
+	}
+	c.Error = r.tool == "repl_eval" && r.err == nil && r.status == 1
+	if o.Failure == nil || c.Stdout != "" || c.Stderr != "" {
+		text += commandText(c, r.took)
+	}
+	return reply(c, o, text)
+}
+
+// agentCommandID is the history's id of the command the call ran (0: not found).
+func (s *server) agentCommandID(b bridge.Bridge, args json.RawMessage) int {
+	var a struct{ Command string }
+	json.Unmarshal(args, &a)
+	entries, _ := look.ReadHistory(b, 20)
+	for _, e := range slices.Backward(entries) {
+		if e.Who == "agent" && strings.TrimSpace(e.Command) == strings.TrimSpace(a.Command) {
+			return e.ID
+		}
+	}
+	return 0
+}
+
+// dataReply is the result of the other tools: what the mode gave, its text as the CLI prints it.
+func (s *server) dataReply(r ran) *mcp.CallToolResult {
+	o, text := s.outcome(r)
+	var fields any
+	if r.err == nil {
+		fields = s.boundGiven(r.given, r.maxBytes)
+		text += r.stdout.text
+		if r.stdout.text == "" && r.given == nil {
+			text += "done\n"
+		}
+	}
+	return reply(fields, o, text)
+}
+
+// boundGiven bounds the long text of a result that has one.
+func (s *server) boundGiven(given any, max int) any {
+	switch g := given.(type) {
+	case modes.OutputResult:
+		g.Output, g.TruncatedBytes = bound(g.Output, 0, 0, max, fmt.Sprintf("output with offset %d reads on from the cut", g.Offset+int64(runeStart(g.Output, max/2))))
+		return g
+	case jobs.OutputAnswer:
+		g.Text, g.TruncatedBytes = bound(g.Text, 0, 0, max, "job_output with a since offset reads a part")
+		return g
+	}
+	return given
 }

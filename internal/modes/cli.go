@@ -57,7 +57,7 @@ func Main(args []string) int {
 		defer stop()
 	}
 	b := bridge.Bridge{Name: opts.Session, RuntimeDir: rundir.Path(), Exe: exe}
-	status, err := m.Run(ctx, &Env{Bridge: b, Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+	status, err := m.Run(ctx, &Env{Bridge: b, Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Notes: os.Stderr})
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}

@@ -29,17 +29,21 @@ func (m *jobStart) Check() error {
 }
 
 func (m *jobStart) Run(ctx context.Context, e *Env) (int, error) {
-	return jobs.Start(e.Bridge, jobs.Request{Name: m.Name, Command: m.Command, Dir: m.Cwd, Env: m.Env, Show: m.Show}, e.Stderr)
+	return jobs.Start(e.Bridge, jobs.Request{Name: m.Name, Command: m.Command, Dir: m.Cwd, Env: m.Env, Show: m.Show}, e.Notes)
 }
 
 type jobList struct {
 	List bool `name:"jobs" help:"List the jobs." json:"-"`
 }
 
-func (m *jobList) About() About { return About{Chosen: m.List, Takes: TakesJSON, Tool: "jobs"} }
+func (m *jobList) About() About {
+	return About{Chosen: m.List, Takes: TakesJSON, Tool: "jobs", Gives: JobsResult{}}
+}
 
 func (m *jobList) Run(ctx context.Context, e *Env) (int, error) {
-	return jobs.List(e.Bridge, e.JSON, e.Stdout, e.Stderr)
+	infos := jobs.Infos(e.Bridge)
+	e.give(JobsResult{Jobs: infos})
+	return jobs.List(infos, e.JSON, e.Stdout, e.Notes)
 }
 
 type jobOutput struct {
@@ -49,12 +53,12 @@ type jobOutput struct {
 }
 
 func (m *jobOutput) About() About {
-	return About{Chosen: m.Name != "", Takes: TakesRaw | TakesJSON, Tool: "job_output"}
+	return About{Chosen: m.Name != "", Takes: TakesRaw | TakesJSON, Tool: "job_output", Gives: jobs.OutputAnswer{}}
 }
 
 func (m *jobOutput) Run(ctx context.Context, e *Env) (int, error) {
 	return jobs.Output(jobs.OutputRequest{Bridge: e.Bridge, Name: m.Name, Since: since(m.Since), Stderr: m.Stderr,
-		Raw: e.Raw, JSON: e.JSON, Out: e.Stdout, Notes: e.Stderr})
+		Raw: e.Raw, JSON: e.JSON, Out: e.Stdout, Notes: e.Notes, Give: func(a jobs.OutputAnswer) { e.give(a) }})
 }
 
 func since(s *int64) int64 {
@@ -73,22 +77,33 @@ type jobWait struct {
 }
 
 func (m *jobWait) About() About {
-	return About{Chosen: m.Name != "", Takes: TakesLimits, Tool: "job_wait"}
+	return About{Chosen: m.Name != "", Takes: TakesLimits, Tool: "job_wait", Gives: jobs.WaitResult{}}
 }
 
 func (m *jobWait) Run(ctx context.Context, e *Env) (int, error) {
-	return jobs.Wait(ctx, jobs.WaitRequest{Bridge: e.Bridge, Name: m.Name, Until: m.Until, Since: since(m.Since),
-		Timeout: e.Timeout.Duration(), MaxTime: e.MaxTime.Duration(), Out: e.Stdout, Notes: e.Stderr})
+	var r jobs.WaitResult
+	status, err := jobs.Wait(ctx, jobs.WaitRequest{Bridge: e.Bridge, Name: m.Name, Until: m.Until, Since: since(m.Since),
+		Timeout: e.Timeout.Duration(), MaxTime: e.MaxTime.Duration(), Out: e.Stdout, Notes: e.Notes, Result: &r})
+	if err == nil {
+		e.give(r)
+	}
+	return status, err
 }
 
 type jobStop struct {
 	Name string `name:"job-stop" placeholder:"NAME" help:"Stop job NAME and close its window; exit with its status." json:"name" jsonschema:"the job's name"`
 }
 
-func (m *jobStop) About() About { return About{Chosen: m.Name != "", Tool: "job_stop"} }
+func (m *jobStop) About() About {
+	return About{Chosen: m.Name != "", Tool: "job_stop", Gives: JobStopResult{}}
+}
 
 func (m *jobStop) Run(ctx context.Context, e *Env) (int, error) {
-	return jobs.Stop(e.Bridge, m.Name, e.Stderr)
+	status, err := jobs.Stop(e.Bridge, m.Name, e.Notes)
+	if err == nil {
+		e.give(JobStopResult{Name: m.Name, ExitStatus: status})
+	}
+	return status, err
 }
 
 type jobSend struct {

@@ -13,9 +13,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/cli"
 )
 
-// Options are the flags that modes share; a mode says which it takes.
+// Options are the flags that modes share; a mode says which it takes (every tool takes session).
 type Options struct {
-	Session  string        `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to use (default ptybridge-<user>)." json:"-"`
+	Session  string        `env:"PTYBRIDGE_SESSION" placeholder:"NAME" help:"Bridge session to use (default ptybridge-<user>)." json:"session,omitempty" jsonschema:"the bridge to use, by its session name (see sessions); default: the server's"`
 	Timeout  cli.Duration  `default:"10s" placeholder:"DURATION" help:"Interrupt the command after this long without output; output on stderr counts too (default ${default}; seconds, or 90s, 2m; 0 = never). Give a quiet build or test more, e.g. --timeout 60." json:"timeout,omitempty" jsonschema:"stop after this long without output (stdout or stderr): seconds (10) or a duration (\"90s\", \"2m\"); 0 = never; default 10s"`
 	MaxTime  cli.Duration  `default:"120s" placeholder:"DURATION" help:"Interrupt the command after this long in all (default ${default}; 0 = never)." json:"max_time,omitempty" jsonschema:"stop after this long in all, including waiting for another call's turn: seconds or a duration; 0 = never; default 120s"`
 	Raw      bool          `help:"Print the command's terminal output byte for byte (colours, \\r\\n line endings, progress-bar redraws) instead of clean text." json:"raw,omitempty" jsonschema:"the terminal's exact bytes (colours, carriage returns) instead of the clean text a pipe would carry"`
@@ -39,6 +39,18 @@ type Env struct {
 	Options
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Notes gets ptysend's own notes ("ptysend: ..." lines); the command line gives its stderr.
+	Notes io.Writer
+	// Give, when set (by the MCP server), takes the mode's result as a value of its About's Gives
+	// type, beside what it prints; the command line leaves it nil.
+	Give func(result any)
+}
+
+// give hands the mode's result to the MCP server, when it asks.
+func (e *Env) give(result any) {
+	if e.Give != nil {
+		e.Give(result)
+	}
 }
 
 // Mode is one thing ptysend does. A mode may also have the methods Check (see Check) and takeWords
@@ -53,6 +65,9 @@ type About struct {
 	Chosen bool   // the command line asks for it
 	Takes  Takes  // the shared options it takes
 	Tool   string // its MCP tool (internal/mcpserver's tools.md); none for the command line's modes
+	// Gives is a zero value of what the mode hands Env.Give (a struct: the tool's structured
+	// result); nil: the tool's result is the command's (stdout, stderr, exit status) or none.
+	Gives any
 }
 
 // Check refuses arguments that do not fit the mode, before anything

@@ -61,7 +61,7 @@ func (m *command) Run(ctx context.Context, e *Env) (int, error) {
 
 // callRequest is the request of a mode that types, from the options.
 func (e *Env) callRequest(typed string) call.Request {
-	req := call.Request{Typed: typed, Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr, Raw: e.Raw}
+	req := call.Request{Typed: typed, Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr, Notes: e.Notes, Raw: e.Raw}
 	req.Timeout, req.MaxTime = e.Timeout.Duration(), e.MaxTime.Duration()
 	if e.WaitFree != nil {
 		req.WaitFree = e.WaitFree.Duration()
@@ -133,7 +133,9 @@ type screen struct {
 	Screen bool `name:"screen" help:"Print the shared terminal's screen as the user sees it now (an editor, a pager, a half-typed line...), and where the cursor is (on stderr; with --json, one JSON object). Types nothing." json:"-"`
 }
 
-func (m *screen) About() About { return About{Chosen: m.Screen, Takes: TakesJSON, Tool: "screen"} }
+func (m *screen) About() About {
+	return About{Chosen: m.Screen, Takes: TakesJSON, Tool: "screen", Gives: human.Screen{}}
+}
 
 func (m *screen) Run(ctx context.Context, e *Env) (int, error) {
 	s, err := human.ReadScreen(e.Bridge)
@@ -148,11 +150,12 @@ func printScreen(e *Env, s interface {
 	if err != nil {
 		return 0, err
 	}
+	e.give(s)
 	if e.JSON {
 		return 0, json.NewEncoder(e.Stdout).Encode(s)
 	}
 	fmt.Fprint(e.Stdout, s.Text())
-	fmt.Fprintf(e.Stderr, "ptysend: %s\n", s.CursorLine())
+	fmt.Fprintf(e.Notes, "ptysend: %s\n", s.CursorLine())
 	return 0, nil
 }
 
@@ -160,7 +163,9 @@ type notify struct {
 	Message *string `name:"notify" placeholder:"MESSAGE" help:"Show MESSAGE to the user in their terminal(s), as \"[agent] MESSAGE\" on tmux's message line for 10 s, with the terminal bell. Types nothing; returns at once." json:"message" jsonschema:"what to tell the user, one short line"`
 }
 
-func (m *notify) About() About { return About{Chosen: m.Message != nil, Tool: "notify"} }
+func (m *notify) About() About {
+	return About{Chosen: m.Message != nil, Tool: "notify", Gives: NotifyResult{}}
+}
 
 func (m *notify) Check() error {
 	if strings.TrimSpace(*m.Message) == "" {
@@ -174,11 +179,12 @@ func (m *notify) Run(ctx context.Context, e *Env) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	e.give(NotifyResult{Terminals: n, Seconds: int(human.NoticeTime.Seconds())})
 	terminals := "1 terminal"
 	if n != 1 {
 		terminals = fmt.Sprintf("%d terminals", n)
 	}
-	fmt.Fprintf(e.Stderr, "ptysend: shown to the user in %s of theirs for %v\n", terminals, human.NoticeTime)
+	fmt.Fprintf(e.Notes, "ptysend: shown to the user in %s of theirs for %v\n", terminals, human.NoticeTime)
 	return 0, nil
 }
 
@@ -186,10 +192,15 @@ type statusMode struct {
 	Status bool `name:"status" help:"Say whether the terminal is free (exit 0) or what holds it (75)." json:"-"`
 }
 
-func (m *statusMode) About() About { return About{Chosen: m.Status, Takes: TakesJSON, Tool: "status"} }
+func (m *statusMode) About() About {
+	return About{Chosen: m.Status, Takes: TakesJSON, Tool: "status", Gives: look.Status{}}
+}
 
 func (m *statusMode) Run(ctx context.Context, e *Env) (int, error) {
 	s, err := look.ReadStatus(e.Bridge)
+	if err == nil {
+		e.give(*s)
+	}
 	if err := cmp.Or(err, s.Print(e.Stdout, e.JSON)); err != nil {
 		return 0, err
 	}
@@ -202,7 +213,7 @@ type historyMode struct {
 }
 
 func (m *historyMode) About() About {
-	return About{Chosen: m.History.Set, Takes: TakesJSON, Tool: "history"}
+	return About{Chosen: m.History.Set, Takes: TakesJSON, Tool: "history", Gives: HistoryResult{}}
 }
 
 func (m *historyMode) Check() error {
@@ -213,16 +224,23 @@ func (m *historyMode) Check() error {
 }
 
 func (m *historyMode) Run(ctx context.Context, e *Env) (int, error) {
-	return 0, look.History(e.Bridge, m.Count, e.Stdout, e.JSON)
+	entries, err := look.ReadHistory(e.Bridge, m.Count)
+	if err != nil {
+		return 0, err
+	}
+	e.give(HistoryResult{Commands: entries})
+	return 0, look.PrintHistory(entries, e.Stdout, e.JSON)
 }
 
 type outputMode struct {
 	Output cli.OptionalValue `name:"output" help:"Print what a command printed (--output=ID; alone: the user's last)." json:"-"`
 	ID     int               `kong:"-" json:"id,omitempty" jsonschema:"the command's id, as history lists it; without it: the user's most recent command"`
+	// Offset is the tool's way to page through a long output (max_bytes bounds each answer).
+	Offset int64 `kong:"-" json:"offset,omitempty" jsonschema:"skip this many bytes of the output first (to read on where a bounded answer was cut)"`
 }
 
 func (m *outputMode) About() About {
-	return About{Chosen: m.Output.Set, Takes: TakesRaw, Tool: "output"}
+	return About{Chosen: m.Output.Set, Takes: TakesRaw, Tool: "output", Gives: OutputResult{}}
 }
 
 func (m *outputMode) Check() error {
@@ -243,15 +261,27 @@ func positive(flag cli.OptionalValue, n *int, refusal string) error {
 }
 
 func (m *outputMode) Run(ctx context.Context, e *Env) (int, error) {
-	return 0, look.Output(e.Bridge, m.ID, e.Raw, e.Stdout)
+	entry, text, err := look.ReadOutput(e.Bridge, m.ID, e.Raw)
+	if err != nil {
+		return 0, err
+	}
+	if e.Give != nil {
+		text = text[min(len(text), int(max(0, m.Offset))):]
+		e.give(OutputResult{Entry: entry, Output: text, Offset: max(0, m.Offset)})
+	}
+	return 0, look.PrintOutput(text, e.Stdout)
 }
 
 type sessions struct {
 	List bool `name:"sessions" help:"List the user's bridges: name, user@host and shell where commands run, free or busy, attached terminals (--json: an array of objects)." json:"-"`
 }
 
-func (m *sessions) About() About { return About{Chosen: m.List, Takes: TakesJSON} }
+func (m *sessions) About() About {
+	return About{Chosen: m.List, Takes: TakesJSON, Tool: "sessions", Gives: SessionsResult{}}
+}
 
 func (m *sessions) Run(ctx context.Context, e *Env) (int, error) {
-	return 0, look.PrintSessions(e.Stdout, look.Sessions(e.Bridge.Exe), e.JSON)
+	list := look.Sessions(e.Bridge.Exe)
+	e.give(SessionsResult{Sessions: list})
+	return 0, look.PrintSessions(e.Stdout, list, e.JSON)
 }
