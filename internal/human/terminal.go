@@ -20,14 +20,14 @@ import (
 
 // Screen is the shared pane as the human sees it, counted from 1 as a terminal's cursor is.
 type Screen struct {
-	Rows            []string `json:"rows"`
-	CursorRow       int      `json:"cursor_row"`
-	CursorCol       int      `json:"cursor_col"`
+	Rows            []string `json:"rows" jsonschema:"the screen's rows as text, top to bottom"`
+	CursorRow       int      `json:"cursor_row" jsonschema:"the cursor's row, from 1"`
+	CursorCol       int      `json:"cursor_col" jsonschema:"the cursor's column, from 1"`
 	Width           int      `json:"width"`
 	Height          int      `json:"height"`
-	AlternateScreen bool     `json:"alternate_screen"`
+	AlternateScreen bool     `json:"alternate_screen" jsonschema:"a full-screen program (an editor, a pager, top) shows"`
 	// CopyMode: the rows are the screen below the human's scrolled view.
-	CopyMode bool `json:"copy_mode"`
+	CopyMode bool `json:"copy_mode" jsonschema:"the user scrolls back in copy mode"`
 	// StatusMessage is the message of --notify on tmux's message line, while its time lasts (a
 	// key the user presses there may clear it sooner).
 	StatusMessage string `json:"status_message,omitempty"`

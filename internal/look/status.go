@@ -27,11 +27,11 @@ import (
 const stateNoBridge = "no_bridge" // the other states are pane's
 
 type Status struct {
-	Bridge    string       `json:"bridge"` // "up" or "down"
+	Bridge    string       `json:"bridge" jsonschema:"up or down"` // "up" or "down"
 	Session   string       `json:"session"`
-	State     string       `json:"state"`
-	Free      bool         `json:"free"`           // a command (ptysend -- WORDS) would run now
-	Hint      string       `json:"hint,omitempty"` // what to ask the user when it is not free
+	State     string       `json:"state" jsonschema:"idle, or what holds the terminal: a program, a REPL, copy mode, a half-typed line"`
+	Free      bool         `json:"free" jsonschema:"a command would run now"`                       // a command (ptysend -- WORDS) would run now
+	Hint      string       `json:"hint,omitempty" jsonschema:"when not free: what to ask the user"` // what to ask the user when it is not free
 	Shell     *Shell       `json:"shell,omitempty"`
 	Program   *Program     `json:"program,omitempty"`
 	REPL      *REPL        `json:"repl,omitempty"`

@@ -254,19 +254,19 @@ func (j *JobClient) next() (message, error) {
 type Info struct {
 	Name    string `json:"name"`
 	Command string `json:"command"`
-	Running bool   `json:"running"`
+	Running bool   `json:"running" jsonschema:"the job still runs"`
 	// Status is an ended job's exit status; -1 when its supervisor was killed.
-	Status      *int       `json:"exit_status"`
+	Status      *int       `json:"exit_status" jsonschema:"an ended job's exit status; null while it runs"`
 	Started     time.Time  `json:"started"`
 	Ended       *time.Time `json:"ended,omitempty"`
-	Runtime     float64    `json:"runtime_seconds"`
+	Runtime     float64    `json:"runtime_seconds" jsonschema:"how long it ran, so far or in all"`
 	OutputBytes int64      `json:"output_bytes"`
 	StderrBytes int64      `json:"stderr_bytes"`
-	LastLine    string     `json:"last_line"`
+	LastLine    string     `json:"last_line" jsonschema:"the last line it printed"`
 	Pane        string     `json:"pane"`
 	StoppedBy   string     `json:"stopped_by,omitempty"` // how --job-stop stopped it
 	Waiters     int        `json:"waiters"`
-	FullScreen  bool       `json:"full_screen"` // a full-screen program shows in its window now
+	FullScreen  bool       `json:"full_screen" jsonschema:"a full-screen program shows in its window: job_screen reads it"` // a full-screen program shows in its window now
 }
 
 func (j *JobClient) Info() (Info, error) {

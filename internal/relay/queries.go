@@ -68,22 +68,22 @@ type Call struct {
 
 // Entry is a command of the history, as queries answer it and --history --json prints it.
 type Entry struct {
-	ID      int    `json:"id"`
-	Who     string `json:"who"`
-	Command string `json:"command"`
+	ID      int    `json:"id" jsonschema:"the command's id: output takes it"`
+	Who     string `json:"who" jsonschema:"user or agent"`
+	Command string `json:"command" jsonschema:"the command line as typed"`
 	// Running: no end seen yet. Status is null while running, and for a
 	// command whose end came without a status (an interrupted one).
-	Running    bool       `json:"running"`
-	Status     *int       `json:"status"`
-	Start      time.Time  `json:"started_at"`
-	End        *time.Time `json:"ended_at"`
+	Running    bool       `json:"running" jsonschema:"no end seen yet"`
+	Status     *int       `json:"status" jsonschema:"its exit status; null while it runs or when its end came without one"`
+	Start      time.Time  `json:"started_at" jsonschema:"when it started"`
+	End        *time.Time `json:"ended_at" jsonschema:"when it ended; null while it runs"`
 	DurationMS int64      `json:"duration_ms"`
-	Dir        string     `json:"cwd"`
+	Dir        string     `json:"cwd" jsonschema:"the directory where it started"`
 	ShellPID   int        `json:"shell_pid"`
 	// OutputBytes is all it printed; OutputLeftOut what of that the
 	// history no longer holds (the middle of a long output).
-	OutputBytes   int64 `json:"output_bytes"`
-	OutputLeftOut int64 `json:"output_left_out"`
+	OutputBytes   int64 `json:"output_bytes" jsonschema:"all it printed, in bytes"`
+	OutputLeftOut int64 `json:"output_left_out" jsonschema:"bytes of that the history no longer holds (the middle of a long output)"`
 }
 
 // answer encodes the answer to the query m, once caught up with the stream.
