@@ -253,8 +253,7 @@ func keptNames(b bridge.Bridge) []string {
 	return out
 }
 
-// keptJobsOf reads the headers of the bridge's kept jobs of this session, by name; it removes
-// those of an earlier one.
+// keptJobsOf reads the headers of the bridge's kept jobs of this session, by name.
 func keptJobsOf(b bridge.Bridge) map[string]*keptJob {
 	names := keptNames(b)
 	if len(names) == 0 {
@@ -263,10 +262,8 @@ func keptJobsOf(b bridge.Bridge) map[string]*keptJob {
 	session := sessionIdentity(b)
 	jobs := map[string]*keptJob{}
 	for _, name := range names {
-		if k, err := readKept(keptPath(b, name), false); err == nil && k.Session == session && session != "" {
+		if k, ok := ofSession(b, name, session, false); ok {
 			jobs[name] = k
-		} else if !errors.Is(err, os.ErrNotExist) {
-			os.Remove(keptPath(b, name))
 		}
 	}
 	return jobs
@@ -277,15 +274,25 @@ func findKept(b bridge.Bridge, name string) *keptJob {
 	if ValidName(name) != nil {
 		return nil
 	}
-	k, err := readKept(keptPath(b, name), true)
-	if err != nil {
-		return nil
+	if _, err := os.Stat(keptPath(b, name)); err != nil {
+		return nil // no tmux call on the way to "no such job"
 	}
-	if session := sessionIdentity(b); session == "" || k.Session != session {
-		os.Remove(keptPath(b, name))
-		return nil
-	}
+	k, _ := ofSession(b, name, sessionIdentity(b), true)
 	return k
+}
+
+// ofSession reads the kept job name if it is of the session; one of another session, or that
+// cannot be read, is removed. A session that tmux did not tell ("") keeps its files.
+func ofSession(b bridge.Bridge, name, session string, withOutput bool) (*keptJob, bool) {
+	k, err := readKept(keptPath(b, name), withOutput)
+	switch {
+	case errors.Is(err, os.ErrNotExist) || session == "":
+		return nil, false
+	case err != nil || k.Session != session:
+		os.Remove(keptPath(b, name))
+		return nil, false
+	}
+	return k, true
 }
 
 // countStart counts one more job started in the bridge and returns the count. Call it with
