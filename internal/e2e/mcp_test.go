@@ -210,6 +210,15 @@ func TestMCPREPLRound(t *testing.T) {
 	if r := b.callTool(cs, "repl_eval", map[string]any{"expr": "twice(x)"}); r.isError || r.Stdout != "42\n" {
 		t.Fatalf("twice(x): got\n%v", r)
 	}
+	// An exception is marked: error, exit_code 1 and a note naming it; the traceback is the output.
+	r = b.callTool(cs, "repl_eval", map[string]any{"expr": "1/0"})
+	if r.isError || !r.Error || r.ExitCode != 1 || !strings.Contains(r.Stdout, "ZeroDivisionError: division by zero") ||
+		!slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "raised an error") }) || r.Stderr != "" {
+		t.Fatalf("1/0: want a marked error:\n%v", r)
+	}
+	if r := b.callTool(cs, "repl_eval", map[string]any{"expr": "ValueError('x')"}); r.Error || r.ExitCode != 0 {
+		t.Fatalf("an exception as a value is no error:\n%v", r)
+	}
 	// A shell command while the REPL runs is refused, as by the CLI.
 	if r := b.callTool(cs, "run", map[string]any{"command": "echo no"}); !r.isError || !strings.Contains(r.Failure.Hint, "repl_eval") {
 		t.Fatalf("run while a REPL runs: want an error naming repl_eval:\n%v", r)
@@ -553,6 +562,11 @@ func TestMCPJobToolsStartFollowFeedAndStopAJob(t *testing.T) {
 	}
 	if r := b.callTool(cs, "job_stop", map[string]any{"name": "reader"}); r.isError || r.fields["exit_status"] == nil {
 		t.Fatalf("job_stop:\n%v", r)
+	}
+	// What it printed stays readable.
+	r = b.callTool(cs, "job_output", map[string]any{"name": "reader"})
+	if r.isError || !strings.Contains(fmt.Sprint(r.fields["text"]), "got: a $HOME `x`") || r.fields["running"] != false {
+		t.Fatalf("job_output of the stopped job:\n%v", r)
 	}
 	// A job that ends before its line: not a match, and its status.
 	b.callTool(cs, "job_start", map[string]any{"name": "short", "command": "echo bye; exit 3"})

@@ -8,7 +8,9 @@
 //   - its supervisor (supervisor.go), the window's process, which runs the job's shell in the
 //     terminal's foreground, frames its stderr, and prints the START and END markers;
 //   - its relay (internal/relay) on the window's pipe-pane, which keeps its output, stderr and
-//     status, types into the window, and answers the job modes, whose client side this package is.
+//     status, types into the window, and answers the job modes, whose client side this package is;
+//   - once --job-stop closed its window, its kept output (kept.go): what the relay held, in a
+//     file that the job modes read instead, until a job takes its name.
 package jobs
 
 import (
@@ -68,20 +70,26 @@ func names(b bridge.Bridge) []string {
 	return out
 }
 
+// open connects to the relay of job name: a running job's, or an ended one's whose window is
+// still open; it explains a name it does not find.
 func open(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
+	c, info, err := connect(b, name)
+	if errors.Is(err, errNoRelay) {
+		err = noSuchJob(b, name)
+	}
+	return c, info, err
+}
+
+// errNoRelay: no relay listens for the name (no such job, or a stopped one).
+var errNoRelay = errors.New("no relay")
+
+func connect(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
 	if err := ValidName(name); err != nil {
 		return nil, relay.Info{}, err
 	}
 	c, err := relay.DialJob(SocketPath(b, name))
 	if err != nil {
-		there := "there are no jobs"
-		if known := names(b); len(known) > 0 {
-			there = "the jobs are: " + strings.Join(known, ", ")
-		}
-		return nil, relay.Info{}, &failure.Error{
-			Msg:  fmt.Sprintf("no job named %s (%s)", name, there),
-			Hint: "ptysend --jobs lists the jobs; a job is gone once its window was closed; start one with ptysend --job NAME -- WORDS",
-		}
+		return nil, relay.Info{}, errNoRelay
 	}
 	info, err := c.Info()
 	if err != nil {
@@ -89,6 +97,30 @@ func open(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
 		return nil, info, relayFailed(name, err)
 	}
 	return c, info, nil
+}
+
+// noSuchJob explains a job name with no relay: a stopped job's, or none.
+func noSuchJob(b bridge.Bridge, name string) error {
+	kept := keptJobsOf(b)
+	if k := kept[name]; k != nil {
+		return &failure.Error{
+			Msg:  fmt.Sprintf("job %s was stopped (%s): its window is closed", name, stateText(k.Info)),
+			Hint: "ptysend --job-output " + name + " shows what it printed; start it again with ptysend --job " + name + " -- WORDS",
+		}
+	}
+	known := names(b)
+	for n := range kept {
+		known = append(known, n)
+	}
+	sort.Strings(known)
+	there := "there are no jobs"
+	if len(known) > 0 {
+		there = "the jobs are: " + strings.Join(known, ", ")
+	}
+	return &failure.Error{
+		Msg:  fmt.Sprintf("no job named %s (%s)", name, there),
+		Hint: "ptysend --jobs lists the jobs; a job is gone once its window was closed; start one with ptysend --job NAME -- WORDS",
+	}
 }
 
 // relayFailed explains a job's relay that failed or hung up mid-request.
@@ -105,13 +137,20 @@ func relayFailed(name string, err error) error {
 	}
 }
 
-// Infos describes every job of the bridge, oldest first.
+// Infos describes every job of the bridge, stopped ones included, oldest first.
 func Infos(b bridge.Bridge) []relay.Info {
 	infos := []relay.Info{}
+	live := map[string]bool{}
 	for _, name := range names(b) {
-		if c, info, err := open(b, name); err == nil {
+		if c, info, err := connect(b, name); err == nil {
 			c.Close()
 			infos = append(infos, info)
+			live[name] = true
+		}
+	}
+	for name, k := range keptJobsOf(b) {
+		if !live[name] {
+			infos = append(infos, k.Info)
 		}
 	}
 	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Started.Before(infos[j].Started) })
@@ -177,28 +216,6 @@ func printable(s string) string {
 		s = string(r[:120]) + "…"
 	}
 	return s
-}
-
-// Stop stops the job (Ctrl-C, Ctrl-\ 3 s later, then SIGKILL to its
-// process group), closes its window and returns its exit status.
-func Stop(b bridge.Bridge, name string, notes io.Writer) (int, error) {
-	c, _, err := open(b, name)
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-	status, how, err := c.Stop()
-	if err != nil {
-		return 0, relayFailed(name, err)
-	}
-	fmt.Fprintf(notes, "ptysend: job %s: %s; exit status %d; its window was closed\n", name, how, status)
-	if status < 0 {
-		return 0, &failure.Error{
-			Msg:  fmt.Sprintf("job %s is stopped, and its exit status was lost (its window's process was killed)", name),
-			Hint: "nothing to do: the job no longer runs",
-		}
-	}
-	return status, nil
 }
 
 // Send types text into the job's window, literally, then Enter if enter:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -52,16 +53,16 @@ type OutputAnswer struct {
 // --since, clean text comes in whole lines: the line being written is withheld and the next
 // offset is its start, so that following a log prints each line once, whole.
 func Output(req OutputRequest) (int, error) {
-	c, info, err := open(req.Bridge, req.Name)
+	src, info, err := openOutput(req.Bridge, req.Name)
 	if err != nil {
 		return 0, err
 	}
-	defer c.Close()
+	defer src.Close()
 	stream, streamName, flag := "out", "stdout", ""
 	if req.Stderr {
 		stream, streamName, flag = "err", "stderr", " --stderr"
 	}
-	segs, total, ended, err := c.ReadOutput(stream, max(0, req.Since))
+	segs, total, ended, err := src.ReadOutput(stream, max(0, req.Since))
 	if err != nil {
 		return 0, relayFailed(req.Name, err)
 	}
@@ -117,6 +118,8 @@ func Output(req OutputRequest) (int, error) {
 	switch {
 	case info.Running:
 		note += "; the job runs"
+	case info.Status != nil && info.StoppedBy != "":
+		note += fmt.Sprintf("; the job was stopped with exit status %d (--job-stop)", *info.Status)
 	case info.Status != nil:
 		note += fmt.Sprintf("; the job ended with exit status %d", *info.Status)
 	}
@@ -129,6 +132,27 @@ func Output(req OutputRequest) (int, error) {
 			"--job-screen %s shows what it shows, --job-keys %s -- KEYS drives it\n", req.Name, req.Name, req.Name)
 	}
 	return 0, nil
+}
+
+// outputSource is where a job's output is read: its relay, or a stopped job's kept file.
+type outputSource interface {
+	ReadOutput(stream string, since int64) (segs []relay.Segment, total int64, ended bool, err error)
+	Close() error
+}
+
+// openOutput opens job name's output: its relay's, else what was kept of it when it was stopped.
+func openOutput(b bridge.Bridge, name string) (outputSource, relay.Info, error) {
+	c, info, err := connect(b, name)
+	if errors.Is(err, errNoRelay) {
+		if k := findKept(b, name); k != nil {
+			return k, k.Info, nil
+		}
+		err = noSuchJob(b, name)
+	}
+	if err != nil {
+		return nil, info, err
+	}
+	return c, info, nil
 }
 
 // WaitRequest is ptysend --job-wait NAME [--until REGEX] [--since OFFSET].
@@ -177,38 +201,15 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 			}
 		}
 	}
-	c, _, err := open(req.Bridge, req.Name)
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
 	outSince, errSince := int64(0), int64(0)
 	if req.Since >= 0 {
 		outSince, errSince = req.Since, -1
 	}
-	if err := c.Follow(outSince, errSince); err != nil {
-		return 0, relayFailed(req.Name, err)
+	events, failed, stop, err := follow(ctx, req.Bridge, req.Name, outSince, errSince)
+	if err != nil {
+		return 0, err
 	}
-	// The reader ends with the connection, which Wait closes.
-	events := make(chan relay.Event, 16)
-	failed := make(chan error, 1)
-	go func() {
-		for {
-			ev, err := c.Next()
-			if err != nil {
-				failed <- err
-				return
-			}
-			select {
-			case events <- ev:
-			case <-ctx.Done():
-				return
-			}
-			if ev.Stream == "ended" || ev.Stream == "gone" {
-				return
-			}
-		}
-	}()
+	defer stop()
 
 	m := map[string]*lineMatcher{"out": {re: re, pos: -1}, "err": {re: re, pos: -1}}
 	noOutput := call.NewTimer(req.Timeout)
@@ -255,6 +256,46 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 			return req.timedOut("--max-time", "waited %v (--max-time) %s; job %s still runs", req.MaxTime, req.waitedFor(), req.Name)
 		}
 	}
+}
+
+// follow sends job name's output and stderr from those offsets on (errSince -1: from now on),
+// then its end: as its relay reads them, or a stopped job's kept output at once. stop ends it.
+func follow(ctx context.Context, b bridge.Bridge, name string, outSince, errSince int64) (
+	events <-chan relay.Event, failed <-chan error, stop func(), err error) {
+	c, _, err := connect(b, name)
+	if errors.Is(err, errNoRelay) {
+		if k := findKept(b, name); k != nil {
+			return k.replay(outSince, errSince), nil, func() {}, nil
+		}
+		err = noSuchJob(b, name)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := c.Follow(outSince, errSince); err != nil {
+		c.Close()
+		return nil, nil, nil, relayFailed(name, err)
+	}
+	// The reader ends with the connection, which stop closes.
+	evs, fails := make(chan relay.Event, 16), make(chan error, 1)
+	go func() {
+		for {
+			ev, err := c.Next()
+			if err != nil {
+				fails <- err
+				return
+			}
+			select {
+			case evs <- ev:
+			case <-ctx.Done():
+				return
+			}
+			if ev.Stream == "ended" || ev.Stream == "gone" {
+				return
+			}
+		}
+	}()
+	return evs, fails, func() { c.Close() }, nil
 }
 
 func (req WaitRequest) waitedFor() string {

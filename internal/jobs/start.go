@@ -62,6 +62,8 @@ func Start(b bridge.Bridge, req Request, notes io.Writer) (int, error) {
 	if err := makeRoom(b, name); err != nil {
 		return 0, err
 	}
+	os.Remove(keptPath(b, name)) // a stopped job's output goes when its name is reused
+	pruneKept(b, countStart(b))
 	sh, err := findSharedShell(b)
 	if err != nil {
 		return 0, err
@@ -169,7 +171,7 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) (pane string, err e
 
 // makeRoom refuses a running job's name, and closes the window of an ended job that had it.
 func makeRoom(b bridge.Bridge, name string) error {
-	c, info, err := open(b, name)
+	c, info, err := connect(b, name)
 	if err != nil {
 		return nil
 	}

@@ -18,7 +18,12 @@ type output struct {
 	prompt, cont *regexp.Regexp
 	pending      []string // typed lines whose echo has not come yet
 	stripCtrlC   bool
+	written      []byte // the response so far, its end when long (keepResponse)
 }
+
+// keepResponse is how much of a response is kept for its error pattern (errors.go): a report
+// of an error comes at its end.
+const keepResponse = 1 << 20
 
 func (o *output) expect(lines ...string) {
 	o.mu.Lock()
@@ -66,6 +71,17 @@ func (o *output) writeLocked(s string) {
 		s = strings.ReplaceAll(s, "^C", "")
 	}
 	io.WriteString(o.w, s)
+	o.written = append(o.written, s...)
+	if len(o.written) > 2*keepResponse {
+		o.written = append(o.written[:0], o.written[len(o.written)-keepResponse:]...)
+	}
+}
+
+// response is what was written of the response (its end when long).
+func (o *output) response() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return string(o.written)
 }
 
 // isEcho reports whether screen line s shows typed line input: after a

@@ -178,7 +178,7 @@ func (r *run) awaitResponse() (int, error) {
 		case o.kind == atPrompt:
 			r.out.write(o.before)
 			r.saveView()
-			return 0, nil
+			return r.verdict()
 		case o.kind == atContinuation && !closedBlock:
 			// A compound statement (python's def) ends with an empty line.
 			closedBlock = true
