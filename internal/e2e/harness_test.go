@@ -40,7 +40,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	build := exec.Command("go", "build", "-o", dir+"/", "../../cmd/ptybridge", "../../cmd/ptysend", "../../cmd/ptysend-mcp")
+	args := []string{"build", "-o", dir + "/"}
+	if portable {
+		args = append(args, "-tags", "portable")
+	}
+	build := exec.Command("go", append(args, "../../cmd/ptybridge", "../../cmd/ptysend", "../../cmd/ptysend-mcp")...)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as scripts/bridge builds them
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

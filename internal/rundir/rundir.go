@@ -124,6 +124,7 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 				return
 			}
 			defer locks.Close()
+			defer locks.Prune() // what gone calls' locks left (a file each, without OFD locks)
 		}
 		if !locks.Held(idByte(id)) && !keep(name) { // in doubt, it is held: no leftover
 			os.Remove(filepath.Join(dir, name))
