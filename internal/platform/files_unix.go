@@ -97,8 +97,24 @@ func DialUnixBlocking(path string, timeout time.Duration) (BlockingConn, error) 
 	return BlockingConn(fd), err
 }
 
+// MaxSocketPath is the longest path a unix socket's address holds: 107 bytes on Linux, 103 on
+// macOS and FreeBSD (sun_path, and its final NUL).
+const MaxSocketPath = len(unix.RawSockaddrUnix{}.Path) - 1
+
+// checkSocketPath says why path cannot name a socket, where bind and connect say only EINVAL.
+func checkSocketPath(path string) error {
+	if len(path) > MaxSocketPath {
+		return fmt.Errorf("the socket path %s is %d bytes, longer than the %d a unix socket's address holds: choose a shorter directory",
+			path, len(path), MaxSocketPath)
+	}
+	return nil
+}
+
 // dialUnix waits only while the listener's backlog is full (as net.Dial does), within timeout.
 func dialUnix(path string, timeout time.Duration) (int, error) {
+	if err := checkSocketPath(path); err != nil {
+		return -1, err
+	}
 	fd, err := newSocket()
 	if err != nil {
 		return -1, err
@@ -127,6 +143,9 @@ func pollable(fd int, name string) (*os.File, error) {
 
 // ListenUnix listens on path, a new socket file, mode 0600 (defence in depth: its dir is private).
 func ListenUnix(path string) (*UnixListener, error) {
+	if err := checkSocketPath(path); err != nil {
+		return nil, err
+	}
 	fd, err := newSocket()
 	if err != nil {
 		return nil, err

@@ -27,16 +27,29 @@ func UserName() string {
 	return strconv.Itoa(os.Getuid())
 }
 
-// Path is where private runtime files live: PTYBRIDGE_RUNTIME_DIR,
-// else $XDG_RUNTIME_DIR/ptybridge, else /tmp/ptybridge-<user>.
+// Path is where private runtime files live: PTYBRIDGE_RUNTIME_DIR, else $XDG_RUNTIME_DIR/ptybridge,
+// else $TMPDIR/ptybridge-<user>; but either of the last two only if it leaves room for the
+// sockets' names (macOS's $TMPDIR, /var/folders/.../T/, is long): else /tmp/ptybridge-<user>.
 func Path() string {
 	if d := os.Getenv("PTYBRIDGE_RUNTIME_DIR"); d != "" {
-		return d
+		return d // chosen: a socket path too long says so (platform.ListenUnix)
 	}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+	own := "ptybridge-" + UserName()
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && roomForSockets(filepath.Join(d, "ptybridge")) {
 		return filepath.Join(d, "ptybridge")
 	}
-	return filepath.Join(os.TempDir(), "ptybridge-"+UserName())
+	if d := filepath.Join(os.TempDir(), own); roomForSockets(d) {
+		return d
+	}
+	return filepath.Join("/tmp", own)
+}
+
+// socketNameRoom is what the runtime directory must leave of a socket path for the sockets'
+// names: a call's "<16 hex digits>.query.sock" is 27 bytes, a session's or a job's more.
+const socketNameRoom = 48
+
+func roomForSockets(dir string) bool {
+	return len(dir)+len("/")+socketNameRoom <= platform.MaxSocketPath
 }
 
 // Ensure creates the runtime directory, mode 0700, refusing one another user could plant or read.
