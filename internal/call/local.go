@@ -171,4 +171,5 @@ func (l *local) finish() {
 	for _, ext := range []string{".sh", ".err", ".ack", ".in"} {
 		os.Remove(l.path(ext))
 	}
+	rundir.Release(string(l.id))
 }

@@ -297,16 +297,25 @@ func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 // WaitsForHuman: the foreground program sleeps until the terminal has input: not hung (--timeout).
 func WaitsForHuman(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
-	return err == nil && fg > 0 && waitsForInput(fg, platform.TTYOf(panePID), false)
+	if err != nil || fg <= 0 {
+		return false
+	}
+	f := platform.OpenTTY(platform.TTYOf(panePID))
+	if f == nil {
+		return false
+	}
+	defer f.Close()
+	return platform.WaitsForInput(fg, f)
 }
 
+// waitsForInput: pid, at its prompt (a shell's, a REPL's), sleeps until the terminal has input.
 func waitsForInput(pid int, tty string, lineEditor bool) bool {
 	f := platform.OpenTTY(tty)
 	if f == nil {
 		return false
 	}
 	defer f.Close()
-	return platform.WaitsForInput(pid, f) && (!lineEditor || platform.EditsLines(f))
+	return platform.WaitsAtPrompt(pid, f) && (!lineEditor || platform.EditsLines(f))
 }
 
 func Asks(paneID string) string {

@@ -19,7 +19,7 @@ import (
 // the next look at it (Held, Prune); Share takes a file removed meanwhile again.
 type ByteLocks struct {
 	dir    string
-	shares []int // the descriptors holding our shared locks
+	shares map[int64]int // the descriptors holding our shared locks, by byte
 }
 
 const lockFilePrefix = ".lock-"
@@ -53,7 +53,13 @@ func (l *ByteLocks) Share(n int64) error {
 			return os.NewSyscallError("flock", err)
 		}
 		if isFileAt(fd, path) {
-			l.shares = append(l.shares, fd)
+			if l.shares == nil {
+				l.shares = map[int64]int{}
+			}
+			if old, ok := l.shares[n]; ok {
+				unix.Close(old)
+			}
+			l.shares[n] = fd
 			return nil
 		}
 		unix.Close(fd) // a look removed it as we opened it: the next open makes another
@@ -75,11 +81,24 @@ func (l *ByteLocks) Prune() {
 	}
 }
 
-func (l *ByteLocks) Close() {
-	for _, fd := range l.shares {
-		unix.Close(fd)
+// Release drops our lock of byte n, and its file unless another open holds it too.
+func (l *ByteLocks) Release(n int64) {
+	fd, ok := l.shares[n]
+	if !ok {
+		return
 	}
-	l.shares = nil
+	delete(l.shares, n)
+	// Ours alone, the lock becomes exclusive at once: the file goes, as Held would remove it.
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil && isFileAt(fd, l.lockFile(n)) {
+		unix.Unlink(l.lockFile(n))
+	}
+	unix.Close(fd)
+}
+
+func (l *ByteLocks) Close() {
+	for n := range l.shares {
+		l.Release(n)
+	}
 }
 
 // lockFileHeld tries the exclusive lock of path without waiting: taken, nobody holds it, and the

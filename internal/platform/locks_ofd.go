@@ -28,6 +28,12 @@ func (l *ByteLocks) Share(n int64) error {
 	return os.NewSyscallError("fcntl", unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_SETLK, &lk))
 }
 
+// Release drops our lock of byte n.
+func (l *ByteLocks) Release(n int64) {
+	lk := unix.Flock_t{Type: unix.F_UNLCK, Start: n, Len: 1}
+	unix.FcntlFlock(uintptr(l.fd), unix.F_OFD_SETLK, &lk)
+}
+
 // Held reports whether byte n is locked through another open (ours too); when in doubt, it is.
 func (l *ByteLocks) Held(n int64) bool {
 	lk := unix.Flock_t{Type: unix.F_WRLCK, Start: n, Len: 1}

@@ -16,22 +16,38 @@ import "os"
 // a poll, a timer, a socket), because:
 //   - a program asleep for another reason (a timer, a socket, a child) in the foreground of a
 //     cooked terminal looks like a cooked read (a shell's builtin read, a REPL without a line
-//     editor): WaitsForInput says it waits, WaitsOnlyForInput that it does not, for both;
+//     editor): WaitsForInput says neither waits (a sleep must not pause --timeout),
+//     WaitsAtPrompt, which a prompt on the screen backs, that both do;
 //   - a line editor's mode stays on while an event loop awaits a timer (node), so
 //     WaitsOnlyForInput trusts that mode only in a process of one thread;
 //   - a process we may not inspect (sudo's, on macOS) waits only in a password prompt's mode.
 
-// WaitsForInput reports whether process pid sleeps until tty has input (as far as the OS tells).
+// WaitsForInput reports whether process pid sleeps until tty has input (as far as the OS tells):
+// a line editor's or a password prompt's; never a cooked read, which looks like any sleep.
 func WaitsForInput(pid int, tty *os.File) bool {
-	canonical, echo, _, ok := termMode(tty)
+	canonical, echo, ok := asleepAtTerminal(pid, tty)
+	return ok && (!canonical || !echo)
+}
+
+// WaitsAtPrompt is WaitsForInput for a program whose prompt shows (a REPL's, a shell's): that
+// makes a sleep in a cooked terminal a cooked read.
+func WaitsAtPrompt(pid int, tty *os.File) bool {
+	_, _, ok := asleepAtTerminal(pid, tty)
+	return ok
+}
+
+// asleepAtTerminal: pid sleeps in the foreground of tty, which holds nothing for it to read; the
+// terminal's mode. A process hidden from us (a set-uid program) counts only in a password prompt.
+func asleepAtTerminal(pid int, tty *os.File) (canonical, echo, ok bool) {
+	canonical, echo, _, ok = termMode(tty)
 	if !ok || !inForeground(pid) || Unread(tty) > 0 {
-		return false
+		return canonical, echo, false
 	}
 	asleep, _, known := sleepingThreads(pid)
-	if !known { // hidden from us, as a set-uid program is
-		return canonical && !echo
+	if !known {
+		return canonical, echo, canonical && !echo
 	}
-	return asleep
+	return canonical, echo, asleep
 }
 
 // WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt backs it up: a line editor's

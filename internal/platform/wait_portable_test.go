@@ -3,6 +3,8 @@
 package platform
 
 import (
+	"fmt"
+	"os"
 	"testing"
 )
 
@@ -10,20 +12,20 @@ import (
 // down what docs/platforms.md promises.
 func TestThePortableWaitsForInput(t *testing.T) {
 	cases := []struct {
-		name        string
-		argv        []string
-		editor      bool // the terminal is non-canonical once it waits
-		waits, only bool // WaitsForInput, WaitsOnlyForInput
+		name                  string
+		argv                  []string
+		editor                bool // the terminal is non-canonical once it waits
+		waits, atPrompt, only bool // WaitsForInput, WaitsAtPrompt, WaitsOnlyForInput
 	}{
-		{"a builtin read of the terminal", []string{"bash", "--norc", "-c", "read -r x"}, false, true, false},
-		{"a password prompt (getpass)", []string{"python3", "-c", "import getpass; getpass.getpass('Secret: ')"}, false, true, false},
-		{"a line editor", []string{"python3", "-c", "import readline; input('> ')"}, true, true, true},
+		{"a builtin read of the terminal", []string{"bash", "--norc", "-c", "read -r x"}, false, false, true, false},
+		{"a password prompt (getpass)", []string{"python3", "-c", "import getpass; getpass.getpass('Secret: ')"}, false, true, true, false},
+		{"a line editor", []string{"python3", "-c", "import readline; input('> ')"}, true, true, true, true},
 		// Weaker than procfs: asleep in a cooked terminal, as a read is.
-		{"sleep", []string{"sleep", "60"}, false, true, false},
+		{"sleep", []string{"sleep", "60"}, false, false, true, false},
 		// Weaker than procfs: an event loop keeps the editor's mode while it awaits a timer.
 		{"a line editor beside another thread", []string{"python3", "-c",
 			"import readline, threading, time; threading.Thread(target=time.sleep, args=(60,)).start(); input('> ')"},
-			true, true, false},
+			true, true, true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -37,11 +39,14 @@ func TestThePortableWaitsForInput(t *testing.T) {
 				asleep, _, known := sleepingThreads(pid)
 				return known && asleep && EditsLines(tty) == c.editor
 			})
-			if got := WaitsForInput(pid, tty); got != c.waits {
-				t.Errorf("WaitsForInput = %v, want %v", got, c.waits)
-			}
-			if got := WaitsOnlyForInput(pid, tty); got != c.only {
-				t.Errorf("WaitsOnlyForInput = %v, want %v", got, c.only)
+			// Settled in its mode, it may still turn off the echo (getpass).
+			for _, f := range []struct {
+				name string
+				got  func(int, *os.File) bool
+				want bool
+			}{{"WaitsForInput", WaitsForInput, c.waits}, {"WaitsAtPrompt", WaitsAtPrompt, c.atPrompt},
+				{"WaitsOnlyForInput", WaitsOnlyForInput, c.only}} {
+				eventually(t, fmt.Sprintf("%s = %v", f.name, f.want), func() bool { return f.got(pid, tty) == f.want })
 			}
 		})
 	}
@@ -56,11 +61,11 @@ func TestALineLeftUnreadMeansNoWaitForInput(t *testing.T) {
 		t.Fatal("cannot open the terminal")
 	}
 	defer tty.Close()
-	eventually(t, "sleep to sleep", func() bool { return WaitsForInput(pid, tty) })
+	eventually(t, "sleep to sleep", func() bool { return WaitsAtPrompt(pid, tty) })
 	ptmx.Write([]byte("typed ahead\n"))
 	eventually(t, "the line in the queue", func() bool { return Unread(tty) > 0 })
-	if WaitsForInput(pid, tty) {
-		t.Fatal("WaitsForInput with a line left unread")
+	if WaitsAtPrompt(pid, tty) {
+		t.Fatal("WaitsAtPrompt with a line left unread")
 	}
 }
 

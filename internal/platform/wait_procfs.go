@@ -50,6 +50,9 @@ func WaitsForInput(pid int, tty *os.File) bool {
 	return reading || (polling && EditsLines(tty)) || (hidden && passwordMode(tty))
 }
 
+// WaitsAtPrompt is WaitsForInput for a program whose prompt shows: the same, where procfs tells.
+func WaitsAtPrompt(pid int, tty *os.File) bool { return WaitsForInput(pid, tty) }
+
 // WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt backs it up: not epoll, where
 // an event loop awaits anything (node's timer); wait_woken only for a read of tty /proc shows (not
 // of a TCP socket); poll or select with tty non-canonical (REPLs evaluate in canonical mode).

@@ -119,6 +119,14 @@ func Claim(dir, id string) error {
 	return claimed.Share(idByte(id))
 }
 
+// Release ends the claim of id once its files are gone: a long-lived process (the MCP server)
+// makes many calls, and without OFD locks each claim holds a descriptor and a lock file.
+func Release(id string) {
+	if claimed != nil && id != "" {
+		claimed.Release(idByte(id))
+	}
+}
+
 // SweepLeftovers removes gone calls' per-call files, but none keep(name) keeps (a running REPL's).
 func SweepLeftovers(dir string, keep func(name string) bool) {
 	entries, err := os.ReadDir(dir)
