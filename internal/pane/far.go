@@ -295,7 +295,9 @@ func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 }
 
 // WaitsForHuman: the foreground program sleeps until the terminal has input: not hung (--timeout).
-func WaitsForHuman(panePID int) bool {
+// Where the OS cannot tell a read of the terminal from another sleep (macOS: a cooked read), the
+// cursor line decides, as in far mode: a question there.
+func WaitsForHuman(paneID string, panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
 	if err != nil || fg <= 0 {
 		return false
@@ -305,7 +307,7 @@ func WaitsForHuman(panePID int) bool {
 		return false
 	}
 	defer f.Close()
-	return platform.WaitsForInput(fg, f)
+	return platform.WaitsForInput(fg, f) || !platform.SeesReads && platform.WaitsAtPrompt(fg, f) && FarAsks(paneID) != ""
 }
 
 // waitsForInput: pid, at its prompt (a shell's, a REPL's), sleeps until the terminal has input.

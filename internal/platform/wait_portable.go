@@ -22,6 +22,9 @@ import "os"
 //     WaitsOnlyForInput trusts that mode only in a process of one thread;
 //   - a process we may not inspect (sudo's, on macOS) waits only in a password prompt's mode.
 
+// SeesReads: the OS tells a read of the terminal from any other sleep. Not here: see above.
+const SeesReads = false
+
 // WaitsForInput reports whether process pid sleeps until tty has input (as far as the OS tells):
 // a line editor's or a password prompt's; never a cooked read, which looks like any sleep.
 func WaitsForInput(pid int, tty *os.File) bool {

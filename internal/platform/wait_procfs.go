@@ -50,6 +50,9 @@ func WaitsForInput(pid int, tty *os.File) bool {
 	return reading || (polling && EditsLines(tty)) || (hidden && passwordMode(tty))
 }
 
+// SeesReads: the OS tells a read of the terminal from any other sleep.
+const SeesReads = true
+
 // WaitsAtPrompt is WaitsForInput for a program whose prompt shows: the same, where procfs tells.
 func WaitsAtPrompt(pid int, tty *os.File) bool { return WaitsForInput(pid, tty) }
 
