@@ -30,7 +30,7 @@ type local struct {
 
 func newLocal(c *Call, shell pane.Shell) *local {
 	return &local{shell: shell, questions: questions{c: c,
-		waits: func() bool { return pane.WaitsForHuman(c.T.PanePID) },
+		waits: func() bool { return pane.WaitsForHuman(c.T.PaneID, c.T.PanePID) },
 		asks:  func() string { return pane.Asks(c.T.PaneID) }}}
 }
 
@@ -171,4 +171,5 @@ func (l *local) finish() {
 	for _, ext := range []string{".sh", ".err", ".ack", ".in"} {
 		os.Remove(l.path(ext))
 	}
+	rundir.Release(string(l.id))
 }

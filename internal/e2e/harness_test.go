@@ -40,7 +40,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	build := exec.Command("go", "build", "-o", dir+"/", "../../cmd/ptybridge", "../../cmd/ptysend", "../../cmd/ptysend-mcp")
+	args := []string{"build", "-o", dir + "/"}
+	if portable {
+		args = append(args, "-tags", "portable")
+	}
+	build := exec.Command("go", append(args, "../../cmd/ptybridge", "../../cmd/ptysend", "../../cmd/ptysend-mcp")...)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as scripts/bridge builds them
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -289,7 +293,12 @@ func (b *bridge) send(args ...string) result {
 // sendWith runs ptysend with args and the given stdin (nil: /dev/null).
 func (b *bridge) sendWith(stdin io.Reader, args ...string) result {
 	b.t.Helper()
-	cmd := b.ptysend(stdin, args...)
+	return b.resultOf(b.ptysend(stdin, args...))
+}
+
+// resultOf runs cmd, a ptysend.
+func (b *bridge) resultOf(cmd *exec.Cmd) result {
+	b.t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -307,9 +316,14 @@ func (b *bridge) sendWith(stdin io.Reader, args ...string) result {
 
 // ptysend prepares a ptysend process; a hung one is killed by the guard.
 func (b *bridge) ptysend(stdin io.Reader, args ...string) *exec.Cmd {
+	return b.ptysendOf(filepath.Join(bin, "ptysend"), stdin, args...)
+}
+
+// ptysendOf is ptysend, of the binary exe.
+func (b *bridge) ptysendOf(exe string, stdin io.Reader, args ...string) *exec.Cmd {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*hangGuard)
 	b.t.Cleanup(cancel)
-	cmd := b.user.Runs(exec.CommandContext(ctx, filepath.Join(bin, "ptysend"), args...))
+	cmd := b.user.Runs(exec.CommandContext(ctx, exe, args...))
 	cmd.Env = b.env
 	cmd.Stdin = stdin
 	cmd.Cancel = func() error {

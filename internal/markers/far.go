@@ -144,19 +144,21 @@ const farDir = "__ptybridge_d"
 // FarLoader is the line typed to run a call of id in the far shell of
 // kind: the full loader, or a call of the loader function of the hooks.
 // The leading space keeps it out of history where the shell honours that.
+// mktemp takes the whole template, not -t: BSD's -t is a prefix it adds
+// its own suffix to, a name stale-dirs.sh would not know.
 func FarLoader(kind FarKind, id ID, hooked bool) string {
 	switch {
 	case kind == FarFish && hooked:
 		return fmt.Sprintf(" __ptybridge_l %s; and source $%s/w", id, farDir)
 	case kind == FarFish:
-		return fmt.Sprintf(" set -g %[1]s (mktemp -d -t ptybridge-$fish_pid.XXXXXX); and stty -echo; and printf '\\033]%[2]s;%[3]s;%%s\\007' %[4]s; and begin; base64 -d >$%[1]s/w; stty echo; source $%[1]s/w; end",
+		return fmt.Sprintf(" set -g %[1]s (mktemp -d (test -n \"$TMPDIR\"; and echo $TMPDIR; or echo /tmp)/ptybridge-$fish_pid.XXXXXX); and stty -echo; and printf '\\033]%[2]s;%[3]s;%%s\\007' %[4]s; and begin; base64 -d >$%[1]s/w; stty echo; source $%[1]s/w; end",
 			farDir, osc, readyTag, id)
 	case hooked && kind.reads():
 		return fmt.Sprintf(" __ptybridge_l %s && eval \"$__ptybridge_w\"", id)
 	case hooked:
 		return fmt.Sprintf(" __ptybridge_l %s && . \"$%s/w\"", id, farDir)
 	}
-	return fmt.Sprintf(` %[1]s=$(mktemp -d -t ptybridge-$$.XXXXXX) && stty -echo && printf '\033]%[2]s;%[3]s;%%s\007' %[4]s && { base64 -d >"$%[1]s/w"; stty echo; . "$%[1]s/w"; }`,
+	return fmt.Sprintf(` %[1]s=$(mktemp -d "${TMPDIR:-/tmp}/ptybridge-$$.XXXXXX") && stty -echo && printf '\033]%[2]s;%[3]s;%%s\007' %[4]s && { base64 -d >"$%[1]s/w"; stty echo; . "$%[1]s/w"; }`,
 		farDir, osc, readyTag, id)
 }
 

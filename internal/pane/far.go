@@ -295,18 +295,29 @@ func FarRecordFor(b bridge.Bridge, carrier int) *FarRecord {
 }
 
 // WaitsForHuman: the foreground program sleeps until the terminal has input: not hung (--timeout).
-func WaitsForHuman(panePID int) bool {
+// Where the OS cannot tell a read of the terminal from another sleep (macOS: a cooked read), the
+// cursor line decides, as in far mode: a question there.
+func WaitsForHuman(paneID string, panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
-	return err == nil && fg > 0 && waitsForInput(fg, platform.TTYOf(panePID), false)
+	if err != nil || fg <= 0 {
+		return false
+	}
+	f := platform.OpenTTY(platform.TTYOf(panePID))
+	if f == nil {
+		return false
+	}
+	defer f.Close()
+	return platform.WaitsForInput(fg, f) || !platform.SeesReads && platform.WaitsAtPrompt(fg, f) && FarAsks(paneID) != ""
 }
 
+// waitsForInput: pid, at its prompt (a shell's, a REPL's), sleeps until the terminal has input.
 func waitsForInput(pid int, tty string, lineEditor bool) bool {
 	f := platform.OpenTTY(tty)
 	if f == nil {
 		return false
 	}
 	defer f.Close()
-	return platform.WaitsForInput(pid, f) && (!lineEditor || platform.EditsLines(f))
+	return platform.WaitsAtPrompt(pid, f) && (!lineEditor || platform.EditsLines(f))
 }
 
 func Asks(paneID string) string {

@@ -1,13 +1,24 @@
-// Package platform holds every call that is the operating system's own (procfs, pidfd, terminals,
-// locks, sockets, random bytes), behind an API that says nothing of the OS. Linux's code is in the
-// _linux.go files, the types and helpers built on it in the others, so that another OS's files can
-// slot in. No other package may import golang.org/x/sys/unix or read /proc (tests aside). It never
-// signals a process, types into a terminal or runs tmux.
+// Package platform holds every call that is the operating system's own (procfs, sysctl, pidfd,
+// kqueue, terminals, locks, sockets, random bytes), behind an API that says nothing of the OS. No
+// other package may import golang.org/x/sys/unix or read /proc (tests aside). It never signals a
+// process, types into a terminal or runs tmux.
+//
+// The files split by OS: platform.go and terminal.go hold what is OS-neutral or built on the
+// others; files_unix.go the descriptor calls Linux, macOS and FreeBSD make alike; *_linux.go
+// Linux's own (procfs, pidfd, getrandom); *_bsd.go what macOS and FreeBSD share (sysctl kern.proc,
+// kqueue, LOCAL_PEERCRED, TIOCGETA); *_darwin.go and *_freebsd.go the rest.
+//
+// Where an OS offers nothing like Linux's procfs (a wait channel, /proc/PID/syscall, the exec's
+// code addresses, per-process I/O counters) or OFD byte-range locks, a portable fallback answers,
+// weaker: wait_portable.go, process_portable.go, locks_flock.go, built with "!linux || portable".
+// The build tag portable makes Linux use them too, in place of wait_procfs.go, process_procfs.go
+// and locks_ofd.go ("linux && !portable"), so that the logic macOS runs is tested on Linux (go
+// test -tags portable ./...). Linux keeps procfs for the process table even then: it has no
+// sysctl kern.proc.
 package platform
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,11 +26,6 @@ import (
 
 // ErrWouldWait is ReadNow's: nothing to read yet, and a writer is left.
 var ErrWouldWait = errors.New("nothing to read yet")
-
-// ByteLocks is a directory opened to lock single bytes of it: locks of
-// this open, which another open sees, even in the process, until closed.
-// A raw descriptor, unlike an *os.File, is never closed by the GC.
-type ByteLocks struct{ fd int }
 
 // UnixListener is a listening unix socket: descriptors the runtime poller serves, without package
 // net's 0.5 MB in every call's memory (seq 1 300000 peaked at 5.3-5.8 MiB, now 4.8-5.0).
@@ -64,11 +70,11 @@ func TypedAhead(shellPID int) bool {
 // Proc is what the kernel says of one process at one moment.
 type Proc struct {
 	PID, PPID, PGID, SID int    // the process, its parent, group and session
-	State                byte   // 'R' running, 'S' asleep, 'D' in disk I/O, 'T' stopped, 'Z' a zombie...
+	State                byte   // 'R' running (macOS: alive), 'S' asleep, 'D' in disk I/O, 'T' stopped, 'Z' a zombie...
 	TTY                  int    // the controlling terminal's device number; 0: none
-	TPGID                int    // the foreground process group of that terminal; -1: none
-	StartTicks           int64  // clock ticks since boot
-	Image                string // where the kernel placed its code and stack, anew for each exec; "": unknown
+	TPGID                int    // the foreground process group of that terminal; -1 or 0: none
+	Start                int64  // when it started: Linux's clock ticks since boot, the BSDs' µs since 1970
+	Image                string // Linux: where the kernel placed its code and stack, anew for each exec; "": unknown
 }
 
 // ForegroundPID is the foreground process group of the pane's terminal: the shell's at its prompt.
@@ -93,15 +99,6 @@ func SameTerminal(pid, other int) bool {
 func Stopped(pid int) bool {
 	p, _ := ReadProc(pid)
 	return p.State == 'T'
-}
-
-// ExecImage tells one exec of process pid from another; "" when unknown.
-func ExecImage(pid int) string {
-	p, _ := ReadProc(pid)
-	if p.Image == "" {
-		return ""
-	}
-	return fmt.Sprintf("%d %s", pid, p.Image)
 }
 
 // Name is the program name of pid, as a human would call it.

@@ -3,15 +3,12 @@ package platform
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // ReadProc reads /proc/PID/stat; the zero Proc on an error.
@@ -40,14 +37,14 @@ func readStat(path string) (Proc, error) {
 		return n
 	}
 	p := Proc{
-		PID:        int(num(string(bytes.TrimSpace(b[:j])))),
-		State:      f[0][0],
-		PPID:       int(num(f[1])),
-		PGID:       int(num(f[2])),
-		SID:        int(num(f[3])),
-		TTY:        int(num(f[4])),
-		TPGID:      int(num(f[5])),
-		StartTicks: num(f[19]),
+		PID:   int(num(string(bytes.TrimSpace(b[:j])))),
+		State: f[0][0],
+		PPID:  int(num(f[1])),
+		PGID:  int(num(f[2])),
+		SID:   int(num(f[3])),
+		TTY:   int(num(f[4])),
+		TPGID: int(num(f[5])),
+		Start: num(f[19]),
 	}
 	// startcode, endcode and startstack, 0 to whoever may not trace it.
 	if len(f) >= 26 && f[23] != "0" {
@@ -86,7 +83,7 @@ func StartTime(pid int) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	ago := time.Duration(up*float64(time.Second)) - time.Duration(p.StartTicks)*time.Second/clockTicks
+	ago := time.Duration(up*float64(time.Second)) - time.Duration(p.Start)*time.Second/clockTicks
 	return now.Add(-ago), nil
 }
 
@@ -141,29 +138,12 @@ func procValue(pid int, file, key string) string {
 	return ""
 }
 
-// BytesWritten is how many bytes process pid has written, -1: unknown.
-func BytesWritten(pid int) int64 {
-	n, err := strconv.ParseInt(procValue(pid, "io", "wchar"), 10, 64)
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
 func ProcessOwner(pid int) (int, error) {
 	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 	if err != nil {
 		return 0, err
 	}
 	return int(fi.Sys().(*syscall.Stat_t).Uid), nil
-}
-
-func FileOwner(fi os.FileInfo) (int, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(st.Uid), true
 }
 
 // SharesOurUserAndNamespaces: ptysend can drive shell pid not through the terminal (far mode): it
@@ -184,31 +164,12 @@ func SharesOurUserAndNamespaces(pid int) bool {
 	return err == nil
 }
 
-// WatchExit returns a channel closed when process pid exits (never once
-// ctx is done), nil if it cannot (gone, no pidfd); it holds no thread.
-func WatchExit(ctx context.Context, pid int) <-chan struct{} {
-	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
-	if err != nil {
-		return nil
-	}
-	pidfd := os.NewFile(uintptr(fd), "pidfd") // non-blocking: the poller's
-	raw, _ := pidfd.SyscallConn()             // fails only for a nil file
-	exited := make(chan struct{})
-	// Closing the file wakes the waiting Read, which then fails.
-	stopClosing := context.AfterFunc(ctx, func() { pidfd.Close() })
-	go func() {
-		defer stopClosing()
-		defer pidfd.Close()
-		var gone bool
-		if raw.Read(func(fd uintptr) bool {
-			// Polled without waiting: the pidfd is readable once pid exited.
-			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			n, err := ignoringEINTR(func() (int, error) { return unix.Poll(fds, 0) })
-			gone = err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
-			return gone || err != nil // else: wait until readable
-		}) == nil && gone {
-			close(exited)
-		}
-	}()
-	return exited
+func readTrimmed(path string) string {
+	b, _ := readProcFile(path)
+	return strings.TrimSpace(string(b))
+}
+
+func taskState(taskDir string) byte {
+	p, _ := readStat(taskDir + "stat")
+	return p.State
 }

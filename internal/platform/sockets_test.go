@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -65,5 +66,15 @@ func TestUnixSockets(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close does not end Accept")
+	}
+}
+
+func TestASocketPathTooLongSaysSo(t *testing.T) {
+	path := "/tmp/" + strings.Repeat("x", MaxSocketPath)
+	if _, err := ListenUnix(path); err == nil || !strings.Contains(err.Error(), "longer than the") {
+		t.Fatalf("ListenUnix of %d bytes: %v", len(path), err)
+	}
+	if _, err := DialUnix(path); err == nil || !strings.Contains(err.Error(), "longer than the") {
+		t.Fatalf("DialUnix of %d bytes: %v", len(path), err)
 	}
 }

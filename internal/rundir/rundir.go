@@ -27,16 +27,29 @@ func UserName() string {
 	return strconv.Itoa(os.Getuid())
 }
 
-// Path is where private runtime files live: PTYBRIDGE_RUNTIME_DIR,
-// else $XDG_RUNTIME_DIR/ptybridge, else /tmp/ptybridge-<user>.
+// Path is where private runtime files live: PTYBRIDGE_RUNTIME_DIR, else $XDG_RUNTIME_DIR/ptybridge,
+// else $TMPDIR/ptybridge-<user>; but either of the last two only if it leaves room for the
+// sockets' names (macOS's $TMPDIR, /var/folders/.../T/, is long): else /tmp/ptybridge-<user>.
 func Path() string {
 	if d := os.Getenv("PTYBRIDGE_RUNTIME_DIR"); d != "" {
-		return d
+		return d // chosen: a socket path too long says so (platform.ListenUnix)
 	}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+	own := "ptybridge-" + UserName()
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && roomForSockets(filepath.Join(d, "ptybridge")) {
 		return filepath.Join(d, "ptybridge")
 	}
-	return filepath.Join(os.TempDir(), "ptybridge-"+UserName())
+	if d := filepath.Join(os.TempDir(), own); roomForSockets(d) {
+		return d
+	}
+	return filepath.Join("/tmp", own)
+}
+
+// socketNameRoom is what the runtime directory must leave of a socket path for the sockets'
+// names: a call's "<16 hex digits>.query.sock" is 27 bytes, a session's or a job's more.
+const socketNameRoom = 48
+
+func roomForSockets(dir string) bool {
+	return len(dir)+len("/")+socketNameRoom <= platform.MaxSocketPath
 }
 
 // Ensure creates the runtime directory, mode 0700, refusing one another user could plant or read.
@@ -106,6 +119,14 @@ func Claim(dir, id string) error {
 	return claimed.Share(idByte(id))
 }
 
+// Release ends the claim of id once its files are gone: a long-lived process (the MCP server)
+// makes many calls, and without OFD locks each claim holds a descriptor and a lock file.
+func Release(id string) {
+	if claimed != nil && id != "" {
+		claimed.Release(idByte(id))
+	}
+}
+
 // SweepLeftovers removes gone calls' per-call files, but none keep(name) keeps (a running REPL's).
 func SweepLeftovers(dir string, keep func(name string) bool) {
 	entries, err := os.ReadDir(dir)
@@ -124,6 +145,7 @@ func SweepLeftovers(dir string, keep func(name string) bool) {
 				return
 			}
 			defer locks.Close()
+			defer locks.Prune() // what gone calls' locks left (a file each, without OFD locks)
 		}
 		if !locks.Held(idByte(id)) && !keep(name) { // in doubt, it is held: no leftover
 			os.Remove(filepath.Join(dir, name))

@@ -44,3 +44,22 @@ func TestSweepRemovesOnlyTheFilesOfCallsThatAreGone(t *testing.T) {
 		}
 	}
 }
+
+// macOS's $TMPDIR is long (/var/folders/xx/.../T/): the sockets would not fit under it.
+func TestALongTMPDIRLeavesRoomForTheSockets(t *testing.T) {
+	t.Setenv("PTYBRIDGE_RUNTIME_DIR", "")
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("USER", "ada")
+	t.Setenv("TMPDIR", "/var/tmp")
+	if got := Path(); got != "/var/tmp/ptybridge-ada" {
+		t.Fatalf("Path = %q, want /var/tmp/ptybridge-ada: it leaves room", got)
+	}
+	t.Setenv("TMPDIR", "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T/")
+	if got := Path(); got != "/tmp/ptybridge-ada" {
+		t.Fatalf("Path = %q under macOS's TMPDIR, want /tmp/ptybridge-ada", got)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", "/"+strings.Repeat("long/", 12))
+	if got := Path(); got != "/tmp/ptybridge-ada" {
+		t.Fatalf("Path = %q under a long XDG_RUNTIME_DIR, want /tmp/ptybridge-ada", got)
+	}
+}

@@ -16,7 +16,7 @@
 #     for the loop (w) and prints END.
 case $(HISTTIMEFORMAT= builtin history 1 2>/dev/null) in *'ptybridge;K;'*) builtin history -d -1 2>/dev/null ;; esac
 __ptybridge_l() {
-  { [ -d "${__ptybridge_d-}" ] || __ptybridge_d=$(command mktemp -d -t ptybridge-$$.XXXXXX); } || return
+  { [ -d "${__ptybridge_d-}" ] || __ptybridge_d=$(command mktemp -d "${TMPDIR:-/tmp}/ptybridge-$$.XXXXXX"); } || return
   IFS= builtin read -rs -d . -p $'\033]6973;ptybridge;Y;'"$1"$'\007' __ptybridge_p || return
   builtin printf -v __ptybridge_w '%b' "${__ptybridge_p//$'\n'/}"
   unset __ptybridge_p

@@ -1,3 +1,5 @@
+//go:build linux && !portable
+
 package platform
 
 import (
@@ -47,6 +49,12 @@ func WaitsForInput(pid int, tty *os.File) bool {
 	}
 	return reading || (polling && EditsLines(tty)) || (hidden && passwordMode(tty))
 }
+
+// SeesReads: the OS tells a read of the terminal from any other sleep.
+const SeesReads = true
+
+// WaitsAtPrompt is WaitsForInput for a program whose prompt shows: the same, where procfs tells.
+func WaitsAtPrompt(pid int, tty *os.File) bool { return WaitsForInput(pid, tty) }
 
 // WaitsOnlyForInput is a stricter WaitsForInput, for when no prompt backs it up: not epoll, where
 // an event loop awaits anything (node's timer); wait_woken only for a read of tty /proc shows (not
@@ -109,119 +117,6 @@ func syscallOf(pid int, taskDir string) (nr int, file string, ok, hidden bool) {
 	return nr, file, true, false
 }
 
-func taskState(taskDir string) byte {
-	p, _ := readStat(taskDir + "stat")
-	return p.State
-}
-
-func readTrimmed(path string) string {
-	b, _ := readProcFile(path)
-	return strings.TrimSpace(string(b))
-}
-
 func hasAnyPrefix(s string, prefixes []string) bool {
 	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
-}
-
-// isTerminalPath: a pseudo-terminal, or /dev/tty (whoever opens it).
-func isTerminalPath(p string) bool {
-	return strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty")
-}
-
-// termMode reads the mode of tty; ok is false for no terminal.
-func termMode(tty *os.File) (canonical, echo, onlcr, ok bool) {
-	if tty == nil {
-		return
-	}
-	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
-	if err != nil {
-		return
-	}
-	canonical, echo = t.Lflag&unix.ICANON != 0, t.Lflag&unix.ECHO != 0
-	return canonical, echo, t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0, true
-}
-
-// SetForegroundGroup makes pgid the foreground group of our terminal tty.
-func SetForegroundGroup(tty *os.File, pgid int) error {
-	return unix.IoctlSetPointerInt(int(tty.Fd()), unix.TIOCSPGRP, pgid)
-}
-
-// OpenTTY opens a terminal to read its mode, never as our controlling terminal; nil if it cannot.
-func OpenTTY(path string) *os.File {
-	f, _ := openUnpolled(path, unix.O_RDONLY)
-	return f
-}
-
-// OpenTTYToWrite is OpenTTY to write; writes wait while the human holds output (Ctrl-S).
-func OpenTTYToWrite(path string) (*os.File, error) {
-	return openUnpolled(path, unix.O_WRONLY)
-}
-
-// openUnpolled opens without waiting and out of the poller, which would wake us at each byte shown.
-func openUnpolled(path string, flags int) (*os.File, error) {
-	fd, err := unix.Open(path, flags|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	unix.SetNonblock(fd, false)
-	return os.NewFile(uintptr(fd), path), nil
-}
-
-// OpenTTYToWriteNoWait is OpenTTYToWrite, failing rather than waiting.
-func OpenTTYToWriteNoWait(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
-}
-
-// TTYOf is the terminal of process pid: its controlling terminal, else the
-// first standard file that is one, but /dev/tty (ours, when we open it).
-// Not just stdin: a shell running "eval ... <fifo 2<>fifo" has fifos on 0, 2.
-// Columns is the width of the terminal at path, 0 when unknown.
-func Columns(path string) int {
-	f, err := openUnpolled(path, unix.O_RDONLY)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
-	if err != nil {
-		return 0
-	}
-	return int(ws.Col)
-}
-
-// FlushInput discards what waits unread in the input of the terminal at path.
-func FlushInput(path string) {
-	if f, err := openUnpolled(path, unix.O_RDONLY); err == nil {
-		unix.IoctlSetInt(int(f.Fd()), unix.TCFLSH, unix.TCIFLUSH)
-		f.Close()
-	}
-}
-
-func TTYOf(pid int) string {
-	if p := controllingPTY(pid); p != "" {
-		return p
-	}
-	for fd := range 3 {
-		p, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
-		if err == nil && p != "/dev/tty" && isTerminalPath(p) {
-			return p
-		}
-	}
-	return ""
-}
-
-func controllingPTY(pid int) string {
-	p, _ := ReadProc(pid)
-	dev := uint64(p.TTY)
-	major := unix.Major(dev)
-	const ptsMajor = 136 // UNIX98 pseudo-terminals: 136 to 143
-	if p.TTY <= 0 || major < ptsMajor || major > ptsMajor+7 {
-		return ""
-	}
-	path := fmt.Sprintf("/dev/pts/%d", (major-ptsMajor)<<8+unix.Minor(dev))
-	var st unix.Stat_t
-	if unix.Stat(path, &st) != nil || st.Rdev != dev {
-		return ""
-	}
-	return path
 }

@@ -1,0 +1,5 @@
+//go:build portable
+
+package e2e
+
+const portable = true

@@ -1,0 +1,73 @@
+package platform
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// termMode reads the mode of tty; ok is false for no terminal.
+func termMode(tty *os.File) (canonical, echo, onlcr, ok bool) {
+	if tty == nil {
+		return
+	}
+	t, err := unix.IoctlGetTermios(int(tty.Fd()), getTermios)
+	if err != nil {
+		return
+	}
+	canonical, echo = t.Lflag&unix.ICANON != 0, t.Lflag&unix.ECHO != 0
+	return canonical, echo, t.Oflag&unix.OPOST != 0 && t.Oflag&unix.ONLCR != 0, true
+}
+
+// SetForegroundGroup makes pgid the foreground group of our terminal tty.
+func SetForegroundGroup(tty *os.File, pgid int) error {
+	return unix.IoctlSetPointerInt(int(tty.Fd()), unix.TIOCSPGRP, pgid)
+}
+
+// OpenTTY opens a terminal to read its mode, never as our controlling terminal; nil if it cannot.
+func OpenTTY(path string) *os.File {
+	f, _ := openUnpolled(path, unix.O_RDONLY)
+	return f
+}
+
+// OpenTTYToWrite is OpenTTY to write; writes wait while the human holds output (Ctrl-S).
+func OpenTTYToWrite(path string) (*os.File, error) {
+	return openUnpolled(path, unix.O_WRONLY)
+}
+
+// openUnpolled opens without waiting and out of the poller, which would wake us at each byte shown.
+func openUnpolled(path string, flags int) (*os.File, error) {
+	fd, err := unix.Open(path, flags|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	unix.SetNonblock(fd, false)
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// OpenTTYToWriteNoWait is OpenTTYToWrite, failing rather than waiting.
+func OpenTTYToWriteNoWait(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+}
+
+// Columns is the width of the terminal at path, 0 when unknown.
+func Columns(path string) int {
+	f, err := openUnpolled(path, unix.O_RDONLY)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Col)
+}
+
+// FlushInput discards what waits unread in the input of the terminal at path.
+func FlushInput(path string) {
+	if f, err := openUnpolled(path, unix.O_RDONLY); err == nil {
+		flushInputQueue(int(f.Fd()))
+		f.Close()
+	}
+}
