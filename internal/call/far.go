@@ -114,7 +114,7 @@ func (f *far) load(job markers.FarJob) ([]byte, error) {
 	// have changed: one row, as erasing a row too many would take a line of the human's output.
 	job.EraseRows = 1
 	if !hooked {
-		job.EraseRows = (f.rec.PromptCol+len(loader))/max(f.rec.Width, 1) + 1
+		job.EraseRows = markers.EchoRows(f.rec.PromptCol, len(loader), f.rec.Width)
 	}
 	f.c.exit = platform.WatchExit(f.c.Ctx, f.end.Carrier.PID)
 	f.bridgeCommand = platform.Parent(f.end.Carrier.PID) == f.c.T.PanePID && bridge.IsCommandRunner(platform.Args(f.c.T.PanePID))

@@ -404,3 +404,19 @@ func TestScriptPassesAnyCommandTextThrough(t *testing.T) {
 		})
 	}
 }
+
+func TestEchoRowsCountsTheRowsALineWrapsTo(t *testing.T) {
+	for _, c := range []struct{ col, n, width, want int }{
+		{0, 0, 80, 1},     // Enter alone
+		{10, 69, 80, 1},   // ends one short of the margin
+		{10, 70, 80, 1},   // ends at the margin: the pending wrap takes no row
+		{10, 71, 80, 2},   // one past it
+		{32, 208, 120, 2}, // far mode's loader after a 32-column prompt: 240 columns, two rows
+		{32, 209, 120, 3},
+		{5, 10, 0, 1}, // no width known
+	} {
+		if got := markers.EchoRows(c.col, c.n, c.width); got != c.want {
+			t.Errorf("markers.EchoRows(%d, %d, %d) = %d, want %d", c.col, c.n, c.width, got, c.want)
+		}
+	}
+}
