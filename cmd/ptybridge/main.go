@@ -13,6 +13,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/remote/attach"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"golang.org/x/term"
 )
@@ -46,6 +47,7 @@ type flags struct {
 	Command []string         `arg:"" optional:"" passthrough:"" placeholder:"-- COMMAND" help:"Run COMMAND in the shared terminal instead of your shell (ssh HOST, sudo -i, docker exec -it C bash)."`
 	Confirm bool             `help:"Approve each command of the agent's (and each REPL input) before it is typed: y runs it, n or Escape refuses it."`
 	Linger  cli.Duration     `placeholder:"DURATION" help:"Keep the shared shell alive this long after the last terminal closes, its state intact (e.g. 30m); ptybridge again finds it as it was. Meanwhile ptysend refuses (75): nobody watches."`
+	Host    string           `placeholder:"[USER@]HOST" help:"Open the shared terminal on HOST, in a ptybridge there, over one ssh connection of yours (copying ptybridge and ptysend to ~/.cache/ptybridge there); it lingers when the connection drops (--linger, default 24h), and ptybridge --host HOST again returns to it. The session's name defaults to HOST's. See docs/remote.md."`
 
 	cli.RelayFlags `embed:""`
 }
@@ -63,11 +65,15 @@ func run(args []string) int {
 	switch {
 	case c.RelayFlags.Requested():
 		err = c.RelayFlags.Run()
+	case c.Host != "" && len(c.Command) > 0:
+		err = &failure.Error{Msg: "--host runs ptybridge on the host: it takes no COMMAND", Hint: "drop the COMMAND, or use ptybridge -- ssh HOST COMMAND"}
 	case !term.IsTerminal(int(os.Stdin.Fd())):
 		err = &failure.Error{
 			Msg:  "standard input is not a terminal: ptybridge opens an interactive terminal for a human",
 			Hint: "run ptybridge yourself in a terminal window; an agent should ask the user to do it",
 		}
+	case c.Host != "":
+		err = attach.Open(attach.Options{Dest: c.Host, Name: c.Session, Linger: c.Linger.Duration(), Confirm: c.Confirm})
 	default:
 		err = open(c)
 	}
