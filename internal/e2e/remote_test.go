@@ -52,8 +52,10 @@ func startRemoteHost(t *testing.T) *remoteHost {
 }
 
 // sshCommand is the human's ssh for PTYBRIDGE_SSH: the test's key and port.
-func (h *remoteHost) sshCommand() string {
-	return fmt.Sprintf("ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -i %s -p %d", h.srv.key, h.srv.port)
+func (h *remoteHost) sshCommand() string { return h.sshCommandTo(h.srv.port) }
+
+func (h *remoteHost) sshCommandTo(port int) string {
+	return fmt.Sprintf("ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -i %s -p %d", h.srv.key, port)
 }
 
 // world is a local world whose human reaches the host with their ssh. Its ssh masters, which
@@ -139,7 +141,6 @@ func TestRemoteBridge(t *testing.T) {
 	h := startRemoteHost(t)
 	b := h.world()
 	term := h.open(b)
-	at := func(args ...string) []string { return append([]string{"--session", remoteSession}, args...) }
 
 	t.Run("first use copies the binaries, verified, to a private cache", func(t *testing.T) {
 		b.waitForScreen(term, "copying ptysend to "+h.dest)

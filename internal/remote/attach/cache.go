@@ -34,7 +34,8 @@ const shFuncs = `set -f; u=$(id -u); ` +
 // "bad WHY" and nothing more.
 const probeScript = shFuncs +
 	`echo "uname $(uname -s) $(uname -m)"; base=${XDG_CACHE_HOME:-$HOME/.cache}/ptybridge; d=$base/$1; ` +
-	`umask 077; if mkdir -p "$d" 2>/dev/null; then :; else echo "bad cannot create $d (a read-only or full disk?)"; exit 0; fi; ` +
+	`umask 077; for x in "$base" "$d"; do if [ -e "$x" ] || [ -L "$x" ]; then chk "$x"; fi; done; ` +
+	`if mkdir -p "$d" 2>/dev/null; then :; else echo "bad cannot create $d (a read-only or full disk?)"; exit 0; fi; ` +
 	`chk "$base"; chk "$d"; chmod 700 "$d"; echo "dir $d"; ` +
 	`for f in ptybridge ptysend ptysend-mcp; do if [ -f "$d/$f" ]; then echo "sum $f $(sum "$d/$f")"; fi; done`
 
@@ -85,7 +86,8 @@ func cacheName(bins []localBinary) string {
 	for _, b := range bins {
 		fmt.Fprintf(h, "%s %s\n", b.name, b.sum)
 	}
-	version := []byte(cli.Version())
+	v, _, _ := strings.Cut(cli.Version(), " ") // without a date, or "(built without ...)"
+	version := []byte(v)
 	for i, c := range version {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
 			version[i] = '_'
