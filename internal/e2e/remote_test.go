@@ -200,7 +200,11 @@ func TestRemoteBridge(t *testing.T) {
 		h.waitAttached(b, again, false)
 	})
 	t.Run("a binary whose checksum differs is replaced, not run", func(t *testing.T) {
-		must(t, os.WriteFile(filepath.Join(h.cache(), "ptysend"), []byte("#!/bin/sh\necho planted\n"), 0o700))
+		// In place of the binary, as a running one cannot be written (a job's supervisor runs it).
+		planted := filepath.Join(h.cache(), "planted")
+		must(t, os.WriteFile(planted, []byte("#!/bin/sh\necho planted\n"), 0o700))
+		must(t, h.user.Own(planted))
+		must(t, os.Rename(planted, filepath.Join(h.cache(), "ptysend")))
 		again := h.open(b)
 		b.waitForScreen(again, "replacing (its checksum differs) ptysend")
 		if sha256File(t, filepath.Join(h.cache(), "ptysend")) != sha256File(t, filepath.Join(bin, "ptysend")) {
@@ -209,5 +213,22 @@ func TestRemoteBridge(t *testing.T) {
 		if got := b.run(at("--", "echo fine")...); got != "fine\n" {
 			t.Fatalf("got %q", got)
 		}
+	})
+	t.Run("a REPL runs on the host", func(t *testing.T) {
+		b.run(at("--repl-start", "python3")...)
+		if got := b.run(at("--repl-eval", "import getpass; print(getpass.getuser(), 6*7)")...); got != otherUser+" 42\n" {
+			t.Fatalf("--repl-eval: %q", got)
+		}
+		b.run(at("--repl-close")...)
+	})
+	t.Run("a job runs on the host", func(t *testing.T) {
+		b.run(at("--job", "who", "--", "whoami; sleep 30")...)
+		if got := b.run(at("--job-wait", "who", "--until", otherUser)...); !strings.Contains(got, otherUser) {
+			t.Fatalf("--job-wait: %q", got)
+		}
+		if out := b.run(at("--jobs")...); !strings.Contains(out, "who") {
+			t.Fatalf("--jobs: %q", out)
+		}
+		b.send(at("--job-stop", "who")...)
 	})
 }
