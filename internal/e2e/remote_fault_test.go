@@ -42,7 +42,7 @@ func TestRemoteConnectionLostMidCommand(t *testing.T) {
 	})
 	h.waitAttached(b, term, false)
 
-	h.open(b)
+	term = h.open(b)
 	t.Run("reattached, the command's output and the shell's state are there", func(t *testing.T) {
 		var id string
 		b.waitFor("the command to be over in the host's history", func() bool {
@@ -59,6 +59,22 @@ func TestRemoteConnectionLostMidCommand(t *testing.T) {
 		}
 		if got := b.run(at("--", `pwd; echo "$PTB_KEPT"`)...); got != "/usr/share\nkept\n" {
 			t.Fatalf("got %q", got)
+		}
+	})
+	t.Run("the shell's exit ends the bridge for good: the master closes, the record goes", func(t *testing.T) {
+		term.typeKeys("exit\r")
+		if code := term.exited(t); code != 0 {
+			t.Fatalf("ptybridge --host exited %d:\n%s", code, screenText(term.screen()))
+		}
+		if left, _ := filepath.Glob(filepath.Join(b.runtimeDir(), "*")); len(left) != 0 {
+			for _, f := range left {
+				if strings.HasSuffix(f, ".remote") || strings.Contains(f, "/ssh-") {
+					t.Fatalf("left in the runtime directory: %q", left)
+				}
+			}
+		}
+		if out := b.send("--sessions").stdout; strings.Contains(out, "far\t") {
+			t.Fatalf("--sessions still lists it:\n%s", out)
 		}
 	})
 }
