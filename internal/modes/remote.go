@@ -6,6 +6,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/call"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/remote"
+	"github.com/ptybridge/ptybridge/internal/rundir"
 )
 
 // forwarded says whether mode m runs on a remote bridge's host: all but those of the command
@@ -22,6 +23,10 @@ func forwarded(m Mode) bool {
 // is not for it (/dev/null, a terminal) reads the host's shared terminal, as locally: the host's
 // ptysend, whose stdin is ssh's pipe, is told so.
 func forward(r *remote.Record, m Mode, args []string) int {
+	// The record names the program to run (ssh): trusted only in a private runtime directory.
+	if err := rundir.Ensure(rundir.Path()); err != nil {
+		return cli.Report(os.Stderr, "ptysend", err)
+	}
 	forwardStdin := call.ForwardsStdin(os.Stdin)
 	if c, ok := m.(*command); ok {
 		switch {

@@ -6,13 +6,18 @@ import (
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/look"
+	"github.com/ptybridge/ptybridge/internal/rundir"
 )
 
 // Sessions describes the remote bridges recorded in dir as their hosts' ptysend --sessions does,
 // marked remote; one whose connection is down as "disconnected".
 func Sessions(dir string) []look.Session {
 	var list []look.Session
-	for _, r := range List(dir) {
+	records := List(dir)
+	if len(records) == 0 || rundir.Ensure(dir) != nil { // a record names the program to run: trusted in a private directory only
+		return nil
+	}
+	for _, r := range records {
 		s, _ := r.Describe()
 		list = append(list, s)
 	}

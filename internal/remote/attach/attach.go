@@ -106,7 +106,10 @@ func Open(o Options) error {
 // startMaster opens the master in the human's terminal, where ssh asks what it asks, and leaves
 // it in the background (-f) for ControlPersist after its last client.
 func startMaster(r *remote.Record, linger time.Duration) error {
-	cmd := r.Command([]string{"-M", "-o", "ControlPersist=" + strconv.Itoa(max(1, int(linger.Seconds()))), "-f", "-N"})
+	// ServerAlive: a connection that silently died (a laptop lid, Wi-Fi) ends the master within
+	// ~45 s, so that calls fail with 125 instead of waiting on it.
+	cmd := r.Command([]string{"-M", "-o", "ControlPersist=" + strconv.Itoa(max(1, int(linger.Seconds()))),
+		"-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3", "-f", "-N"})
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()
 	var exit *exec.ExitError
