@@ -35,6 +35,14 @@ When COMMAND ends, the terminal says with which exit status, and the
 session ends as when the last terminal closes. ptysend --sessions lists
 the bridges; the agent picks one with ptysend --session NAME.
 
+With --host [USER@]HOST the shared terminal is a ptybridge on HOST, over
+one ssh connection of yours (your config, keys and agent; its questions in
+this terminal): ptybridge and ptysend are copied to ~/.cache/ptybridge
+there, checksum-verified, and the session lingers when the connection
+drops (24h, or --linger); ptybridge --host HOST again returns to it. The
+agent reaches it with ptysend --session NAME (NAME defaults to HOST's).
+  ptybridge --host deploy@web1
+
 With --confirm you approve each command of the agent's before it is typed:
 a small window over your terminal shows it; press y to run it, n or Escape
 to refuse it (the agent is told you refused). It stays on for as long as the
