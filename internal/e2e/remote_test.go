@@ -44,11 +44,32 @@ func startRemoteHost(t *testing.T) *remoteHost {
 	h := &remoteHost{t: t, dir: dir, user: u, dest: otherUser + "@127.0.0.1"}
 	t.Cleanup(func() {
 		h.tmux("kill-server")
+		h.killLingerScripts()
 		os.RemoveAll(dir)
 	})
 	h.srv = startSSHD(t, fmt.Sprintf("SetEnv HOME=%s TMUX_TMPDIR=%s PTYBRIDGE_RUNTIME_DIR=%s\n",
 		filepath.Join(dir, "home"), filepath.Join(dir, "tmux"), filepath.Join(dir, "rt")))
 	return h
+}
+
+// killLingerScripts ends the host's --linger timers (a shell of tmux's run-shell -b and its
+// sleep), which outlive the tmux server: those of this test's host, found by its directory.
+func (h *remoteHost) killLingerScripts() {
+	out, _ := exec.Command("ps", "-u", otherUser, "-o", "pid=,ppid=,args=").Output()
+	mine := map[string]bool{}
+	lines := strings.Split(string(out), "\n")
+	for _, line := range lines {
+		if f := strings.Fields(line); len(f) > 2 && strings.Contains(line, h.dir+"/") {
+			mine[f[0]] = true
+		}
+	}
+	for _, line := range lines {
+		if f := strings.Fields(line); len(f) > 2 && (mine[f[0]] || mine[f[1]]) {
+			var pid int
+			fmt.Sscan(f[0], &pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // sshCommand is the human's ssh for PTYBRIDGE_SSH: the test's key and port.
