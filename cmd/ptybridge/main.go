@@ -13,6 +13,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/failure"
+	"github.com/ptybridge/ptybridge/internal/remote/attach"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"golang.org/x/term"
 )
@@ -34,6 +35,14 @@ When COMMAND ends, the terminal says with which exit status, and the
 session ends as when the last terminal closes. ptysend --sessions lists
 the bridges; the agent picks one with ptysend --session NAME.
 
+With --host [USER@]HOST the shared terminal is a ptybridge on HOST, over
+one ssh connection of yours (your config, keys and agent; its questions in
+this terminal): ptybridge and ptysend are copied to ~/.cache/ptybridge
+there, checksum-verified, and the session lingers when the connection
+drops (24h, or --linger); ptybridge --host HOST again returns to it. The
+agent reaches it with ptysend --session NAME (NAME defaults to HOST's).
+  ptybridge --host deploy@web1
+
 With --confirm you approve each command of the agent's before it is typed:
 a small window over your terminal shows it; press y to run it, n or Escape
 to refuse it (the agent is told you refused). It stays on for as long as the
@@ -46,6 +55,7 @@ type flags struct {
 	Command []string         `arg:"" optional:"" passthrough:"" placeholder:"-- COMMAND" help:"Run COMMAND in the shared terminal instead of your shell (ssh HOST, sudo -i, docker exec -it C bash)."`
 	Confirm bool             `help:"Approve each command of the agent's (and each REPL input) before it is typed: y runs it, n or Escape refuses it."`
 	Linger  cli.Duration     `placeholder:"DURATION" help:"Keep the shared shell alive this long after the last terminal closes, its state intact (e.g. 30m); ptybridge again finds it as it was. Meanwhile ptysend refuses (75): nobody watches."`
+	Host    string           `placeholder:"[USER@]HOST" help:"Open the shared terminal on HOST, in a ptybridge there, over one ssh connection of yours (copying ptybridge and ptysend to ~/.cache/ptybridge there); it lingers when the connection drops (--linger, default 24h), and ptybridge --host HOST again returns to it. The session's name defaults to HOST's. See docs/remote.md."`
 
 	cli.RelayFlags `embed:""`
 }
@@ -63,11 +73,15 @@ func run(args []string) int {
 	switch {
 	case c.RelayFlags.Requested():
 		err = c.RelayFlags.Run()
+	case c.Host != "" && len(c.Command) > 0:
+		err = &failure.Error{Msg: "--host runs ptybridge on the host: it takes no COMMAND", Hint: "drop the COMMAND, or use ptybridge -- ssh HOST COMMAND"}
 	case !term.IsTerminal(int(os.Stdin.Fd())):
 		err = &failure.Error{
 			Msg:  "standard input is not a terminal: ptybridge opens an interactive terminal for a human",
 			Hint: "run ptybridge yourself in a terminal window; an agent should ask the user to do it",
 		}
+	case c.Host != "":
+		err = attach.Open(attach.Options{Dest: c.Host, Name: c.Session, Linger: c.Linger.Duration(), Confirm: c.Confirm})
 	default:
 		err = open(c)
 	}

@@ -29,6 +29,9 @@ func forwardsStdin(r io.Reader) bool {
 	return known && (mode.IsRegular() || mode&os.ModeNamedPipe != 0)
 }
 
+// ForwardsStdin says whether ptysend forwards r, its stdin, to the command by default.
+func ForwardsStdin(r io.Reader) bool { return forwardsStdin(r) }
+
 // isPipe: r is a pipe, which may well be empty (an agent's tool gives one).
 func isPipe(r io.Reader) bool { mode, _ := fileMode(r); return mode&os.ModeNamedPipe != 0 }
 

@@ -142,6 +142,9 @@ type Session struct {
 	Shell string `json:"shell,omitempty"`
 	Far   bool   `json:"far"`
 	Via   string `json:"via,omitempty"`
+	// Remote is the ssh destination of a remote bridge (ptybridge --host), whose session runs on
+	// that host; its State "disconnected" when no connection to it is open.
+	Remote string `json:"remote,omitempty"`
 	// Command is what the bridge was opened with (ptybridge -- COMMAND).
 	Command string `json:"command,omitempty"`
 	// State is "free" or "busy", Busy with what.
@@ -214,7 +217,7 @@ func PrintSessions(w io.Writer, list []Session, asJSON bool) error {
 	}
 	for _, s := range list {
 		where := choose(s.User != "", s.User+"@"+s.Host, "?")
-		shell := cmp.Or(s.Shell, "shell not known yet") + choose(s.Far, " via "+s.Via, " (local)")
+		shell := cmp.Or(s.Shell, "shell not known yet") + choose(s.Far, " via "+s.Via, choose(s.Remote != "", " (remote)", " (local)"))
 		state := s.State + choose(s.Busy != "", choose(s.State == pane.Lingering, " ", ": ")+s.Busy, "")
 		terms := fmt.Sprintf("%d terminal%s", s.Attached, choose(s.Attached == 1, "", "s"))
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Name, where, shell, state, terms)

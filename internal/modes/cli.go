@@ -25,12 +25,19 @@ import (
 	"github.com/ptybridge/ptybridge/internal/human"
 	"github.com/ptybridge/ptybridge/internal/jobs"
 	"github.com/ptybridge/ptybridge/internal/markers"
+	"github.com/ptybridge/ptybridge/internal/remote"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/skills"
 )
 
 // Main runs ptysend with the command line args and returns its exit status.
 func Main(args []string) int {
+	if len(args) == 2 && args[0] == remote.ArgvFlag { // a remote bridge's call, on its host
+		var err error
+		if args, err = remote.DecodeArgv(args[1]); err != nil {
+			return usageError(err.Error())
+		}
+	}
 	opts, modes, quick := quickFlags(args)
 	if !quick && !parse(&opts, modes, args) {
 		return failure.ExitFailure
@@ -44,6 +51,9 @@ func Main(args []string) int {
 	}
 	if err := bridge.ValidateName(opts.Session); err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
+	}
+	if r, ok := remote.Find(rundir.Path(), opts.Session); ok && forwarded(m) {
+		return forward(r, m, args)
 	}
 	exe, _ := os.Executable()
 	ctx := context.Background()

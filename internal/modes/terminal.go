@@ -14,6 +14,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/human"
 	"github.com/ptybridge/ptybridge/internal/look"
+	"github.com/ptybridge/ptybridge/internal/remote"
 	"github.com/ptybridge/ptybridge/internal/repl"
 )
 
@@ -281,7 +282,7 @@ func (m *sessions) About() About {
 }
 
 func (m *sessions) Run(ctx context.Context, e *Env) (int, error) {
-	list := look.Sessions(e.Bridge.Exe)
+	list := append(look.Sessions(e.Bridge.Exe), remote.Sessions(e.Bridge.RuntimeDir)...)
 	e.give(SessionsResult{Sessions: list})
 	return 0, look.PrintSessions(e.Stdout, list, e.JSON)
 }

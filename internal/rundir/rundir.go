@@ -160,7 +160,7 @@ func callID(name string) (string, bool) {
 		return "", false
 	}
 	switch ext {
-	case "sock", "query.sock", "mode", "hooked", "repl.json", "repl.json.tmp", "pane", "pane.tmp":
+	case "sock", "query.sock", "mode", "hooked", "repl.json", "repl.json.tmp", "pane", "pane.tmp", "remote", "remote.tmp":
 		return "", false
 	}
 	if strings.HasPrefix(ext, "job-") || strings.HasPrefix(ext, "spare") { // a job's keeper, a spare window's files (internal/jobs)
