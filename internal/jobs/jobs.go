@@ -55,13 +55,16 @@ func SocketPath(b bridge.Bridge, name string) string {
 }
 
 // names lists the jobs of bridge b whose relay sockets exist, sorted.
-func names(b bridge.Bridge) []string {
+func names(b bridge.Bridge) []string { return namesWith(b, socketSuffix) }
+
+// namesWith lists the job names of bridge b's runtime files ending in suffix, sorted.
+func namesWith(b bridge.Bridge, suffix string) []string {
 	base := filepath.Base(b.File(socketPrefix))
 	entries, _ := os.ReadDir(b.RuntimeDir)
 	var out []string
 	for _, e := range entries {
 		if rest, ok := strings.CutPrefix(e.Name(), base); ok {
-			if name, ok := strings.CutSuffix(rest, socketSuffix); ok && ValidName(name) == nil {
+			if name, ok := strings.CutSuffix(rest, suffix); ok && ValidName(name) == nil {
 				out = append(out, name)
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,20 +237,7 @@ func sessionIdentity(b bridge.Bridge) string {
 }
 
 // keptNames lists the names of the bridge's kept jobs, sorted, whatever their session.
-func keptNames(b bridge.Bridge) []string {
-	base := filepath.Base(b.File(socketPrefix))
-	entries, _ := os.ReadDir(b.RuntimeDir)
-	var out []string
-	for _, e := range entries {
-		if rest, ok := strings.CutPrefix(e.Name(), base); ok {
-			if name, ok := strings.CutSuffix(rest, keptSuffix); ok && ValidName(name) == nil {
-				out = append(out, name)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func keptNames(b bridge.Bridge) []string { return namesWith(b, keptSuffix) }
 
 // keptJobsOf reads the headers of the bridge's kept jobs of this session, by name.
 func keptJobsOf(b bridge.Bridge) map[string]*keptJob {

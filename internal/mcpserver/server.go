@@ -30,7 +30,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/jobs"
 	"github.com/ptybridge/ptybridge/internal/look"
-	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/modes"
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
@@ -195,10 +194,8 @@ var bounded = map[string]bool{"run": true, "repl_eval": true, "output": true, "j
 // The shared options as parameters: a duration is seconds or a Go duration.
 var (
 	schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[cli.Duration]():  {Types: []string{"number", "string"}},
-		reflect.TypeFor[time.Time]():     {Type: "string", Format: "date-time"},
-		reflect.TypeFor[markers.ID]():    {Type: "string"},
-		reflect.TypeFor[*cli.Duration](): {Types: []string{"number", "string"}}}}
+		reflect.TypeFor[cli.Duration](): {Types: []string{"number", "string"}},
+		reflect.TypeFor[time.Time]():    {Type: "string", Format: "date-time"}}}
 	optionSchemas = must(jsonschema.For[modes.Options](schemaOptions)).Properties
 	optionTaken   = map[string]modes.Takes{"timeout": modes.TakesLimits, "max_time": modes.TakesLimits,
 		"raw": modes.TakesRaw, "wait_free": modes.TakesWaitFree}
