@@ -143,7 +143,7 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 		title:  "trivial call",
 		a:      &series{name: "ptysend -- true"},
 		b:      &series{name: "bare: send-keys 'true; tmux wait-for -S C' + wait-for C"},
-		target: 1.0,
+		target: 0.85, // the one-core issue's
 	}
 	err = alternate(cfg.Trivial, cfg.Warmup, trivial.a, trivial.b,
 		settled(w, func(int) (sample, error) { return w.ptysendExpect("", "--", "true") }),
@@ -195,7 +195,7 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 		title:  fmt.Sprintf("large output (%s, %.2f MB)", seq, float64(len(want))/1e6),
 		a:      &series{name: "ptysend -- " + seq},
 		b:      &series{name: "bare: send-keys '" + seq + "; tmux wait-for -S C' + wait-for C"},
-		target: 1.5,
+		target: 1.2, // the one-core issue's
 	}
 	err = alternate(cfg.Large, cfg.Warmup, large.a, large.b,
 		settled(w, func(int) (sample, error) { return w.ptysendExpect(want, "--", seq) }),
@@ -327,7 +327,7 @@ func (r *results) report(out io.Writer) {
 		for _, s := range []*series{c.a, c.b} {
 			fmt.Fprintf(out, "  %-66s n=%-3d median %8s  p90 %8s\n", s.name, len(s.samples), ms(s.median()), ms(s.p90()))
 		}
-		fmt.Fprintf(out, "  ratio of medians %.2fx (target <= %.1fx): %s\n", c.ratio(), c.target, verdict(c.ratio() <= c.target))
+		fmt.Fprintf(out, "  ratio of medians %.2fx (target <= %.2gx): %s\n", c.ratio(), c.target, verdict(c.ratio() <= c.target))
 	}
 	if r.replErr != nil {
 		fmt.Fprintf(out, "\nREPL eval: FAILED: %v\n", r.replErr)

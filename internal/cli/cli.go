@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alecthomas/kong"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
@@ -61,15 +60,7 @@ type OptionalValue struct {
 	Value string // "" when given without one
 }
 
-func (o *OptionalValue) Decode(ctx *kong.DecodeContext) error {
-	o.Set = true
-	if ctx.Scan.Peek().Type == kong.FlagValueToken {
-		o.Value = fmt.Sprint(ctx.Scan.Pop().Value)
-	}
-	return nil
-}
-
-// IsBool makes kong take no separate value.
+// IsBool makes kong take no separate value (it reads this type in tests only: see Flags).
 func (o *OptionalValue) IsBool() bool { return true }
 
 // Report prints err as "tool: error: ..." and "hint: ...", and returns the exit code.

@@ -100,20 +100,10 @@ func firstToolOnly(typ reflect.Type) string {
 
 // flagName is the field's flag as kong names it; "" for an argument or no flag.
 func flagName(f reflect.StructField) string {
-	if f.Tag.Get("kong") == "-" || f.Tag.Get("arg") != "" || !f.IsExported() {
+	if _, arg := f.Tag.Lookup("arg"); f.Tag.Get("kong") == "-" || arg || !f.IsExported() {
 		return ""
 	}
-	if name := f.Tag.Get("name"); name != "" {
-		return name
-	}
-	var b strings.Builder
-	for i, r := range f.Name {
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte('-')
-		}
-		b.WriteString(strings.ToLower(string(r)))
-	}
-	return b.String()
+	return cli.FlagName(f)
 }
 
 func jsonName(f reflect.StructField) string {

@@ -12,11 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"strings"
 	"syscall"
-	"time"
-
-	"github.com/alecthomas/kong"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/call"
@@ -38,9 +34,18 @@ func Main(args []string) int {
 			return usageError(err.Error())
 		}
 	}
-	opts, modes, quick := quickFlags(args)
-	if !quick && !parse(&opts, modes, args) {
-		return failure.ExitFailure
+	var opts Options
+	var version versionFlag
+	modes := All()
+	switch err := cli.NewFlags(flagStructs(&opts, &version, modes)...).Parse(args); {
+	case errors.Is(err, cli.ErrHelp):
+		_, _ = io.WriteString(os.Stdout, usage)
+		return 0
+	case err != nil:
+		return usageError(err.Error())
+	case version.Version:
+		fmt.Println(cli.Version())
+		return 0
 	}
 	m, err := choose(&opts, modes)
 	if err != nil {
@@ -74,119 +79,33 @@ func Main(args []string) int {
 	return status
 }
 
-// quickFlags reads the most common command lines without kong, whose model of ptysend's flags costs
-// ~1-1.5 ms and ~0.7 MiB at every start (a sixth of a trivial call): a command ([--timeout D]
-// [--max-time D] [--wait-free D] [--raw] -- WORDS), and --status, --history[=N] or --output[=ID]
-// with --json and --raw. Anything else is left to kong: ok is false, and the modes are new.
-func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
-	modes = All()
-	status, history, output, cmd := find[*statusMode](modes), find[*historyMode](modes), find[*outputMode](modes), find[*command](modes)
-	durations := false
-	// The defaults and the environment, as kong sets them.
-	opts = Options{Session: os.Getenv("PTYBRIDGE_SESSION"), Timeout: cli.Duration(10 * time.Second), MaxTime: cli.Duration(120 * time.Second)}
-	cmd.StdinFrom = "auto"
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, value, hasValue := strings.Cut(a, "=")
-		switch {
-		case a == "--":
-			cmd.Words = args[i:]
-			i = len(args)
-		case a == "--status":
-			status.Status = true
-		case name == "--history" && (!hasValue || value != ""):
-			history.History = cli.OptionalValue{Set: true, Value: value}
-		case name == "--output" && (!hasValue || value != ""):
-			output.Output = cli.OptionalValue{Set: true, Value: value}
-		case a == "--json":
-			opts.JSON = true
-		case a == "--raw":
-			opts.Raw = true
-		case name == "--timeout" || name == "--max-time" || name == "--wait-free":
-			if !hasValue && i+1 < len(args) {
-				i++
-				value = args[i]
-			}
-			var d cli.Duration
-			if d.UnmarshalText([]byte(value)) != nil {
-				return Options{}, All(), false // kong says what is wrong
-			}
-			switch name {
-			case "--timeout":
-				opts.Timeout = d
-			case "--max-time":
-				opts.MaxTime = d
-			default:
-				opts.WaitFree = &d
-			}
-			durations = true
-		default:
-			return Options{}, All(), false
-		}
-	}
-	if len(args) == 0 || durations && cmd.Words == nil {
-		return Options{}, All(), false
-	}
-	return opts, modes, true
+type versionFlag struct {
+	Version bool `help:"Print the version and exit." json:"-"`
 }
 
-//go:embed help.txt
-var helpText string
-
-// helpDescription is the description for kong: the whole text when the command line asks for
-// help, else none. kong runs every help text through a regular expression at each parse (for
-// ${variables}): for the long description, ~0.3 MB of heap a call, a few percent of its peak.
-func helpDescription(args []string) string {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return ""
-		case "-h", "--help":
-			return strings.TrimSuffix(helpText, "\n")
-		}
+// flagStructs are the structs whose fields are ptysend's flags, in the order of its help: the
+// shared options, --version, then each mode's (the command's words among them).
+func flagStructs(opts *Options, version *versionFlag, modes []Mode) []any {
+	structs := []any{opts, version}
+	for _, m := range modes {
+		structs = append(structs, m)
 	}
-	return ""
+	return structs
 }
 
-// parse reads the command line into opts and the modes with kong, which prints help and
-// the version itself; false when it is unusable (after saying why).
-func parse(opts *Options, modes []Mode, args []string) bool {
-	// The modes' flags, and the command's words, are the root's.
-	plugins := make(kong.Plugins, len(modes))
-	for i, m := range modes {
-		plugins[i] = m
-	}
-	parser, err := kong.New(&struct {
-		*Options
-		Version kong.VersionFlag `help:"Print the version and exit."`
-		Modes   kong.Plugins     `embed:""`
-	}{Options: opts, Modes: plugins},
-		kong.Name("ptysend"),
-		kong.Description(helpDescription(args)),
-		kong.Vars{"version": cli.Version()},
-		kong.Exit(func(code int) {
-			if code != 0 {
-				code = failure.ExitFailure
-			}
-			os.Exit(code)
-		}))
-	if err != nil {
-		panic(err)
-	}
-	if _, err := parser.Parse(args); err != nil {
-		usageError(err.Error())
-		return false
-	}
-	return true
-}
+// usage is ptysend --help: kong's rendering of the flags' tags and help.txt at 80 columns, made
+// by the test TestUsageIsKongsHelp (go test ./internal/modes -run Usage -update writes it).
+//
+//go:embed usage.txt
+var usage string
 
 func usageError(msg string) int {
 	fmt.Fprintf(os.Stderr, "ptysend: error: %s\nhint: usage: ptysend [flags] -- WORDS...; see ptysend --help\n", msg)
 	return failure.ExitFailure
 }
 
-// valueApart catches --history 3 and --output 7: kong takes the number
-// for a command's words, as an optional value must follow its '='.
+// valueApart catches --history 3 and --output 7: the number is taken for
+// a command's words (as kong does), as an optional value must follow its '='.
 func valueApart(m Mode, cmd *command) error {
 	words := words(cmd.Words)
 	if len(words) != 1 || cmd.Words[0] == "--" {

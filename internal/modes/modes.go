@@ -1,5 +1,5 @@
 // Package modes declares, once, everything ptysend does: each mode is a struct of its own flags
-// (kong tags for the command line, json tags for its MCP tool's parameters) with a Run, which
+// (kong's tags for the command line, read by cli.Flags; json tags for its MCP tool's parameters) with a Run, which
 // reaches the package that does the work (internal/call, repl, jobs, look, human). The command line
 // (Main) and the MCP server's tools (internal/mcpserver) are both built from the one list, All, and
 // the options modes share.

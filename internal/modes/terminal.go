@@ -126,9 +126,8 @@ func (m *replClose) Run(ctx context.Context, e *Env) (int, error) {
 }
 
 // The modes that type nothing: they look at the terminal, or talk to the human (internal/look,
-// internal/human), and answer while it is busy. Their flags' help is short: kong runs every
-// flag's help through a regexp at each parse, and long ones cost ptysend's peak memory (the
-// description, given only for --help, says more).
+// internal/human), and answer while it is busy. Their flags' help is short, for a help that
+// reads at a glance (the description above the flags says more).
 
 type screen struct {
 	Screen bool `name:"screen" help:"Print the shared terminal's screen as the user sees it now (an editor, a pager, a half-typed line...), and where the cursor is (on stderr; with --json, one JSON object). Types nothing." json:"-"`
