@@ -110,7 +110,21 @@ func (f *Flags) Parse(args []string) error {
 		}
 		f.seen[fl] = true
 	}
-	return f.fillUnset()
+	if err := f.fillUnset(); err != nil {
+		return err
+	}
+	return f.checkEnums()
+}
+
+// checkEnums refuses a value outside its flag's enum: the last given counts, as with kong.
+func (f *Flags) checkEnums() error {
+	for _, fl := range f.byName {
+		enum := fl.tag.Get("enum")
+		if value := fl.value.String(); enum != "" && !slices.Contains(strings.Split(enum, ","), value) {
+			return fmt.Errorf("--%s must be one of %s but got %q", fl.name, strings.ReplaceAll(enum, ",", ", "), value)
+		}
+	}
+	return nil
 }
 
 // fillUnset gives the flags not on the command line their environment variable or default.
@@ -146,9 +160,6 @@ func placeholder(fl *flagField) string {
 
 // set gives the flag value (hasValue: written after '=' or apart, not left out).
 func (fl *flagField) set(value string, hasValue bool) error {
-	if enum := fl.tag.Get("enum"); enum != "" && !slices.Contains(strings.Split(enum, ","), value) {
-		return fmt.Errorf("must be one of %s but got %q", strings.ReplaceAll(enum, ",", ", "), value)
-	}
 	v := fl.value
 	if v.Kind() == reflect.Pointer {
 		v.Set(reflect.New(v.Type().Elem()))

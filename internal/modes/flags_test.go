@@ -115,7 +115,7 @@ func TestFlagsReadCommandLinesAsKongDoes(t *testing.T) {
 		case (kErr == nil) != (err == nil):
 			t.Errorf("%q: kong says %v, Flags %v", args, kErr, err)
 		case err == nil && !reflect.DeepEqual([]any{opts, version, modes}, []any{kOpts, kVersion, kModes}):
-			t.Errorf("%q:\nFlags %+v %+v %+v\nkong  %+v %+v %+v", args, opts, version, modes, kOpts, kVersion, kModes)
+			t.Errorf("%q:\nFlags %+v %+v %s\nkong  %+v %+v %s", args, opts, version, show(modes), kOpts, kVersion, show(kModes))
 		}
 	}
 }
@@ -146,7 +146,7 @@ func TestAFlagWithoutItsValueSaysWhatItTakes(t *testing.T) {
 		"--timeout":           "--timeout needs a value: --timeout DURATION",
 		"--job-output --json": "--job-output needs a value: --job-output NAME",
 		"--timeout soon":      `--timeout: "soon" is not a duration`,
-		"--stdin tty":         `--stdin: must be one of auto, terminal, forward but got "tty"`,
+		"--stdin tty":         `--stdin must be one of auto, terminal, forward but got "tty"`,
 	} {
 		_, _, _, err := flagsParse(strings.Fields(args))
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
@@ -194,4 +194,54 @@ func TestUsageIsKongsHelp(t *testing.T) {
 	if !strings.Contains(usage, "--job-screen=NAME") || strings.Contains(usage, "--relay") {
 		t.Fatalf("the help must list the modes' flags and hide the internal ones:\n%s", usage)
 	}
+}
+
+// FuzzFlagsAgreeWithKong: command lines made of ptysend's flags, values and words (each byte of
+// the input picks one) read the same with cli.Flags as with kong, or are refused by both. (Beyond
+// these, kong has quirks Flags does not copy: it splits -abc into -a bc even among a command's
+// words, turns invalid UTF-8 into U+FFFD, and takes --=0 for "--".)
+func FuzzFlagsAgreeWithKong(f *testing.F) {
+	tokens := []string{"--", "ls", "echo hi", "3", "-1", "-", "", "x=1", "2m", "web",
+		"--status", "--history", "--history=5", "--history=", "--output", "--output=7", "--json", "--raw", "--raw=false",
+		"--session", "--session=s", "--timeout", "--timeout=60", "--max-time", "--wait-free", "--wait-free=5",
+		"--repl-start", "--repl-start=python3", "--prompt", "--continuation=x", "--repl-eval", "--repl-eval=-1", "--repl-close",
+		"--screen", "--notify", "--notify=hi", "--sessions", "--job", "--job=web", "--cwd", "--env", "--env=A=1", "--show",
+		"--jobs", "--job-output", "--since", "--since=4", "--stderr", "--job-wait", "--until", "--job-stop", "--job-send",
+		"--no-enter", "--job-keys", "--job-screen=web", "--mcp", "--skill", "--stdin", "--stdin=terminal", "--stdin=tty",
+		"--relay-pid", "--relay-pid=4", "--foo", "-x"}
+	for _, seed := range [][]byte{{10}, {22, 1}, {11, 0, 1}, {38, 9, 42, 8, 0, 2}, {31}, {56, 14, 0, 1}} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, picks []byte) {
+		var args []string
+		for _, p := range picks {
+			args = append(args, tokens[int(p)%len(tokens)])
+		}
+		kOpts, _, kModes, kErr := kongParse(t, args, &bytes.Buffer{})
+		opts, _, modes, err := flagsParse(args)
+		// What the command line comes to: the mode chosen, or a refusal.
+		if kErr == nil {
+			_, kErr = choose(&kOpts, kModes)
+		}
+		if err == nil {
+			_, err = choose(&opts, modes)
+		}
+		if (kErr == nil) != (err == nil) {
+			t.Fatalf("%q: kong says %v, Flags %v", args, kErr, err)
+		}
+		if err == nil && !reflect.DeepEqual([]any{opts, modes}, []any{kOpts, kModes}) {
+			t.Fatalf("%q:\nFlags %+v %s\nkong  %+v %s", args, opts, show(modes), kOpts, show(kModes))
+		}
+	})
+}
+
+// show is the modes that differ from their zero value, with their fields.
+func show(modes []Mode) string {
+	var b strings.Builder
+	for _, m := range modes {
+		if v := reflect.ValueOf(m).Elem(); !v.IsZero() {
+			fmt.Fprintf(&b, "%T%+v ", m, v.Interface())
+		}
+	}
+	return b.String()
 }
