@@ -46,11 +46,11 @@ func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, st
 		switch {
 		case err == nil && ctx.Err() != nil:
 			t.Close()
-			return nil, ErrCancelled
+			return nil, cancelled(ctx)
 		case err == nil:
 			return t, nil
 		case ctx.Err() != nil:
-			return nil, ErrCancelled
+			return nil, cancelled(ctx)
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			return nil, &failure.Error{
 				Code: failure.ExitTimeout,
@@ -69,9 +69,10 @@ func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, st
 	}
 }
 
-var ErrCancelled = &failure.Error{
-	Msg:  "the call was cancelled before its turn at the shared terminal; nothing was typed",
-	Hint: "run it again if you still need it",
+// cancelled is the error of a call stopped before its turn: 128+N, as any stopped call.
+func cancelled(ctx context.Context) error {
+	code, why := failure.Stopped(ctx)
+	return &failure.Error{Code: code, Msg: why + " before its turn at the shared terminal; nothing was typed", Hint: failure.StoppedHint}
 }
 
 func (b Bridge) repairRelay(replacing bool) (string, error) {

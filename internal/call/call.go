@@ -43,6 +43,9 @@ type Request struct {
 	Raw bool
 	// WaitFree is how long to wait for a busy terminal to be free, not refuse at once (exit 75).
 	WaitFree time.Duration
+	// StopsCaught, when set, closes once the signals that stop the call (ptysend's SIGINT...)
+	// are caught: nothing is typed before, so that a stop can always interrupt what was typed.
+	StopsCaught <-chan struct{}
 	// farStdin is read once: a call that looks again (ErrMoved) forwards the same.
 	farStdin func() ([]byte, error)
 }
@@ -172,6 +175,13 @@ func (c *Call) EchoRows(line, tty string) int {
 
 // TypeIf types keys if the stream is still where the look saw it, else returns ErrMoved.
 func (c *Call) TypeIf(keys string) error {
+	if c.Req.StopsCaught != nil {
+		<-c.Req.StopsCaught
+	}
+	if c.Ctx.Err() != nil { // stopped before anything was typed: nothing is
+		code, why := failure.Stopped(c.Ctx)
+		return &failure.Error{Code: code, Msg: why + "; nothing was typed", Hint: failure.StoppedHint}
+	}
 	if typed, err := c.T.TypeIf(keys); err != nil {
 		return c.B.Closed(false)
 	} else if !typed {

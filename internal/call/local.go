@@ -25,11 +25,13 @@ type local struct {
 	id     markers.ID
 	hooks  string        // the shell integration to install with this call
 	inPath string        // the stdin fifo, when stdin is forwarded
-	back   chan struct{} // closed when the shell is back in the foreground
+	back   chan struct{} // closed when the shell is back at its prompt
+	prompt chan struct{} // the shell's prompt event came after START (it runs the command no more)
+	quit   chan struct{} // closed by finish: the call is over (not its Ctx, which a stop ends first)
 }
 
 func newLocal(c *Call, shell pane.Shell) *local {
-	return &local{shell: shell, questions: questions{c: c,
+	return &local{shell: shell, prompt: make(chan struct{}, 1), quit: make(chan struct{}), questions: questions{c: c,
 		waits: func() bool { return pane.WaitsForHuman(c.T.PaneID, c.T.PanePID) },
 		asks:  func() string { return pane.Asks(c.T.PaneID) }}}
 }
@@ -43,13 +45,14 @@ func (l *local) start(done chan<- streamEnd) error {
 	l.dir, _ = platform.Cwd(l.shell.PID)
 	l.c.exit = platform.WatchExit(l.c.Ctx, l.shell.PID) // a command can end the shell at once
 	l.c.T.Runs(string(l.id), l.c.Req.Command)           // for the relay's history
+	// Before the typing: finish stops it, whether anything was typed or not.
+	go l.errs.run()
 	if err := l.c.TypeIf(markers.SourceLine(l.shell.Syntax, l.path(".sh")) + "\r"); err != nil {
 		return err
 	}
 	if l.hooks != "" {
 		pane.RecordHooked(l.c.B, l.shell.PID)
 	}
-	go l.errs.run()
 	if l.inPath != "" { // fed once the shell opened its end (or finish ends the wait)
 		go func() {
 			if w, err := os.OpenFile(l.inPath, os.O_WRONLY, 0); err == nil {
@@ -60,7 +63,8 @@ func (l *local) start(done chan<- streamEnd) error {
 		}()
 	}
 	ext := markers.NewExtractor(l.id, l.c.out)
-	go func() { done <- l.c.pump(ext, ext, nil) }()
+	stream := &promptWatch{ext: ext, tracker: markers.TrackerFrom(markers.Snapshot{}), pid: l.shell.PID, prompt: l.prompt}
+	go func() { done <- l.c.pump(ext, stream, nil) }()
 	SweepLeftovers(l.c.B.RuntimeDir)
 	return nil
 }
@@ -108,26 +112,75 @@ func NewCallID(dir string) (markers.ID, error) {
 // script; without OFD locks, none. A call does it once it typed, while the shell works.
 func SweepLeftovers(dir string) { rundir.SweepLeftovers(dir, pane.ScriptsInUse(dir)) }
 
-// stopped closes when the shell is in the foreground again: interrupted, it drops END and all.
+// stopped closes when the shell is back at its prompt after an interrupt: its prompt event came,
+// or (a shell whose hooks do not report) it has held the foreground for stillForeground. The
+// foreground alone is no proof: just after START the shell has not handed the terminal to the
+// command yet, and a loop of builtins never does.
 func (l *local) stopped() <-chan struct{} {
 	if l.back != nil {
 		return l.back
 	}
 	l.back = make(chan struct{})
 	go func() {
+		var since time.Time
+		interrupted := -1 // the foreground the interrupt found
 		for {
-			if fg, err := platform.ForegroundPID(l.c.T.PanePID); err == nil && fg == l.shell.PID {
-				close(l.back)
-				return
+			fg, err := platform.ForegroundPID(l.c.T.PanePID)
+			switch {
+			case interrupted == -1:
+				interrupted = fg
+			case err == nil && fg != l.shell.PID && fg != interrupted:
+				// The command took the terminal after the Ctrl-C, which the shell got while it was
+				// handing it over: the command's turn for one.
+				l.c.T.Type(CtrlC)
+				interrupted = fg
+			}
+			if err != nil || fg != l.shell.PID {
+				since = time.Time{}
+			} else if since.IsZero() {
+				since = time.Now()
+			} else if time.Since(since) >= stillForeground {
+				break
 			}
 			select {
+			case <-l.prompt:
+				close(l.back)
+				return
 			case <-time.After(20 * time.Millisecond):
-			case <-l.c.Ctx.Done():
+			case <-l.quit:
 				return
 			}
 		}
+		close(l.back)
 	}()
 	return l.back
+}
+
+// stillForeground is how long the shell holds the foreground before an interrupted command with
+// no prompt event is taken as stopped.
+const stillForeground = time.Second
+
+// promptWatch passes the stream to the extractor and tells prompt when, after START, the
+// shell's prompt event comes.
+type promptWatch struct {
+	ext     *markers.Extractor
+	tracker *markers.Tracker
+	pid     int
+	prompt  chan struct{}
+}
+
+func (w *promptWatch) Write(b []byte) (int, error) {
+	n, err := w.ext.Write(b)
+	if w.ext.Started() {
+		w.tracker.Write(b)
+		if snap := w.tracker.Snapshot(); snap.State == markers.StatePrompt && snap.PID == w.pid {
+			select {
+			case w.prompt <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return n, err
 }
 
 // shellEnded reports a command that ended its shell. When that was the pane's own shell,
@@ -160,6 +213,11 @@ func (l *local) shellEnded() error {
 // feeder still waiting for a reader (the command never ran) gives up: a
 // long-lived caller (the MCP server) keeps no goroutine behind.
 func (l *local) finish() {
+	select {
+	case <-l.quit:
+	default:
+		close(l.quit)
+	}
 	if l.inPath != "" {
 		if f, err := platform.OpenNoWait(l.inPath); err == nil {
 			f.Close()

@@ -52,6 +52,8 @@ const (
 	// human is told at once, even when they answer long before --timeout.
 	firstLook = 15 * time.Millisecond
 	lastGap   = 2 * time.Second
+	// startGrace bounds the wait, before an interrupt, for the shell to start a typed command.
+	startGrace = time.Second
 )
 
 // run types the command, waits for its end, a timeout, the shell's end or the caller going away.
@@ -104,12 +106,16 @@ func (c *Call) run(tr transport) (int, error) {
 			return c.interrupt(tr, done, fmt.Sprintf("the command ran longer than %v (--max-time)", c.Req.MaxTime),
 				"if it needs longer, rerun it with a larger --max-time, or run it in the background and poll")
 		case <-c.Ctx.Done():
-			code, why := failure.Stopped(c.Ctx)
-			status, _ := c.interrupt(tr, done, why, "")
-			if status == failure.ExitTimeout {
-				status = code
+			if e, ended := c.awaitStart(done); ended {
+				return c.finish(tr, e)
 			}
-			return status, &failure.Error{Code: status, Msg: why + "; the command was interrupted", Hint: failure.StoppedHint}
+			code, why := failure.Stopped(c.Ctx)
+			status, err := c.interrupt(tr, done, why, failure.StoppedHint)
+			if fe := (*failure.Error)(nil); errors.As(err, &fe) && status == failure.ExitTimeout {
+				fe.Code = code // says how it was interrupted, or that it still runs
+				return code, fe
+			}
+			return status, err
 		}
 	}
 }
@@ -156,6 +162,20 @@ func (c *Call) finish(tr transport, e streamEnd) (int, error) {
 		io.WriteString(c.Req.Notes, emptyStdinNote)
 	}
 	return e.status, nil
+}
+
+// awaitStart waits, before a stop interrupts the command, for the shell to have started it (START),
+// or for its end: a Ctrl-C while the shell still reads the typed line would cut the line, not the
+// command, and could leave the rest of the line at the human's prompt, or the command running.
+func (c *Call) awaitStart(done <-chan streamEnd) (e streamEnd, ended bool) {
+	select {
+	case <-c.started:
+	case e = <-done:
+		return e, true
+	case <-c.exit:
+	case <-time.After(startGrace):
+	}
+	return streamEnd{}, false
 }
 
 // interrupt runs the two-phase kill (Ctrl-C, then Ctrl-\ KillGrace later); it ends in ExitTimeout.

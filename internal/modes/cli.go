@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"syscall"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -61,18 +60,17 @@ func Main(args []string) int {
 		return forward(r, m, args)
 	}
 	exe, _ := os.Executable()
-	ctx := context.Background()
-	// A mode that runs or waits on something: one processor (it mostly waits: a second costs 0.5 ms
-	// of CPU and 0.3 MiB a call) and its stop signals caught. A read-only mode, which answers
-	// at once, skips both (~0.3 ms: a stop of the world, a thread of the runtime's).
+	ctx, env := context.Background(), &Env{Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Notes: os.Stderr}
+	// A mode that runs or waits on something has its stop signals caught; a read-only mode, which
+	// answers at once, does without (the runtime's handling of the first signal.Notify takes
+	// 0.15-0.3 ms: a thread of its own and a handshake with it per signal).
 	if m.About().Takes&TakesLimits != 0 {
-		runtime.GOMAXPROCS(1)
 		var stop func()
-		ctx, stop = stopContext()
+		ctx, env.StopsCaught, stop = stopContext()
 		defer stop()
 	}
-	b := bridge.Bridge{Name: opts.Session, RuntimeDir: rundir.Path(), Exe: exe}
-	status, err := m.Run(ctx, &Env{Bridge: b, Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Notes: os.Stderr})
+	env.Bridge = bridge.Bridge{Name: opts.Session, RuntimeDir: rundir.Path(), Exe: exe}
+	status, err := m.Run(ctx, env)
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}
@@ -162,19 +160,23 @@ func choose(opts *Options, modes []Mode) (Mode, error) {
 }
 
 // stopContext ends when ptysend itself is stopped (SIGINT, SIGTERM, SIGHUP), with the signal
-// as its cause: the call interrupts its command and exits 128+N (failure.Stopped).
-func stopContext() (context.Context, func()) {
+// as its cause: the call interrupts its command and exits 128+N (failure.Stopped). The signals
+// are caught beside the call's first steps, which do not wait for it (caught closes then): until
+// then a stop ends ptysend as if it came before its start, and nothing is typed (call.Request).
+func stopContext() (ctx context.Context, caught <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signals, ready := make(chan os.Signal, 1), make(chan struct{})
 	go func() {
+		signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		close(ready)
 		select {
 		case s := <-signals:
 			cancel(failure.StopSignal{Signal: s.(syscall.Signal)})
 		case <-ctx.Done():
 		}
 	}()
-	return ctx, func() {
+	return ctx, ready, func() {
+		<-ready
 		signal.Stop(signals)
 		cancel(nil)
 	}

@@ -41,6 +41,8 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Notes gets ptysend's own notes ("ptysend: ..." lines); the command line gives its stderr.
 	Notes io.Writer
+	// StopsCaught closes once ptysend's stop signals are caught (call.Request's); nil: no signals.
+	StopsCaught <-chan struct{}
 	// Give, when set (by the MCP server), takes the mode's result as a value of its About's Gives
 	// type, beside what it prints; the command line leaves it nil.
 	Give func(result any)

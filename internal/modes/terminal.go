@@ -62,7 +62,8 @@ func (m *command) Run(ctx context.Context, e *Env) (int, error) {
 
 // callRequest is the request of a mode that types, from the options.
 func (e *Env) callRequest(typed string) call.Request {
-	req := call.Request{Typed: typed, Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr, Notes: e.Notes, Raw: e.Raw}
+	req := call.Request{Typed: typed, Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr, Notes: e.Notes, Raw: e.Raw,
+		StopsCaught: e.StopsCaught}
 	req.Timeout, req.MaxTime = e.Timeout.Duration(), e.MaxTime.Duration()
 	if e.WaitFree != nil {
 		req.WaitFree = e.WaitFree.Duration()
