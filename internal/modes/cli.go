@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"syscall"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
@@ -61,10 +62,13 @@ func Main(args []string) int {
 	}
 	exe, _ := os.Executable()
 	ctx, env := context.Background(), &Env{Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Notes: os.Stderr}
-	// A mode that runs or waits on something has its stop signals caught; a read-only mode, which
-	// answers at once, does without (the runtime's handling of the first signal.Notify takes
-	// 0.15-0.3 ms: a thread of its own and a handshake with it per signal).
+	// A mode that runs or waits on something: one processor (it mostly waits: a second costs CPU
+	// in idle threads that look for work, taken from the shell and tmux on a busy machine) and
+	// its stop signals caught. A read-only mode, which answers at once, skips both (the stop of
+	// the world that GOMAXPROCS makes; the runtime's handling of the first signal.Notify, 0.15-0.3
+	// ms: a thread of its own and a handshake with it per signal).
 	if m.About().Takes&TakesLimits != 0 {
+		runtime.GOMAXPROCS(1)
 		var stop func()
 		ctx, env.StopsCaught, stop = stopContext()
 		defer stop()
