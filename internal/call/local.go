@@ -156,6 +156,32 @@ func (l *local) stopped() <-chan struct{} {
 	return l.back
 }
 
+// holdsTerminal closes when a program has the terminal from the shell, or after programGrace: a
+// command of builtins only never hands it over, and a subshell is the shell's program still. The
+// shell's child gets the terminal before it runs the program, and a Ctrl-C then is lost: the
+// program must run (its name is not the shell's).
+func (l *local) holdsTerminal() <-chan struct{} {
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		for deadline := time.Now().Add(programGrace); time.Now().Before(deadline); {
+			fg, err := platform.ForegroundPID(l.c.T.PanePID)
+			if err != nil || fg != l.shell.PID && platform.Name(fg) != l.shell.Name {
+				return
+			}
+			select {
+			case <-time.After(time.Millisecond):
+			case <-l.quit:
+				return
+			}
+		}
+	}()
+	return held
+}
+
+// programGrace is how long an interrupt waits for the command's program to take the terminal.
+const programGrace = 100 * time.Millisecond
+
 // stillForeground is how long the shell holds the foreground before an interrupted command with
 // no prompt event is taken as stopped.
 const stillForeground = time.Second

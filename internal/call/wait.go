@@ -24,6 +24,9 @@ type transport interface {
 	answered()
 	// stopped hears that an interrupt took: the shell is at its prompt.
 	stopped() <-chan struct{}
+	// holdsTerminal closes once the command's program, if it runs one, has the terminal from the
+	// shell: a Ctrl-C before that reaches the shell, not the program (or closes at once: unknown).
+	holdsTerminal() <-chan struct{}
 	shellEnded() error
 	finish()
 }
@@ -106,7 +109,7 @@ func (c *Call) run(tr transport) (int, error) {
 			return c.interrupt(tr, done, fmt.Sprintf("the command ran longer than %v (--max-time)", c.Req.MaxTime),
 				"if it needs longer, rerun it with a larger --max-time, or run it in the background and poll")
 		case <-c.Ctx.Done():
-			if e, ended := c.awaitStart(done); ended {
+			if e, ended := c.awaitStart(tr, done); ended {
 				return c.finish(tr, e)
 			}
 			code, why := failure.Stopped(c.Ctx)
@@ -164,16 +167,22 @@ func (c *Call) finish(tr transport, e streamEnd) (int, error) {
 	return e.status, nil
 }
 
-// awaitStart waits, before a stop interrupts the command, for the shell to have started it (START),
-// or for its end: a Ctrl-C while the shell still reads the typed line would cut the line, not the
-// command, and could leave the rest of the line at the human's prompt, or the command running.
-func (c *Call) awaitStart(done <-chan streamEnd) (e streamEnd, ended bool) {
-	select {
-	case <-c.started:
-	case e = <-done:
-		return e, true
-	case <-c.exit:
-	case <-time.After(startGrace):
+// awaitStart waits, before a stop interrupts the command, for the shell to have started it (START)
+// and handed it the terminal, or for its end: a Ctrl-C while the shell still reads the typed line
+// would cut the line, not the command, and could leave the rest of the line at the human's
+// prompt; one while the shell forks the program would reach the shell only.
+func (c *Call) awaitStart(tr transport, done <-chan streamEnd) (e streamEnd, ended bool) {
+	grace := time.After(startGrace)
+	for _, step := range []func() <-chan struct{}{func() <-chan struct{} { return c.started }, tr.holdsTerminal} {
+		select {
+		case <-step():
+		case e = <-done:
+			return e, true
+		case <-c.exit:
+			return streamEnd{}, false
+		case <-grace:
+			return streamEnd{}, false
+		}
 	}
 	return streamEnd{}, false
 }

@@ -85,27 +85,33 @@ func TestStoppingPtysendInterruptsTheCommand(t *testing.T) {
 }
 
 // ptysend catches its stop signals beside its first steps, not before them; whenever a stop comes,
-// the command is either never typed or interrupted: the shell is never left running it.
+// the command is either never typed or interrupted: the shell is never left running it, nor
+// holding part of the typed line.
 func TestAStopAtAnyMomentLeavesNoCommandRunning(t *testing.T) {
-	b := startBridge(t)
-	for i := range 20 {
-		cmd := b.ptysend(nil, "--", "sleep 300")
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		must(t, cmd.Start())
-		// From at once to well after the typing, a few hundred microseconds apart.
-		time.Sleep(time.Duration(i) * 150 * time.Microsecond)
-		must(t, cmd.Process.Signal(syscall.SIGINT))
-		cmd.Wait()
-		// Stopped before it caught its signals, ptysend dies of the signal; after, it says so.
-		if status := cmd.ProcessState.Sys().(syscall.WaitStatus); !status.Signaled() &&
-			(status.ExitStatus() != 130 || !strings.HasPrefix(stderr.String(), "ptysend: error: ptysend was stopped by interrupt") ||
-				!strings.Contains(stderr.String(), "\nhint: ") || strings.Contains(stderr.String(), "still running")) {
-			t.Fatalf("stopped %v after its start: %v, %q", time.Duration(i)*150*time.Microsecond, cmd.ProcessState, stderr.String())
-		}
-		if r := b.send("--wait-free", "10", "--", "echo free"); r.code != 0 || r.stdout != "free\n" {
-			t.Fatalf("stopped %v after its start, ptysend (%v, %q) left the shell busy:\n%v\nscreen:\n%s",
-				time.Duration(i)*150*time.Microsecond, cmd.ProcessState, stderr.String(), r, b.paneText())
-		}
+	for _, sh := range shells {
+		t.Run(sh.name, func(t *testing.T) {
+			t.Parallel()
+			b := startShellBridge(t, sh)
+			for i := range 20 {
+				at := time.Duration(i) * 150 * time.Microsecond // from at once to well after the typing
+				cmd := b.ptysend(nil, "--", "sleep 300")
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				must(t, cmd.Start())
+				time.Sleep(at)
+				must(t, cmd.Process.Signal(syscall.SIGINT))
+				cmd.Wait()
+				// Stopped before it caught its signals, ptysend dies of the signal; after, it says so.
+				if status := cmd.ProcessState.Sys().(syscall.WaitStatus); !status.Signaled() &&
+					(status.ExitStatus() != 130 || !strings.HasPrefix(stderr.String(), "ptysend: error: ptysend was stopped by interrupt") ||
+						!strings.Contains(stderr.String(), "\nhint: ") || strings.Contains(stderr.String(), "still running")) {
+					t.Fatalf("stopped %v after its start: %v, %q", at, cmd.ProcessState, stderr.String())
+				}
+				if r := b.send("--wait-free", "10", "--", "echo free"); r.code != 0 || r.stdout != "free\n" {
+					t.Fatalf("stopped %v after its start, ptysend (%v, %q) left the shell busy:\n%v\nscreen:\n%s",
+						at, cmd.ProcessState, stderr.String(), r, b.paneText())
+				}
+			}
+		})
 	}
 }
