@@ -1,6 +1,7 @@
 package call
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -74,7 +75,7 @@ func (l *local) prepare() error {
 	if l.id, err = NewCallID(l.c.B.RuntimeDir); err != nil {
 		return failure.From(err)
 	}
-	tty := platform.TTYOf(l.shell.PID)
+	tty := cmp.Or(l.shell.TTY, platform.TTYOf(l.shell.PID))
 	job := markers.Job{ID: l.id, Command: l.c.Req.Command, StderrPath: l.path(".err"), AckPath: l.path(".ack"),
 		EraseRows: l.c.EchoRows(markers.SourceLine(l.shell.Syntax, l.path(".sh")), tty)}
 	l.errs, err = openStderrCopy(l.id, job.StderrPath, job.AckPath, tty, l.c.B.Exe, l.c.Req.Stderr, l.c.arrived)

@@ -62,8 +62,9 @@ type Process struct {
 type Shell struct {
 	Process
 	Syntax     markers.Shell
-	Hooks      bool // its events are the relay's last
-	NeedsHooks bool // a line typed now must install them first
+	Hooks      bool   // its events are the relay's last
+	NeedsHooks bool   // a line typed now must install them first
+	TTY        string // the terminal it reads (a local shell's, as the look found it)
 }
 
 // settleLimit bounds the wait for what may clear in a moment (the prompt drawn after the last
@@ -148,7 +149,8 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 			Hint: "ptysend must run on the same machine and as the same user as ptybridge; if the user just closed the terminal, ask them to restart ptybridge",
 		}
 	}
-	s.Foreground = Process{PID: fg, Name: platform.Name(fg), Args: platform.Args(fg)}
+	args := platform.Args(fg)
+	s.Foreground = Process{PID: fg, Name: platform.NameFrom(fg, args), Args: args}
 	s.CopyMode = b.InCopyMode(s.View.PaneID)
 	if r := LoadREPL(b); r != nil && r.InForeground(panePID) {
 		s.REPL = r
@@ -201,7 +203,12 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	// bash, zsh and fish always have a line editor at their prompt (a read
 	// in canonical mode is a builtin read); dash may have none.
 	editor := sh.Name == "bash" || sh.Name == "zsh" || sh.Name == "fish"
-	asleep := waitsForInput(sh.PID, platform.TTYOf(sh.PID), editor)
+	sh.TTY = platform.TTYOf(sh.PID)
+	tty := platform.OpenTTY(sh.TTY) // one opening for all it tells
+	if tty != nil {
+		defer tty.Close()
+	}
+	asleep := tty != nil && platform.WaitsAtPrompt(sh.PID, tty) && (!editor || platform.EditsLines(tty))
 	switch {
 	case !sh.Hooks || snap.State == markers.StateRunning && execdSince(b, sh.PID, asleep):
 		// A shell the human exec'd keeps the pid and last event of the one replaced, but no hooks.
@@ -214,7 +221,10 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	if !asleep { // running, or at its prompt still drawing it or reading keys
 		return s.shellBusy()
 	}
-	return s.free(sh.PID)
+	if platform.Unread(tty) > 0 {
+		return s.halfTyped()
+	}
+	return s.idle()
 }
 
 func RecordHooked(b bridge.Bridge, pid int) {

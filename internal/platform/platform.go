@@ -102,8 +102,11 @@ func Stopped(pid int) bool {
 }
 
 // Name is the program name of pid, as a human would call it.
-func Name(pid int) string {
-	if args := Args(pid); len(args) > 0 && args[0] != "" {
+func Name(pid int) string { return NameFrom(pid, Args(pid)) }
+
+// NameFrom is Name, with pid's Args already read.
+func NameFrom(pid int, args []string) string {
+	if len(args) > 0 && args[0] != "" {
 		return strings.TrimPrefix(filepath.Base(args[0]), "-")
 	}
 	return Comm(pid)
