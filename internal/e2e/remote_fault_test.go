@@ -31,10 +31,10 @@ func TestRemoteConnectionLostMidCommand(t *testing.T) {
 	if code := term.exited(t); code != 1 || !strings.Contains(screenText(term.screen()), "the connection to "+h.dest+" was lost") {
 		t.Fatalf("the human's ptybridge exited %d; its terminal showed:\n%s", code, screenText(term.screen()))
 	}
-	t.Run("without a connection, a call fails at once with the hint", func(t *testing.T) {
+	t.Run("without a connection, a call is refused at once with the hint", func(t *testing.T) {
 		r := b.send(at("--", "echo typed")...)
-		if r.code != 125 || !strings.Contains(r.stderr, "ptybridge --host "+h.dest) {
-			t.Fatalf("want 125 and the hint, got:\n%v", r)
+		if r.code != 75 || !strings.Contains(r.stderr, "ptybridge --host "+h.dest) {
+			t.Fatalf("want 75 and the hint, got:\n%v", r)
 		}
 		if out := b.run("--sessions"); !regexp.MustCompile(`(?m)^far\t` + otherUser + `@127\.0\.0\.1\t.*\tdisconnected: no connection`).MatchString(out) {
 			t.Fatalf("--sessions:\n%s", out)
