@@ -3,7 +3,8 @@
 // and stdout, on the official Go SDK. A tool is a mode of internal/modes,
 // whose very code a call runs, its failures worded as the CLI words them
 // (cli.Report); the package adds tools.md, the schemas, the results,
-// progress, and cancelling a call with its request. It never drives the
+// progress, and cancelling a call with its request; a call for a remote
+// bridge goes to its host's own server (remote.go). It never drives the
 // pane, the relay or tmux itself, nor writes to stdout but the protocol.
 package mcpserver
 
@@ -75,6 +76,7 @@ func ServeStdio(cfg Config) error {
 	s := newServer(cfg)
 	err = s.mcp.Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: protocol})
 	s.calls.Wait()
+	s.closeHosts()
 	return err
 }
 
@@ -83,6 +85,7 @@ type server struct {
 	mcp   *mcp.Server
 	calls sync.WaitGroup
 	words *words // the CLI's spellings in the tools' words
+	hosts hosts  // the MCP servers of remote bridges' hosts (remote.go)
 }
 
 func newServer(cfg Config) *server {
@@ -234,6 +237,9 @@ func (s *server) call(ctx context.Context, req *mcp.CallToolRequest, typ reflect
 	}
 	s.calls.Add(1)
 	defer s.calls.Done()
+	if r, ok := remoteRecord(b); ok && about.Tool != "sessions" { // sessions lists the local ones beside the remote
+		return s.remoteCall(ctx, req, r)
+	}
 	start := time.Now()
 	stdout, stderr, notes := newCapture(), newCapture(), newCapture()
 	stop := notifyProgress(ctx, req, start, stdout, notes, s.words.say)
