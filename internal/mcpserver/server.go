@@ -58,7 +58,7 @@ How it works:
 - REPLs: repl_start, then repl_eval (error true marks an exception), then repl_close. Long-running servers and full-screen programs: job_start and the job tools.
 - history and output show what the user ran and printed.
 
-Results: structured content per the output schema, and a short text. isError is set only when the tool did not do what was asked; then failure has the message and a hint (what to do or what to ask the user), and retry says what helps: later (it clears by itself), with_more_time, after_the_hint (do what the hint says first), again (the call was stopped). notes holds ptybridge's remarks, never the command's output. Long output is kept within max_bytes (head and tail; truncated_bytes). Every tool takes session to pick one of several bridges (sessions lists them).`
+Results: structured content per the output schema, and a short text. isError is set only when the tool did not do what was asked; then failure has the message and a hint (what to do or what to ask the user), and retry says what helps: later (nothing was done; it can succeed later: the user is busy, or a remote bridge has no connection until the user reconnects), with_more_time, after_the_hint (do what the hint says first), again (the call was stopped). notes holds ptybridge's remarks, never the command's output. Long output is kept within max_bytes (head and tail; truncated_bytes). Every tool takes session to pick one of several bridges (sessions lists them).`
 
 // ServeStdio serves the tools on stdin and stdout until the client closes
 // stdin; a call still running then is cancelled and waited for. Stdout
