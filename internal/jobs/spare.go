@@ -53,6 +53,9 @@ func MakeSpare(b bridge.Bridge) error {
 	_, err = tmux.Run("new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", "/", b.Exe, "--job-spare", "", "--job-spare-pid", pid,
 		";", "set-option", "-t", "="+session+":", "history-limit", fmt.Sprint(bridge.HistoryLimit),
 		";", "set-option", "-t", "="+session+":", "destroy-unattached", "off")
+	if err == nil {
+		err = b.LingerHookOn(session) // a detach's hook may run in this session (bridge/linger.go)
+	}
 	if err == nil || tmux.IsDuplicateSession(err) {
 		job := relay.JobConfig{Spare: true, Session: b.Name, SpareMaker: spareMaker(b)}
 		_, err = tmux.Run("new-window", "-d", "-a", "-t", target, "-c", "/", b.Exe, "--job-spare", fifo, "--job-spare-pid", pid,
