@@ -138,7 +138,7 @@ func TestRemoteRefusesAHostOfAnotherSystem(t *testing.T) {
 	b := h.world(withEnv("PTYBRIDGE_TEST_LOCAL_UNAME", "Plan9 mips"))
 	h.openFails(t, b, "cannot run there")
 	term := b.terms[0]
-	if shown := screenText(term.screen()); !strings.Contains(shown, "go install github.com/ptybridge/ptybridge/cmd/...@latest") || strings.Contains(shown, "copying") {
+	if shown := screenText(term.screen()); !strings.Contains(shown, "go install github.com/ptybridge/ptybridge/cmd/...@latest") || strings.Contains(shown, "copying pty") {
 		t.Fatalf("want the install hint and nothing copied:\n%s", shown)
 	}
 }

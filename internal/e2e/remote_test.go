@@ -47,8 +47,9 @@ func startRemoteHost(t *testing.T) *remoteHost {
 		killLingerScripts(otherUser, h.dir)
 		os.RemoveAll(dir)
 	})
-	h.srv = startSSHD(t, fmt.Sprintf("SetEnv HOME=%s TMUX_TMPDIR=%s PTYBRIDGE_RUNTIME_DIR=%s\n",
-		filepath.Join(dir, "home"), filepath.Join(dir, "tmux"), filepath.Join(dir, "rt")))
+	// PATH: where a test installs a ptybridge of the host's own (the home's bin).
+	h.srv = startSSHD(t, fmt.Sprintf("SetEnv HOME=%s TMUX_TMPDIR=%s PTYBRIDGE_RUNTIME_DIR=%s PATH=%s:/usr/local/bin:/usr/bin:/bin\n",
+		filepath.Join(dir, "home"), filepath.Join(dir, "tmux"), filepath.Join(dir, "rt"), filepath.Join(dir, "home", "bin")))
 	return h
 }
 
