@@ -81,8 +81,9 @@ func Main(args []string) int {
 
 // quickFlags reads the most common command lines without kong, whose model of ptysend's flags costs
 // ~1-1.5 ms and ~0.7 MiB at every start (a sixth of a trivial call): a command ([--timeout D]
-// [--max-time D] [--wait-free D] [--raw] -- WORDS), and --status, --history[=N] or --output[=ID]
-// with --json and --raw. Anything else is left to kong: ok is false, and the modes are new.
+// [--max-time D] [--wait-free D] [--raw] [--stdin FROM] -- WORDS), and --status, --history[=N] or
+// --output[=ID] with --json and --raw, each with [--session NAME] (a remote bridge's calls have it,
+// twice on its host). Anything else is left to kong: ok is false, and the modes are new.
 func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 	modes = All()
 	status, history, output, cmd := find[*statusMode](modes), find[*historyMode](modes), find[*outputMode](modes), find[*command](modes)
@@ -107,6 +108,21 @@ func quickFlags(args []string) (opts Options, modes []Mode, ok bool) {
 			opts.JSON = true
 		case a == "--raw":
 			opts.Raw = true
+		case name == "--session" || name == "--stdin":
+			if !hasValue && i+1 < len(args) {
+				i++
+				value = args[i]
+			}
+			switch {
+			case value == "" || strings.HasPrefix(value, "-"):
+				return Options{}, All(), false
+			case name == "--session":
+				opts.Session = value
+			case value == "auto" || value == "terminal" || value == "forward":
+				cmd.StdinFrom, durations = value, true // as the durations: a command's flag
+			default:
+				return Options{}, All(), false
+			}
 		case name == "--timeout" || name == "--max-time" || name == "--wait-free":
 			if !hasValue && i+1 < len(args) {
 				i++

@@ -18,6 +18,8 @@ func TestQuickFlagsAgreeWithKong(t *testing.T) {
 		{"--", "ls"}, {"--", "echo", "hi"}, {"--"}, {"--", "--status"}, {"--status", "--", "ls"},
 		{"--timeout", "60", "--", "make", "test"}, {"--timeout=1.5", "--max-time", "2m", "--raw", "--", "x"},
 		{"--wait-free", "5", "--", "ls"}, {"--max-time=0", "--", "ls", "--timeout", "1"},
+		{"--status", "--session", "x"}, {"--session=x", "--status"}, {"--session", "x", "--", "ls"},
+		{"--session", "web1", "--session", "web1", "--stdin=terminal", "--timeout", "5", "--", "x"}, {"--stdin", "forward", "--", "cat"},
 	} {
 		quick, quickModes, ok := quickFlags(args)
 		if !ok {
@@ -34,10 +36,10 @@ func TestQuickFlagsAgreeWithKong(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		nil, {"ls"}, {"--status", "--session", "x"}, {"--session=x", "--status"},
+		nil, {"ls"}, {"--session"}, {"--session", "--", "ls"}, {"--session="}, {"--stdin=bogus", "--", "ls"}, {"--stdin=terminal", "--status"},
 		{"--history="}, {"--status", "--timeout", "5"}, {"--statuses"}, {"--help"}, {"--version"},
 		{"--timeout"}, {"--timeout", "--", "ls"}, {"--timeout", "-1", "--", "ls"}, {"--timeout=", "--", "ls"},
-		{"--raw", "ls"}, {"--session", "x", "--", "ls"},
+		{"--raw", "ls"},
 	} {
 		if _, _, ok := quickFlags(args); ok {
 			t.Errorf("%q must be left to kong", args)
