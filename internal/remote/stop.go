@@ -102,10 +102,12 @@ func signalPID(pid int, sig syscall.Signal) {
 	}
 }
 
-// SweepStops removes stop notes left by stops of calls that never came (older than a day).
+// SweepStops removes what a day old: the notes of stops of calls that never came, the records
+// of calls killed with SIGKILL.
 func SweepStops(dir string) {
 	notes, _ := filepath.Glob(filepath.Join(dir, "remote-*.stop"))
-	for _, n := range notes {
+	calls, _ := filepath.Glob(filepath.Join(dir, "remote-*.call"))
+	for _, n := range append(notes, calls...) {
 		if fi, err := os.Stat(n); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
 			os.Remove(n)
 		}
