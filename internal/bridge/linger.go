@@ -61,14 +61,14 @@ func (b Bridge) Linger(d time.Duration) error {
 	return err
 }
 
-// LingerHookOn sets the client-detached hook of a lingering bridge on another session of the
-// bridge's, in case tmux runs the hook there (see above); nothing for a bridge that does not
-// linger.
-func (b Bridge) LingerHookOn(session string) error {
+// LingerHookOn is the tmux commands that set the client-detached hook of a lingering bridge on
+// another session of the bridge's, in case tmux runs the hook there (see above), to chain after
+// the command that makes that session (no detach comes between them); none for a bridge that
+// does not linger.
+func (b Bridge) LingerHookOn(session string) []string {
 	out, err := tmux.Run("show-options", "-v", "-t", b.target(), lingerHookOption)
 	if hook := strings.TrimSuffix(out, "\n"); err == nil && hook != "" { // an error: no such option, no lingering
-		_, err = tmux.Run("set-hook", "-t", tmux.SessionTarget(session), "client-detached", hook)
-		return err
+		return []string{";", "set-hook", "-t", tmux.SessionTarget(session), "client-detached", hook}
 	}
 	return nil
 }
