@@ -135,13 +135,15 @@ func openRemote(w *world) (*remoteHost, error) {
 		srv.Close()
 		return nil, err
 	}
+	// The host's tmux server first: a session left lingering would start a timer (a shell of
+	// the server's, sleeping the linger time) that outlives the server.
 	closeAll := func() {
+		bridgetest.Tmux(nil, h.hostEnv, "kill-server")
+		human.Close(hangGuard)
 		socks, _ := filepath.Glob(filepath.Join(w.dir, "rt", "ssh-*"))
 		for _, s := range socks {
 			exec.Command("ssh", append(strings.Fields(sshCmd)[1:], "-S", s, "-O", "exit", h.dest)...).Run()
 		}
-		human.Close(hangGuard)
-		bridgetest.Tmux(nil, h.hostEnv, "kill-server")
 		srv.Close()
 	}
 	deadline := time.Now().Add(hangGuard)
