@@ -37,10 +37,12 @@ the bridges; the agent picks one with ptysend --session NAME.
 
 With --host [USER@]HOST the shared terminal is a ptybridge on HOST, over
 one ssh connection of yours (your config, keys and agent; its questions in
-this terminal): ptybridge and ptysend are copied to ~/.cache/ptybridge
-there, checksum-verified, and the session lingers when the connection
-drops (24h, or --linger); ptybridge --host HOST again returns to it. The
-agent reaches it with ptysend --session NAME (NAME defaults to HOST's).
+this terminal): a ptybridge of this version on the host's PATH is used,
+else ptybridge and ptysend are copied to ~/.cache/ptybridge there,
+checksum-verified, and the session lingers when the connection drops
+(24h, or --linger); ptybridge --host HOST again returns to it. The agent
+reaches it with ptysend --session NAME (NAME defaults to HOST's), and the
+MCP tools with session NAME.
   ptybridge --host deploy@web1
 
 With --confirm you approve each command of the agent's before it is typed:
@@ -55,7 +57,7 @@ type flags struct {
 	Command []string         `arg:"" optional:"" passthrough:"" placeholder:"-- COMMAND" help:"Run COMMAND in the shared terminal instead of your shell (ssh HOST, sudo -i, docker exec -it C bash)."`
 	Confirm bool             `help:"Approve each command of the agent's (and each REPL input) before it is typed: y runs it, n or Escape refuses it."`
 	Linger  cli.Duration     `placeholder:"DURATION" help:"Keep the shared shell alive this long after the last terminal closes, its state intact (e.g. 30m); ptybridge again finds it as it was. Meanwhile ptysend refuses (75): nobody watches."`
-	Host    string           `placeholder:"[USER@]HOST" help:"Open the shared terminal on HOST, in a ptybridge there, over one ssh connection of yours (copying ptybridge and ptysend to ~/.cache/ptybridge there); it lingers when the connection drops (--linger, default 24h), and ptybridge --host HOST again returns to it. The session's name defaults to HOST's. See docs/remote.md."`
+	Host    string           `placeholder:"[USER@]HOST" help:"Open the shared terminal on HOST, in a ptybridge there, over one ssh connection of yours (using a ptybridge of this version on the host's PATH, else copying ptybridge and ptysend to ~/.cache/ptybridge there); it lingers when the connection drops (--linger, default 24h), and ptybridge --host HOST again returns to it. The session's name defaults to HOST's. See docs/remote.md."`
 
 	cli.RelayFlags `embed:""`
 }

@@ -239,8 +239,9 @@ func run(bin string, cfg config, progress io.Writer) (*results, error) {
 	}
 
 	// 4. Calls in a far shell over ssh to localhost, against the bare
-	// reference over the same ssh. The pane is back in its shell after.
-	far, why, err := measureFar(w, cfg, progress)
+	// reference over the same ssh, and on a remote bridge, against bare ssh
+	// over its master. The pane is back in its shell after.
+	far, why, err := measureSSH(w, cfg, progress)
 	if err != nil {
 		return nil, err
 	}

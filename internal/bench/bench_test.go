@@ -35,6 +35,13 @@ func TestBenchmarkSmoke(t *testing.T) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
+	if res.farSkipped == "" { // as root, with sshd: the calls over ssh, and on a remote bridge
+		for _, want := range []string{"(far shell)", "ptysend --session " + remoteName + " -- true", "bare: ssh -S CTL HOST true", "against the local bridge"} {
+			if !strings.Contains(report, want) {
+				t.Errorf("the report lacks %q", want)
+			}
+		}
+	}
 	for _, c := range res.comparisons {
 		for _, s := range []*series{c.a, c.b} {
 			if len(s.samples) != 1 || s.samples[0].elapsed <= 0 {

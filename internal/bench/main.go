@@ -4,8 +4,9 @@
 // wait-for signalled from the pane), an MCP run, the read-only modes and a
 // REPL eval against the trivial call, a job's start against the trivial
 // call and how soon a waiting --job-wait notices a line against tmux's
-// wait-for, and ptysend's peak memory for the large output. Run it with
-// scripts/bench.
+// wait-for, ptysend's peak memory for the large output, and, as root with
+// sshd, calls over ssh: in a far shell, and on a remote bridge against bare
+// ssh over its master. Run it with scripts/bench.
 package main
 
 import (

@@ -109,9 +109,33 @@ func (f RelayFlags) Run() error {
 }
 
 // Version is what --version prints: a release's version, else the revision, "+dirty", commit date.
+// A build that sets stamp says that instead.
 func Version() string {
+	if stamp != "" {
+		return stamp
+	}
 	info, _ := debug.ReadBuildInfo()
 	return VersionFrom(info)
+}
+
+// stamp is a version set at link time (-ldflags "-X github.com/ptybridge/ptybridge/internal/cli.stamp=v1.2.3"),
+// for a packager whose build Go cannot stamp (a tarball, a worktree); the tests build two different
+// binaries of one version with it (remote bridges use a host's own install of the same version).
+var stamp string
+
+// VersionKey is what names the source of a build of version v (as Version says it) exactly: a
+// release's tag, or a commit's first 12 hex digits (a clone's build says them, go install
+// @COMMIT a pseudo-version ending in them); "" when nothing does (a dev build, local changes).
+// Two builds of one key do the same (a remote bridge uses a host's install of its own key).
+func VersionKey(v string) string {
+	word, _, _ := strings.Cut(v, " ")
+	switch {
+	case word == "" || word == "dev" || strings.Contains(word, "+"):
+		return ""
+	case isPseudoVersion(word):
+		return word[strings.LastIndexByte(word, '-')+1:]
+	}
+	return word
 }
 
 // isPseudoVersion reports a Go pseudo-version, of a commit, not a release:

@@ -67,3 +67,14 @@ func TestDurationTakesSecondsOrGoDurations(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionKey(t *testing.T) {
+	for v, want := range map[string]string{
+		"v1.2.3": "v1.2.3", "0123456789ab (2026-01-02T03:04:05Z)": "0123456789ab", "v0.0.0-20260102030405-0123456789ab": "0123456789ab",
+		"0123456789ab+dirty (2026-01-02T03:04:05Z)": "", "dev (built without version information)": "", "": "",
+	} {
+		if got := VersionKey(v); got != want {
+			t.Errorf("VersionKey(%q) = %q, want %q", v, got, want)
+		}
+	}
+}

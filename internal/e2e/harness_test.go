@@ -210,9 +210,15 @@ type terminal struct {
 // openTerminal starts ptybridge in a new pseudo-terminal.
 func (b *bridge) openTerminal(args ...string) *terminal {
 	b.t.Helper()
+	return b.openTerminalOf(filepath.Join(bin, "ptybridge"), args...)
+}
+
+// openTerminalOf is openTerminal, of the ptybridge binary exe.
+func (b *bridge) openTerminalOf(exe string, args ...string) *terminal {
+	b.t.Helper()
 	term := &terminal{}
 	var err error
-	term.Terminal, err = bridgetest.Open(b.user, filepath.Join(bin, "ptybridge"), b.env, b.dir, &term.shown, args...)
+	term.Terminal, err = bridgetest.Open(b.user, exe, b.env, b.dir, &term.shown, args...)
 	if err != nil {
 		b.t.Fatal(err)
 	}

@@ -36,3 +36,34 @@ func TestALingeringSessionWaitsForTheUserAndThenEnds(t *testing.T) {
 		return err != nil
 	})
 }
+
+// Reported: a lingering bridge that had run and stopped a job did not linger once its last
+// terminal closed. tmux ran the detach's hook in the session most recently made, the hidden one
+// of the job's spare window, rather than in the bridge's (bridge/linger.go).
+func TestALingeringSessionLingersAfterAJobRanAndStopped(t *testing.T) {
+	b := newWorld(t)
+	t.Cleanup(func() { killLingerScripts(currentUser(), b.dir) })
+	human := b.openTerminal("--linger", "30m")
+	b.waitReady()
+	b.run("--", "PTB_KEPT=state-kept")
+	b.run("--job", "x", "--", "sleep 100")
+	// Its status may be lost (130 or 125: a race of the job's window, not this test's matter).
+	if r := b.send("--job-stop", "x"); !strings.Contains(r.stderr, "Ctrl-C (SIGINT) stopped it") {
+		t.Fatalf("--job-stop: %v", r)
+	}
+	b.waitFor("the job's relay to make the spare window's session", func() bool {
+		out, err := b.tmux("show-hooks", "-t", "="+b.name+"-spare:")
+		return err == nil && strings.Contains(out, "client-detached")
+	})
+
+	human.close()
+	b.waitFor("the session to linger", func() bool { return strings.Contains(b.send("--status").stdout, "lingering until") })
+	if _, err := b.tmux("has-session", "-t", "="+b.name); err != nil {
+		t.Fatalf("the session ended: %v", err)
+	}
+	b.openTerminal()
+	b.waitReady()
+	if got := b.run("--", `echo "$PTB_KEPT"`); got != "state-kept\n" {
+		t.Fatalf("reopened, the shell must be as it was: got %q", got)
+	}
+}

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,17 +14,31 @@ import (
 // Remote bridges' faults: the connection lost mid-command, a cache that is not the host user's
 // own, a host that cannot run the local binaries, a host that cannot be reached.
 
-func at(args ...string) []string { return append([]string{"--session", remoteSession}, args...) }
-
-func TestRemoteConnectionLostMidCommand(t *testing.T) {
+// The TCP connection cut under both ends (ss -K destroys the sockets, as a network that drops
+// the connection would, without waiting for ssh's keepalives): the master and the host's sshd
+// see it end; the command goes on in the host's session.
+func TestRemoteTCPConnectionCutMidCommand(t *testing.T) {
 	h := startRemoteHost(t)
 	b := h.world()
+	lostMidCommand(t, h, b, func() {
+		if out, err := exec.Command("ss", "-K", "dst", "127.0.0.1", "dport", "=", fmt.Sprint(h.srv.port)).CombinedOutput(); err != nil {
+			t.Fatalf("ss -K: %v: %s", err, out)
+		}
+	})
+}
+
+// lostMidCommand has the human open the remote bridge, the agent start a command, cut the
+// connection with cut, and checks the call's failure, the refusal without a connection, and that
+// the human, reattached, and the agent find the command's output and the shell's state on the
+// host; it returns the reattached terminal.
+func lostMidCommand(t *testing.T, h *remoteHost, b *bridge, cut func()) *terminal {
+	t.Helper()
 	term := h.open(b)
 	b.run(at("--", "cd /usr/share && export PTB_KEPT=kept")...)
 
 	call := b.start(false, at("--", "echo started; sleep 2; echo finished-on-host")...)
 	b.waitFor("the command to start on the host", func() bool { return strings.Contains(call.stdout.String(), "started") })
-	must(t, syscall.Kill(masterPID(t, b, h), syscall.SIGKILL))
+	cut()
 	r := call.wait(t)
 	if r.code != 125 || !strings.Contains(r.stderr, "goes on on the host") || !strings.Contains(r.stderr, "hint: ask the user to run ptybridge --host "+h.dest+" again") ||
 		!strings.Contains(r.stderr, "--history") {
@@ -31,10 +47,10 @@ func TestRemoteConnectionLostMidCommand(t *testing.T) {
 	if code := term.exited(t); code != 1 || !strings.Contains(screenText(term.screen()), "the connection to "+h.dest+" was lost") {
 		t.Fatalf("the human's ptybridge exited %d; its terminal showed:\n%s", code, screenText(term.screen()))
 	}
-	t.Run("without a connection, a call fails at once with the hint", func(t *testing.T) {
+	t.Run("without a connection, a call is refused at once with the hint", func(t *testing.T) {
 		r := b.send(at("--", "echo typed")...)
-		if r.code != 125 || !strings.Contains(r.stderr, "ptybridge --host "+h.dest) {
-			t.Fatalf("want 125 and the hint, got:\n%v", r)
+		if r.code != 75 || !strings.Contains(r.stderr, "ptybridge --host "+h.dest) {
+			t.Fatalf("want 75 and the hint, got:\n%v", r)
 		}
 		if out := b.run("--sessions"); !regexp.MustCompile(`(?m)^far\t` + otherUser + `@127\.0\.0\.1\t.*\tdisconnected: no connection`).MatchString(out) {
 			t.Fatalf("--sessions:\n%s", out)
@@ -61,6 +77,16 @@ func TestRemoteConnectionLostMidCommand(t *testing.T) {
 			t.Fatalf("got %q", got)
 		}
 	})
+	return term
+}
+
+func at(args ...string) []string { return append([]string{"--session", remoteSession}, args...) }
+
+func TestRemoteConnectionLostMidCommand(t *testing.T) {
+	h := startRemoteHost(t)
+	b := h.world()
+	// The master killed: the local end of the connection gone.
+	term := lostMidCommand(t, h, b, func() { must(t, syscall.Kill(masterPID(t, b, h), syscall.SIGKILL)) })
 	t.Run("the shell's exit ends the bridge for good: the master closes, the record goes", func(t *testing.T) {
 		term.typeKeys("exit\r")
 		if code := term.exited(t); code != 0 {
@@ -112,7 +138,7 @@ func TestRemoteRefusesAHostOfAnotherSystem(t *testing.T) {
 	b := h.world(withEnv("PTYBRIDGE_TEST_LOCAL_UNAME", "Plan9 mips"))
 	h.openFails(t, b, "cannot run there")
 	term := b.terms[0]
-	if shown := screenText(term.screen()); !strings.Contains(shown, "go install github.com/ptybridge/ptybridge/cmd/...@latest") || strings.Contains(shown, "copying") {
+	if shown := screenText(term.screen()); !strings.Contains(shown, "go install github.com/ptybridge/ptybridge/cmd/...@latest") || strings.Contains(shown, "copying pty") {
 		t.Fatalf("want the install hint and nothing copied:\n%s", shown)
 	}
 }

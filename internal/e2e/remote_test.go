@@ -44,22 +44,23 @@ func startRemoteHost(t *testing.T) *remoteHost {
 	h := &remoteHost{t: t, dir: dir, user: u, dest: otherUser + "@127.0.0.1"}
 	t.Cleanup(func() {
 		h.tmux("kill-server")
-		h.killLingerScripts()
+		killLingerScripts(otherUser, h.dir)
 		os.RemoveAll(dir)
 	})
-	h.srv = startSSHD(t, fmt.Sprintf("SetEnv HOME=%s TMUX_TMPDIR=%s PTYBRIDGE_RUNTIME_DIR=%s\n",
-		filepath.Join(dir, "home"), filepath.Join(dir, "tmux"), filepath.Join(dir, "rt")))
+	// PATH: where a test installs a ptybridge of the host's own (the home's bin).
+	h.srv = startSSHD(t, fmt.Sprintf("SetEnv HOME=%s TMUX_TMPDIR=%s PTYBRIDGE_RUNTIME_DIR=%s PATH=%s:/usr/local/bin:/usr/bin:/bin\n",
+		filepath.Join(dir, "home"), filepath.Join(dir, "tmux"), filepath.Join(dir, "rt"), filepath.Join(dir, "home", "bin")))
 	return h
 }
 
-// killLingerScripts ends the host's --linger timers (a shell of tmux's run-shell -b and its
-// sleep), which outlive the tmux server: those of this test's host, found by its directory.
-func (h *remoteHost) killLingerScripts() {
-	out, _ := exec.Command("ps", "-u", otherUser, "-o", "pid=,ppid=,args=").Output()
+// killLingerScripts ends a test's --linger timers (a shell of tmux's run-shell -b and its sleep),
+// which outlive the tmux server: user's, found by the test's directory dir.
+func killLingerScripts(user, dir string) {
+	out, _ := exec.Command("ps", "-u", user, "-o", "pid=,ppid=,args=").Output()
 	mine := map[string]bool{}
 	lines := strings.Split(string(out), "\n")
 	for _, line := range lines {
-		if f := strings.Fields(line); len(f) > 2 && strings.Contains(line, h.dir+"/") {
+		if f := strings.Fields(line); len(f) > 2 && strings.Contains(line, dir+"/") {
 			mine[f[0]] = true
 		}
 	}

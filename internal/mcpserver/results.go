@@ -21,7 +21,7 @@ import (
 type Outcome struct {
 	Notes   []string     `json:"notes,omitempty" jsonschema:"ptybridge's own notes on the call (what the terminal asked, a wait for the turn or for the user, a full-screen program, where to read on); never the command's output"`
 	Failure *FailureInfo `json:"failure,omitempty" jsonschema:"set with isError: what went wrong and what to do about it"`
-	Retry   string       `json:"retry,omitempty" jsonschema:"set with isError: later (the user is busy; nothing was done; it clears by itself), with_more_time (a timeout fired: a larger timeout or max_time), after_the_hint (do what failure.hint says first, often: ask the user), again (the call was stopped before it finished)"`
+	Retry   string       `json:"retry,omitempty" jsonschema:"set with isError: later (nothing was done; it can succeed later as it is: the user is busy, or nobody watches the terminal), with_more_time (a timeout fired: a larger timeout or max_time), after_the_hint (do what failure.hint says first, often: ask the user), again (the call was stopped before it finished)"`
 }
 
 // FailureInfo is a failed call's report, in the tools' words.
@@ -81,7 +81,7 @@ func splitReport(text string) (msg, hint string) {
 func retry(code int) (verdict, why string) {
 	switch {
 	case code == failure.ExitBusy:
-		return "later", "nothing was done; the user is busy in the terminal, which clears by itself: retry in a while (or with wait_free), or ask the user as the hint says"
+		return "later", "nothing was done; it can succeed later as it is (the user is busy in the terminal, or nobody watches it): retry in a while (with wait_free while the user is busy), or ask the user as the hint says"
 	case code == failure.ExitTimeout:
 		return "with_more_time", "a timeout fired; if it needs longer, retry with a larger timeout or max_time"
 	case code > 128:

@@ -3,7 +3,8 @@
 // and stdout, on the official Go SDK. A tool is a mode of internal/modes,
 // whose very code a call runs, its failures worded as the CLI words them
 // (cli.Report); the package adds tools.md, the schemas, the results,
-// progress, and cancelling a call with its request. It never drives the
+// progress, and cancelling a call with its request; a call for a remote
+// bridge goes to its host's own server (remote.go). It never drives the
 // pane, the relay or tmux itself, nor writes to stdout but the protocol.
 package mcpserver
 
@@ -57,7 +58,7 @@ How it works:
 - REPLs: repl_start, then repl_eval (error true marks an exception), then repl_close. Long-running servers and full-screen programs: job_start and the job tools.
 - history and output show what the user ran and printed.
 
-Results: structured content per the output schema, and a short text. isError is set only when the tool did not do what was asked; then failure has the message and a hint (what to do or what to ask the user), and retry says what helps: later (it clears by itself), with_more_time, after_the_hint (do what the hint says first), again (the call was stopped). notes holds ptybridge's remarks, never the command's output. Long output is kept within max_bytes (head and tail; truncated_bytes). Every tool takes session to pick one of several bridges (sessions lists them).`
+Results: structured content per the output schema, and a short text. isError is set only when the tool did not do what was asked; then failure has the message and a hint (what to do or what to ask the user), and retry says what helps: later (nothing was done; it can succeed later: the user is busy, or a remote bridge has no connection until the user reconnects), with_more_time, after_the_hint (do what the hint says first), again (the call was stopped). notes holds ptybridge's remarks, never the command's output. Long output is kept within max_bytes (head and tail; truncated_bytes). Every tool takes session to pick one of several bridges (sessions lists them).`
 
 // ServeStdio serves the tools on stdin and stdout until the client closes
 // stdin; a call still running then is cancelled and waited for. Stdout
@@ -75,6 +76,7 @@ func ServeStdio(cfg Config) error {
 	s := newServer(cfg)
 	err = s.mcp.Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: protocol})
 	s.calls.Wait()
+	s.closeHosts()
 	return err
 }
 
@@ -83,6 +85,7 @@ type server struct {
 	mcp   *mcp.Server
 	calls sync.WaitGroup
 	words *words // the CLI's spellings in the tools' words
+	hosts hosts  // the MCP servers of remote bridges' hosts (remote.go)
 }
 
 func newServer(cfg Config) *server {
@@ -234,6 +237,9 @@ func (s *server) call(ctx context.Context, req *mcp.CallToolRequest, typ reflect
 	}
 	s.calls.Add(1)
 	defer s.calls.Done()
+	if r, ok := remoteRecord(b); ok && about.Tool != "sessions" { // sessions lists the local ones beside the remote
+		return s.remoteCall(ctx, req, r)
+	}
 	start := time.Now()
 	stdout, stderr, notes := newCapture(), newCapture(), newCapture()
 	stop := notifyProgress(ctx, req, start, stdout, notes, s.words.say)

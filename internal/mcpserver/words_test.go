@@ -46,7 +46,7 @@ func TestMessagesAreSaidInTheToolsWords(t *testing.T) {
 
 // notMessages are string literals with flags that no agent reads: the command lines ptysend
 // builds for tmux and its helpers, kong's internal flags, and other programs' examples.
-var notMessages = regexp.MustCompile(`(?s)^(exec |.*json:"|--(help|version|json|ptysend|command-timeout|stdin=terminal|remote-argv)$| --relay|--relay|--job-(spare|supervise)|--late-stderr|--(chdir|chroot|close-from|command|group|login|other-user|role|session-command|shell|supp-group|type|user|whitelist-environment|host|confirm-ask)$|.*(docker run|unshare --|su --command|some-tool --serve|irb --simple-prompt))`)
+var notMessages = regexp.MustCompile(`(?s)^(exec |.*json:"|--(help|version|json|ptysend|command-timeout|stdin=terminal|remote-argv|remote-call|remote-stop)$| --relay|--relay|--job-(spare|supervise)|--late-stderr|--(chdir|chroot|close-from|command|group|login|other-user|role|session-command|shell|supp-group|type|user|whitelist-environment|host|confirm-ask)$|.*(docker run|unshare --|su --command|some-tool --serve|irb --simple-prompt))`)
 
 // TestEveryMessageOfPtysendSpeaksTheToolsWords reads every string literal of ptysend's packages
 // that names a flag or ptysend, as a message an MCP result may carry, and checks that the tools'

@@ -28,10 +28,12 @@ import (
 
 // Main runs ptysend with the command line args and returns its exit status.
 func Main(args []string) int {
+	var remoteCall string
 	if len(args) == 2 && args[0] == remote.ArgvFlag { // a remote bridge's call, on its host
-		var err error
-		if args, err = remote.DecodeArgv(args[1]); err != nil {
-			return usageError(err.Error())
+		var status int
+		var done bool
+		if args, remoteCall, status, done = onHost(args[1]); done {
+			return status
 		}
 	}
 	var opts Options
@@ -72,6 +74,9 @@ func Main(args []string) int {
 		var stop func()
 		ctx, env.StopsCaught, stop = stopContext()
 		defer stop()
+		if remoteCall != "" && rundir.Ensure(rundir.Path()) == nil {
+			defer remote.Register(rundir.Path(), remoteCall)()
+		}
 	}
 	env.Bridge = bridge.Bridge{Name: opts.Session, RuntimeDir: rundir.Path(), Exe: exe}
 	status, err := m.Run(ctx, env)

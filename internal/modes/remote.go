@@ -2,6 +2,8 @@ package modes
 
 import (
 	"os"
+	"strconv"
+	"syscall"
 
 	"github.com/ptybridge/ptybridge/internal/call"
 	"github.com/ptybridge/ptybridge/internal/cli"
@@ -17,6 +19,30 @@ func forwarded(m Mode) bool {
 		return false
 	}
 	return true
+}
+
+// onHost reads the forwarded command line of a remote bridge's call, on its host: the words the
+// local ptysend was given, with the id of a call that can be stopped (remote.CallFlag), or a stop
+// of one (remote.StopFlag), which it does (done: its status).
+func onHost(value string) (args []string, callID string, status int, done bool) {
+	args, err := remote.DecodeArgv(value)
+	if err != nil {
+		return nil, "", usageError(err.Error()), true
+	}
+	switch {
+	case len(args) >= 2 && args[0] == remote.CallFlag:
+		return args[2:], args[1], 0, false
+	case len(args) == 3 && args[0] == remote.StopFlag:
+		sig, err := strconv.Atoi(args[2])
+		if err == nil {
+			err = remote.Stop(rundir.Path(), args[1], syscall.Signal(sig))
+		}
+		if err != nil {
+			return nil, "", cli.Report(os.Stderr, "ptysend", err), true
+		}
+		return nil, "", 0, true
+	}
+	return args, "", 0, false
 }
 
 // forward runs the whole command line on the host of the remote bridge r. A command whose stdin
@@ -38,7 +64,8 @@ func forward(r *remote.Record, m Mode, args []string) int {
 			forwardStdin = false
 		}
 	}
-	status, err := remote.Forward(r, args, forwardStdin, os.Stdin, os.Stdout, os.Stderr)
+	stoppable := m.About().Takes&TakesLimits != 0
+	status, err := remote.Forward(r, args, stoppable, forwardStdin, os.Stdin, os.Stdout, os.Stderr)
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}

@@ -35,8 +35,7 @@ func (r *Record) Describe() (s look.Session, found bool) {
 		s.Busy = "no connection to " + r.Dest + ": ask the user to run ptybridge --host " + r.Dest
 		return s, false
 	}
-	js, _ := json.Marshal([]string{"--session", r.Name, "--sessions", "--json"})
-	cmd := r.Command(OverMaster(true), r.Ptysend, ArgvFlag, hexString(js))
+	cmd := r.Command(OverMaster(true), r.Words("--session", r.Name, "--sessions", "--json")...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
