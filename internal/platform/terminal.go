@@ -1,7 +1,9 @@
 package platform
 
 import (
+	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -70,4 +72,44 @@ func FlushInput(path string) {
 		flushInputQueue(int(f.Fd()))
 		f.Close()
 	}
+}
+
+// AskTerminal writes query to the terminal at path and takes what its input holds until done says
+// that the answer came, or limit passed: read without line editing or echo (the terminal's mode is
+// restored after), so an answer without a line break is read, and no answer shows. Call it only
+// while no program reads the terminal: what it took is gone from the input, and the caller gives
+// back what must stay.
+func AskTerminal(path, query string, done func([]byte) bool, limit time.Duration) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	mode, err := unix.IoctlGetTermios(fd, getTermios)
+	if err != nil {
+		return nil, err
+	}
+	asking := *mode
+	asking.Lflag &^= unix.ICANON | unix.ECHO
+	asking.Cc[unix.VMIN], asking.Cc[unix.VTIME] = 0, 1 // a read waits a tenth of a second at most
+	if err := unix.IoctlSetTermios(fd, setTermios, &asking); err != nil {
+		return nil, err
+	}
+	defer unix.IoctlSetTermios(fd, setTermios, mode)
+	if _, err := unix.Write(fd, []byte(query)); err != nil {
+		return nil, err
+	}
+	var in []byte
+	buf := make([]byte, 4096)
+	for deadline := time.Now().Add(limit); !done(in); {
+		if time.Now().After(deadline) {
+			return in, fmt.Errorf("the terminal did not answer within %v", limit)
+		}
+		n, err := unix.Read(fd, buf)
+		if err != nil && err != unix.EINTR && err != unix.EAGAIN {
+			return in, err
+		}
+		in = append(in, buf[:max(n, 0)]...)
+	}
+	return in, nil
 }

@@ -8,7 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const getTermios = unix.TIOCGETA
+const (
+	getTermios = unix.TIOCGETA
+	setTermios = unix.TIOCSETA // now, not draining nor flushing
+)
 
 func flushInputQueue(fd int) {
 	const fread = 1 // FREAD of sys/fcntl.h: the input queue

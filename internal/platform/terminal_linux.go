@@ -8,7 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const getTermios = unix.TCGETS
+const (
+	getTermios = unix.TCGETS
+	setTermios = unix.TCSETS // now, not draining nor flushing
+)
 
 func flushInputQueue(fd int) { unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) }
 
