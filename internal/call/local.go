@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
@@ -59,8 +60,14 @@ func (l *local) start(done chan<- streamEnd) error {
 			}
 		}()
 	}
-	ext := markers.NewExtractor(l.id, l.c.out)
-	go func() { done <- l.c.pump(ext, ext, nil) }()
+	ext := markers.NewExtractor(l.id, l.c.answers)
+	go func() {
+		e := l.c.pump(ext, ext, nil)
+		if e.err == nil {
+			l.settle()
+		}
+		done <- e
+	}()
 	SweepLeftovers(l.c.B.RuntimeDir)
 	return nil
 }
@@ -77,7 +84,6 @@ func (l *local) prepare() error {
 	if err != nil {
 		return failure.From(fmt.Errorf("creating the stderr pipe: %w", err))
 	}
-	l.errs.queried = &l.c.queried
 	if forwardsStdin(l.c.Req.Stdin) {
 		l.inPath = l.path(".in")
 		if err := syscall.Mkfifo(l.inPath, 0o600); err != nil {
@@ -93,6 +99,29 @@ func (l *local) prepare() error {
 	}
 	return nil
 }
+
+// settle lets the wrapper, which waits after END, go on to the prompt, once the input holds none of
+// the terminal's answers to the output's queries. END is the synchronisation point: tmux parses the
+// output it pipes to the relay, answering each query as it goes, so every answer was made (not
+// necessarily delivered) once END is seen. A query of ptysend's own comes after them all: its
+// answer in the input means that theirs are there. What the input held until then is taken; the
+// human's keys among it are typed back before the prompt, which takes them as typed ahead.
+func (l *local) settle() {
+	if l.c.answers.Queried() {
+		platform.AskTerminal(l.errs.screen.path, cleantext.SyncQuery, cleantext.Synced, answerLimit, func(in []byte) int {
+			keys := cleantext.WithoutAnswers(in)
+			if len(keys) == 0 || l.c.T.Type(string(keys)) != nil {
+				return 0
+			}
+			return len(keys)
+		})
+	}
+	l.errs.release()
+}
+
+// answerLimit bounds the wait for the terminal's answer to the sync query, which tmux gives in
+// well under a millisecond: only a terminal that is gone never answers.
+const answerLimit = 2 * time.Second
 
 // NewCallID is a new call's id, naming its files, claimed before they exist: no sweep takes them.
 func NewCallID(dir string) (markers.ID, error) {

@@ -11,9 +11,9 @@ import (
 const (
 	getTermios = unix.TCGETS
 	setTermios = unix.TCSETS // now, not draining nor flushing
+	// inputQueued counts the input's bytes; without line editing, all of them.
+	inputQueued = unix.TIOCINQ
 )
-
-func flushInputQueue(fd int) { unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) }
 
 // TTYOf is the terminal of process pid: its controlling terminal, else the
 // first standard file that is one, but /dev/tty (ours, when we open it).

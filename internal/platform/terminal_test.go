@@ -65,12 +65,19 @@ func TestAskTerminalTakesTheInputUpToTheAnswer(t *testing.T) {
 		_, err := ptmx.Write([]byte("\x1b[0n"))
 		terminal <- err
 	}()
-	in, err := AskTerminal(tty.Name(), "\x1b[5n", func(in []byte) bool { return strings.HasSuffix(string(in), "\x1b[0n") }, 10*time.Second)
+	giveBack := func(in []byte) int { // as the relay would, through the terminal
+		if err := <-terminal; err != nil {
+			t.Error(err)
+		}
+		ptmx.Write([]byte("typed ahead"))
+		return len("typed ahead")
+	}
+	in, err := AskTerminal(tty.Name(), "\x1b[5n", func(in []byte) bool { return strings.HasSuffix(string(in), "\x1b[0n") }, 10*time.Second, giveBack)
 	if err != nil || string(in) != "typed ahead\x1b[?1;2c\x1b[0n" {
 		t.Fatalf("AskTerminal = %q, %v", in, err)
 	}
-	if err := <-terminal; err != nil {
-		t.Fatal(err)
+	if n := Unread(tty); n != len("typed ahead") {
+		t.Fatalf("%d bytes wait in the input, want the keys given back", n)
 	}
 	after, _ := unix.IoctlGetTermios(int(tty.Fd()), getTermios)
 	if after.Lflag != before.Lflag || after.Cc != before.Cc {
