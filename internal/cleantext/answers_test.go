@@ -20,6 +20,7 @@ var echoesCases = []struct{ name, in, want string }{
 	{"a caret that is no echo", "\x1b[c^x ^^ ^[x ^[[?1;2c", "\x1b[c^x ^^ ^[x "},
 	{"no echo before the query", "^[[?1;2c\x1b[c", "^[[?1;2c\x1b[c"},
 	{"an answer in the output is output", "\x1b[?1;2c", "\x1b[?1;2c"},
+	{"a window report's echo", "\x1b[18t^[[8;24;80t", "\x1b[18t"},
 	{"an unfinished echo at the end stays", "\x1b[c^[[?1;2", "\x1b[c^[[?1;2"},
 	{"a query cut at the end stays", "x\x1b[", "x\x1b["},
 }
@@ -84,7 +85,7 @@ func TestWithoutAnswersKeepsTheHumansKeys(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", ""},
 		{syncAnswer, ""},
-		{"\x1b[?1;2c\x1b[>84;0;0c\x1b[12;1R\x1b]11;rgb:1e1e/1e1e/1e1e\a\x1bP>|tmux 3.3a\x1b\\\x1b[8;24;80t" + syncAnswer, "\x1b[8;24;80t"},
+		{"\x1b[?1;2c\x1b[>84;0;0c\x1b[12;1R\x1b]11;rgb:1e1e/1e1e/1e1e\a\x1bP>|tmux 3.3a\x1b\\\x1b[8;24;80t" + syncAnswer, ""},
 		{"ec\x1b[0nho hi\x1b[A\x1b[D\n" + syncAnswer, "echo hi\x1b[A\x1b[D\n"},
 		{"vi mode\x1b", "vi mode\x1b"},
 		{"\x1b\x1b[0n", "\x1b"},

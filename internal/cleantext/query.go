@@ -129,6 +129,8 @@ func csiKind(prefix byte, arg, inter string, final byte) seqKind {
 		switch first {
 		case "11", "13", "14", "15", "16", "18", "19", "20", "21":
 			return query // window reports
+		case "1", "2", "3", "4", "5", "6", "8", "9":
+			return answer // "8;24;80t" (as output, the same bytes would resize: only echoes are taken)
 		}
 	}
 	return other
@@ -187,14 +189,4 @@ func nextEscape(p []byte, i int) int {
 		return i + 1 + j
 	}
 	return -1
-}
-
-// HasQuery reports whether p holds a whole query that a terminal answers on its input.
-func HasQuery(p []byte) bool {
-	for i := bytes.IndexByte(p, 0x1b); i >= 0; i = nextEscape(p, i) {
-		if _, kind, _ := seqAt(p[i:], raw); kind == query {
-			return true
-		}
-	}
-	return false
 }

@@ -31,7 +31,8 @@ func TestSequenceKinds(t *testing.T) {
 		{"\x1b[>84;0;0c", raw, 10, answer, false},
 		{"\x1b[0n", raw, 4, answer, false},
 		{"\x1b[12;40R", raw, 8, answer, false},
-		{"\x1b[8;24;80t", raw, 10, other, false}, // a resize, as output; no answer is taken from raw output
+		{"\x1b[8;24;80t", raw, 10, answer, false}, // as output a resize: only echoes are taken from output
+		{"^[[8;24;80t", echoed, 11, answer, false},
 		{"\x1b]11;rgb:0000/0000/0000\a", raw, 24, answer, false},
 		{"\x1bP>|tmux 3.3a\x1b\\", raw, 15, answer, false},
 		{"\x1b[?2004;1$y", raw, 11, answer, false},
