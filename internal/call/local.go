@@ -116,7 +116,29 @@ func (l *local) settle() {
 			return len(keys)
 		})
 	}
+	editor := l.shell.Name == "bash" || l.shell.Name == "zsh" || l.shell.Name == "fish"
+	typedAhead := editor && platform.InputWaiting(l.errs.screen.path) > 0
 	l.errs.release()
+	if typedAhead {
+		l.awaitTypedAhead()
+	}
+}
+
+// awaitTypedAhead waits, a second at most, for the shell's line editor to show the keys the human
+// typed during the command. Until the stream shows them, a next call could find the prompt empty
+// and the shell asleep with the keys read: it would type onto the human's line.
+func (l *local) awaitTypedAhead() {
+	tr := markers.TrackerFrom(markers.Snapshot{State: markers.StateRunning, PID: l.shell.PID})
+	l.c.T.SetReadDeadline(time.Now().Add(time.Second))
+	defer l.c.T.SetReadDeadline(time.Time{})
+	buf := make([]byte, 4096)
+	for tr.Snapshot().State != markers.StateTyped {
+		n, err := l.c.T.Read(buf)
+		tr.Write(buf[:max(n, 0)])
+		if err != nil {
+			return
+		}
+	}
 }
 
 // answerLimit bounds the wait for the terminal's answer to the sync query, which tmux gives in

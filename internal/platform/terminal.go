@@ -121,3 +121,29 @@ func readUntil(fd int, query string, done func([]byte) bool, deadline time.Time)
 	}
 	return in, nil
 }
+
+// InputWaiting is how many bytes wait in the input of the terminal at path, a line without its
+// Enter too: counted without line editing, then the mode is restored. A program in line editing
+// mode then reads such a line at once, without its Enter: call it only where a line editor (which
+// reads key by key anyway) reads next.
+func InputWaiting(path string) int {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(fd)
+	mode, err := unix.IoctlGetTermios(fd, getTermios)
+	if err != nil {
+		return 0
+	}
+	if mode.Lflag&unix.ICANON != 0 {
+		counting := *mode
+		counting.Lflag &^= unix.ICANON
+		if unix.IoctlSetTermios(fd, setTermios, &counting) != nil {
+			return 0
+		}
+		defer unix.IoctlSetTermios(fd, setTermios, mode)
+	}
+	n, _ := unix.IoctlGetInt(fd, inputQueued)
+	return n
+}
