@@ -119,20 +119,25 @@ func (l *local) settle() {
 	editor := l.shell.Name == "bash" || l.shell.Name == "zsh" || l.shell.Name == "fish"
 	typedAhead := editor && platform.InputWaiting(l.errs.screen.path) > 0
 	l.errs.release()
-	if typedAhead {
-		l.awaitTypedAhead()
+	switch {
+	case typedAhead:
+		// Until the stream shows the keys the human typed during the command, a next call could
+		// find the prompt empty and the shell asleep with the keys read: it would type onto them.
+		l.await(markers.StateTyped)
+	case !editor:
+		// Without a line editor (dash) the prompt's own text is what tells the human's line from
+		// output: keys typed before it shows are no line of theirs to the history.
+		l.await(markers.StatePrompt)
 	}
 }
 
-// awaitTypedAhead waits, a second at most, for the shell's line editor to show the keys the human
-// typed during the command. Until the stream shows them, a next call could find the prompt empty
-// and the shell asleep with the keys read: it would type onto the human's line.
-func (l *local) awaitTypedAhead() {
+// await reads the stream, a second at most, until the shell that was let go is in state want.
+func (l *local) await(want markers.PaneState) {
 	tr := markers.TrackerFrom(markers.Snapshot{State: markers.StateRunning, PID: l.shell.PID})
 	l.c.T.SetReadDeadline(time.Now().Add(time.Second))
 	defer l.c.T.SetReadDeadline(time.Time{})
 	buf := make([]byte, 4096)
-	for tr.Snapshot().State != markers.StateTyped {
+	for tr.Snapshot().State != want {
 		n, err := l.c.T.Read(buf)
 		tr.Write(buf[:max(n, 0)])
 		if err != nil {
