@@ -109,6 +109,7 @@ func attempt(ctx context.Context, b bridge.Bridge, req Request, start time.Time,
 		}
 		c := &Call{B: b, T: t, Req: req, Start: start, out: &gate{w: req.Stdout}, arrived: make(chan bool, 1),
 			started: make(chan struct{})}
+		c.answers = &cleantext.AnswerEchoes{W: c.out}
 		c.Ctx, c.end = context.WithCancel(ctx)
 		if !req.Raw {
 			c.clean = cleantext.NewWriter(req.Stdout)
@@ -152,6 +153,9 @@ type Call struct {
 	Start time.Time
 	out   *gate
 	clean *cleantext.Writer // stdout's clean-text writer; nil with Raw
+	// answers takes the echo of the terminal's answers out of the output (the extractor's Out),
+	// and knows whether the output asked the terminal anything.
+	answers *cleantext.AnswerEchoes
 	// fullScreen: the command's output is on the alternate screen, a full-screen program's (pump).
 	fullScreen atomic.Bool
 	// toldFullScreen: the note that a full-screen program runs was given.
@@ -162,9 +166,6 @@ type Call struct {
 	asked          bool            // the human was told of the question (waiting)
 	// emptyStdin: the forwarded stdin was a pipe that brought nothing.
 	emptyStdin atomic.Bool
-	// queried: the command's output asked the terminal something, whose answer tmux typed into
-	// the terminal's input (stderrCopy flushes it before the shell's prompt can take it).
-	queried atomic.Bool
 }
 
 // EchoRows is how many rows the echo of line takes in the terminal at tty, typed at the prompt

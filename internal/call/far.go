@@ -94,7 +94,7 @@ func (f *far) start(done chan<- streamEnd) error {
 		fmt.Fprintf(f.c.Req.Notes, "ptysend: note: the command runs at the far end of %s (a %s shell); its commands are code for that shell\n",
 			f.end.Via, f.rec.Kind)
 	}
-	f.ext = markers.NewExtractor(f.id, f.c.out)
+	f.ext = markers.NewExtractor(f.id, f.c.answers)
 	f.split = markers.NewFrameSplitter(f.id, f.ext, f.c.Req.Stderr)
 	go func() { done <- f.c.pump(f.ext, f, rest) }()
 	return nil

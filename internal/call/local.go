@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
@@ -63,9 +64,15 @@ func (l *local) start(done chan<- streamEnd) error {
 			}
 		}()
 	}
-	ext := markers.NewExtractor(l.id, l.c.out)
+	ext := markers.NewExtractor(l.id, l.c.answers)
 	stream := &promptWatch{ext: ext, tracker: markers.TrackerFrom(markers.Snapshot{}), pid: l.shell.PID, prompt: l.prompt}
-	go func() { done <- l.c.pump(ext, stream, nil) }()
+	go func() {
+		e := l.c.pump(ext, stream, nil)
+		if e.err == nil {
+			l.settle()
+		}
+		done <- e
+	}()
 	SweepLeftovers(l.c.B.RuntimeDir)
 	return nil
 }
@@ -82,7 +89,6 @@ func (l *local) prepare() error {
 	if err != nil {
 		return failure.From(fmt.Errorf("creating the stderr pipe: %w", err))
 	}
-	l.errs.queried = &l.c.queried
 	if forwardsStdin(l.c.Req.Stdin) {
 		l.inPath = l.path(".in")
 		if err := syscall.Mkfifo(l.inPath, 0o600); err != nil {
@@ -98,6 +104,56 @@ func (l *local) prepare() error {
 	}
 	return nil
 }
+
+// settle lets the wrapper, which waits after END, go on to the prompt, once the input holds none of
+// the terminal's answers to the output's queries. END is the synchronisation point: tmux parses the
+// output it pipes to the relay, answering each query as it goes, so every answer was made (not
+// necessarily delivered) once END is seen. A query of ptysend's own comes after them all: its
+// answer in the input means that theirs are there. What the input held until then is taken; the
+// human's keys among it are typed back before the prompt, which takes them as typed ahead.
+func (l *local) settle() {
+	if l.c.answers.Queried() {
+		platform.AskTerminal(l.errs.screen.path, cleantext.SyncQuery, cleantext.Synced, answerLimit, func(in []byte) int {
+			keys := cleantext.WithoutAnswers(in)
+			if len(keys) == 0 || l.c.T.Type(string(keys)) != nil {
+				return 0
+			}
+			return len(keys)
+		})
+	}
+	editor := l.shell.Name == "bash" || l.shell.Name == "zsh" || l.shell.Name == "fish"
+	typedAhead := editor && platform.InputWaiting(l.errs.screen.path) > 0
+	l.errs.release()
+	switch {
+	case typedAhead:
+		// Until the stream shows the keys the human typed during the command, a next call could
+		// find the prompt empty and the shell asleep with the keys read: it would type onto them.
+		l.await(markers.StateTyped)
+	case !editor:
+		// Without a line editor (dash) the prompt's own text is what tells the human's line from
+		// output: keys typed before it shows are no line of theirs to the history.
+		l.await(markers.StatePrompt)
+	}
+}
+
+// await reads the stream, a second at most, until the shell that was let go is in state want.
+func (l *local) await(want markers.PaneState) {
+	tr := markers.TrackerFrom(markers.Snapshot{State: markers.StateRunning, PID: l.shell.PID})
+	l.c.T.SetReadDeadline(time.Now().Add(time.Second))
+	defer l.c.T.SetReadDeadline(time.Time{})
+	buf := make([]byte, 4096)
+	for tr.Snapshot().State != want {
+		n, err := l.c.T.Read(buf)
+		tr.Write(buf[:max(n, 0)])
+		if err != nil {
+			return
+		}
+	}
+}
+
+// answerLimit bounds the wait for the terminal's answer to the sync query, which tmux gives in
+// well under a millisecond: only a terminal that is gone never answers.
+const answerLimit = 2 * time.Second
 
 // NewCallID is a new call's id, naming its files, claimed before they exist: no sweep takes them.
 func NewCallID(dir string) (markers.ID, error) {

@@ -18,17 +18,18 @@ import (
 // stderrCopy passes a local command's stderr on from the wrapper's fifo as it fills: to ptysend's
 // stderr, and framed (never in stdout: markers.AppendStderrFrame) to the pane's terminal, where the
 // human sees a question asked on stderr. Once the wrapper's StderrDone token came, all of it is
-// there: closing the ack fifo lets the wrapper print END.
+// there: a line in the ack fifo lets the wrapper print END; closing it (release, once END was seen
+// and the terminal's answers taken from its input) lets the wrapper go on to the prompt.
 type stderrCopy struct {
 	id      markers.ID
 	errPath string
 	fifo    *os.File // read-write: the wrapper's opens never wait, our reads wait for data
-	ack     *os.File // read-write until closed: the wrapper waits for that
+	ackMu   sync.Mutex
+	ack     *os.File // read-write until closed: the wrapper waits for a line, then for that
 	screen  framedTerminal
 	agent   io.Writer
 	stream  *markers.StderrStream
-	exe     string       // ptysend, to hand the fifo over to (handOver)
-	queried *atomic.Bool // the call's Call.queried
+	exe     string // ptysend, to hand the fifo over to (handOver)
 	buf     []byte
 	arrived chan<- bool // true when a piece holds a line break
 	over    atomic.Bool // the token came: the command is over
@@ -77,15 +78,13 @@ func readAll(r io.Reader, buf []byte, take func([]byte)) {
 
 func (s *stderrCopy) take(b []byte) {
 	s.stream.Write(b)
-	if s.stream.Done() && s.ack != nil {
+	if s.stream.Done() && !s.over.Load() {
 		s.over.Store(true)
-		if s.queried != nil && s.queried.Load() {
-			// The answers tmux typed are in the terminal's input: the prompt would take them for
-			// the user's typing. Those of queries still on their way through the stream stay.
-			platform.FlushInput(s.screen.path)
+		s.ackMu.Lock()
+		if s.ack != nil {
+			s.ack.Write([]byte("\n")) // the wrapper goes on to END
 		}
-		s.ack.Close() // the wrapper goes on to END
-		s.ack = nil
+		s.ackMu.Unlock()
 	}
 	select {
 	case s.arrived <- bytes.IndexByte(b, '\n') >= 0:
@@ -134,10 +133,18 @@ func (s *stderrCopy) stop() {
 	s.takeNow(s.fifo)
 	s.stream.Flush()
 	s.handOver()
+	s.release()
+	s.screen.close()
+}
+
+// release lets the wrapper, waiting after END, go on (or, before END, go on to END and past it).
+func (s *stderrCopy) release() {
+	s.ackMu.Lock()
+	defer s.ackMu.Unlock()
 	if s.ack != nil {
 		s.ack.Close()
+		s.ack = nil
 	}
-	s.screen.close()
 }
 
 // takeNow takes what f holds now, and returns why it stopped.

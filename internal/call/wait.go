@@ -249,6 +249,9 @@ func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd
 			default:
 			}
 			if ext.Done() {
+				if err := c.answers.Flush(); err != nil {
+					return streamEnd{err: err}
+				}
 				return streamEnd{status: ext.Status()}
 			}
 		}
@@ -264,14 +267,10 @@ type terminalWatch struct {
 	screen cleantext.Mode
 }
 
-// watchTerminal notes in p what the command asks the terminal (queried), and whether a
-// full-screen program shows (fullScreen).
+// watchTerminal notes in p whether a full-screen program shows (fullScreen).
 func (c *Call) watchTerminal(w *terminalWatch, p []byte) {
 	if bytes.IndexByte(p, 0x1b) >= 0 || bytes.IndexByte(w.tail, 0x1b) >= 0 {
 		joined := append(w.tail, p[:min(len(p), 64)]...)
-		if cleantext.HasQuery(joined) || cleantext.HasQuery(p) {
-			c.queried.Store(true)
-		}
 		w.screen = cleantext.ScreenSwitch(p, cleantext.ScreenSwitch(joined, w.screen))
 		c.fullScreen.Store(w.screen == cleantext.On)
 	}

@@ -146,6 +146,8 @@ func TestTrackerStateWithTheNewEvents(t *testing.T) {
 		{"finished is not yet the prompt", CommandLineEvent(42, "ls") + FinishedEvent(42, 0, "/", "ls") + "$ ", Snapshot{StateRunning, 42}},
 		{"a long command line is no typing", PromptEvent(42) + CommandLineEvent(42, strings.Repeat("é", 3000)), Snapshot{StateRunning, 42}},
 		{"a finished event at the prompt is no typing", PromptEvent(42) + FinishedEvent(42, 0, "/", ""), Snapshot{StatePrompt, 42}},
+		{"a wrapper's start is a command, in dash too (no command line event)", PromptEvent(42) + " . /run/x.sh\r\n" + Start("0123456789abcdef") + "out", Snapshot{StateRunning, 42}},
+		{"and its end is not yet the prompt", PromptEvent(42) + " . /run/x.sh\r\n" + Start("0123456789abcdef") + End("0123456789abcdef", 0), Snapshot{StateRunning, 42}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, chunks := range splits(c.stream) {

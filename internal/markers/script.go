@@ -114,7 +114,8 @@ func Script(sh Shell, job Job) string {
 	case sh == Fish:
 		template, redirects = "script.fish", " 2>"+fishQuote(job.StderrPath)
 		vars = append(vars, "@STDERR_DONE@",
-			fishQuote(`exec 9<>"$3" 8<"$3" 9>&-; printf '\033]`+osc+`;D;%s\007' "$1" 1<>"$2"; read -r a <&8`))
+			fishQuote(`exec 9<>"$3" 8<"$3" 9>&-; printf '\033]`+osc+`;D;%s\007' "$1" 1<>"$2"; read -r a <&8`),
+			"@ACK_CLOSED@", fishQuote(`exec 9<>"$1" 8<"$1" 9>&-; while read -r a; do :; done <&8`))
 	case fifo:
 		redirects = " 2<>" + QuotePOSIX(job.StderrPath) + " 9<&-"
 	}

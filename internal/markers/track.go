@@ -134,6 +134,12 @@ func (t *Tracker) event(body []byte) {
 		t.state, t.pid, t.own = StatePrompt, e.PID, false
 	case 'C':
 		t.state, t.pid, t.own = StateRunning, e.PID, false
+	case 'S':
+		// A wrapper's START after the echo of the line that sourced it: the line runs, as a 'C' would
+		// say, had the shell one (dash has none). Elsewhere (a REPL's, a far shell's) it says nothing.
+		if t.state == StateTyped {
+			t.state = StateRunning
+		}
 	case 'O', 'R':
 		t.own = true
 	case 'o', 'r':

@@ -1,7 +1,9 @@
 package platform
 
 import (
+	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -64,10 +66,84 @@ func Columns(path string) int {
 	return int(ws.Col)
 }
 
-// FlushInput discards what waits unread in the input of the terminal at path.
-func FlushInput(path string) {
-	if f, err := openUnpolled(path, unix.O_RDONLY); err == nil {
-		flushInputQueue(int(f.Fd()))
-		f.Close()
+// AskTerminal writes query to the terminal at path and takes what its input holds until done says
+// that the answer came, or limit passed: read without line editing or echo, so an answer without a
+// line break is read, and no answer shows. Call it only while no program reads the terminal. What
+// it took is gone from the input: giveBack types back what must stay (through the terminal, as
+// keys) and says how many bytes; the mode is restored once they are in the input again, so that
+// they are not echoed twice and are there before anything reads the terminal.
+func AskTerminal(path, query string, done func([]byte) bool, limit time.Duration, giveBack func([]byte) int) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
+	defer unix.Close(fd)
+	mode, err := unix.IoctlGetTermios(fd, getTermios)
+	if err != nil {
+		return nil, err
+	}
+	asking := *mode
+	asking.Lflag &^= unix.ICANON | unix.ECHO
+	asking.Cc[unix.VMIN], asking.Cc[unix.VTIME] = 0, 1 // a read waits a tenth of a second at most
+	if err := unix.IoctlSetTermios(fd, setTermios, &asking); err != nil {
+		return nil, err
+	}
+	defer unix.IoctlSetTermios(fd, setTermios, mode)
+	deadline := time.Now().Add(limit)
+	in, err := readUntil(fd, query, done, deadline)
+	if n := giveBack(in); n > 0 {
+		// Typed back by another process (tmux): polled, for the short while they take to come.
+		for time.Now().Before(deadline) {
+			if k, err := unix.IoctlGetInt(fd, inputQueued); err != nil || k >= n {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	return in, err
+}
+
+func readUntil(fd int, query string, done func([]byte) bool, deadline time.Time) ([]byte, error) {
+	if _, err := unix.Write(fd, []byte(query)); err != nil {
+		return nil, err
+	}
+	var in []byte
+	buf := make([]byte, 4096)
+	for !done(in) {
+		if time.Now().After(deadline) {
+			return in, fmt.Errorf("the terminal did not answer in time")
+		}
+		n, err := unix.Read(fd, buf)
+		if err != nil && err != unix.EINTR && err != unix.EAGAIN {
+			return in, err
+		}
+		in = append(in, buf[:max(n, 0)]...)
+	}
+	return in, nil
+}
+
+// InputWaiting is how many bytes wait in the input of the terminal at path, a line without its
+// Enter too: counted without line editing, then the mode is restored. A program in line editing
+// mode then reads such a line at once, without its Enter: call it only where a line editor (which
+// reads key by key anyway) reads next.
+func InputWaiting(path string) int {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(fd)
+	mode, err := unix.IoctlGetTermios(fd, getTermios)
+	if err != nil {
+		return 0
+	}
+	if mode.Lflag&unix.ICANON != 0 {
+		counting := *mode
+		counting.Lflag &^= unix.ICANON
+		if unix.IoctlSetTermios(fd, setTermios, &counting) != nil {
+			return 0
+		}
+		defer unix.IoctlSetTermios(fd, setTermios, mode)
+	}
+	n, _ := unix.IoctlGetInt(fd, inputQueued)
+	return n
 }

@@ -8,12 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const getTermios = unix.TIOCGETA
-
-func flushInputQueue(fd int) {
-	const fread = 1 // FREAD of sys/fcntl.h: the input queue
-	unix.IoctlSetPointerInt(fd, unix.TIOCFLUSH, fread)
-}
+const (
+	getTermios = unix.TIOCGETA
+	setTermios = unix.TIOCSETA // now, not draining nor flushing
+	// inputQueued counts the input's bytes; without line editing, all of them.
+	inputQueued = fionread
+)
 
 // TTYOf is the controlling terminal of process pid. Linux also takes a standard file that is a
 // terminal, from /proc/PID/fd: the BSDs show no other process's open files so simply.

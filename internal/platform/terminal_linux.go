@@ -8,9 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const getTermios = unix.TCGETS
-
-func flushInputQueue(fd int) { unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) }
+const (
+	getTermios = unix.TCGETS
+	setTermios = unix.TCSETS // now, not draining nor flushing
+	// inputQueued counts the input's bytes; without line editing, all of them.
+	inputQueued = unix.TIOCINQ
+)
 
 // TTYOf is the terminal of process pid: its controlling terminal, else the
 // first standard file that is one, but /dev/tty (ours, when we open it).

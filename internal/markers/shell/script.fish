@@ -10,8 +10,9 @@
 # status, 123.
 #
 # fish has no "<>", and its read does not read a block's descriptor 9: with
-# ptysend's fifo, sh writes the StderrDone token and waits for ptysend. Its
-# exec lends it a writer of the ack fifo for the instant of the open, which
+# ptysend's fifo, sh writes the StderrDone token and waits for ptysend's line
+# in the ack fifo; after END another sh waits for ptysend to close it. Their
+# exec lends them a writer of the ack fifo for the instant of the open, which
 # must not wait (ptysend may be gone), and lets go of it.
 set -l __ptybridge_jc interactive
 status is-full-job-control; and set __ptybridge_jc full
@@ -32,4 +33,5 @@ if builtin printf '%s' @COMMAND@ | command $__fish_bin_dir/fish --no-config --no
 end
 ?fifo command /bin/sh -c @STDERR_DONE@ sh @ID@ @STDERR@ @ACK@
 builtin printf '\033]6973;ptybridge;E;%s;%d\007' @ID@ $__ptybridge_status
+?fifo command /bin/sh -c @ACK_CLOSED@ sh @ACK@
 set -e __ptybridge_status
