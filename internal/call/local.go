@@ -133,6 +133,10 @@ func (l *local) settle() {
 		// Without a line editor (dash) the prompt's own text is what tells the human's line from
 		// output: keys typed before it shows are no line of theirs to the history.
 		l.await(markers.StatePrompt)
+	case l.shell.Syntax == markers.Fish:
+		// fish's wrapper waits after END in a child sh, which holds the terminal until let go: a
+		// next look before the prompt would find that sh in the foreground.
+		l.await(markers.StatePrompt)
 	}
 }
 
