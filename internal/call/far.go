@@ -32,8 +32,7 @@ type far struct {
 	bridgeCommand bool
 	ext           *markers.Extractor
 	split         *markers.FrameSplitter
-	tracker       *markers.Tracker
-	prompt        chan struct{} // the far shell's PROMPT came (after an interrupt)
+	prompt        promptSeen // the far shell's PROMPT came (after an interrupt)
 	mu            sync.Mutex
 	pre           []byte // the stream before START, for the INFO marker
 }
@@ -46,7 +45,7 @@ const (
 )
 
 func newFar(c *Call, end *pane.Far) *far {
-	return &far{c: c, end: end, rec: end.Record, prompt: make(chan struct{}, 1), tracker: markers.TrackerFrom(markers.Snapshot{})}
+	return &far{c: c, end: end, rec: end.Record, prompt: newPromptSeen()}
 }
 
 // LoadFar types, in the far shell the look found, the far wrapper that
@@ -249,13 +248,7 @@ func (f *far) Write(b []byte) (int, error) {
 	if _, err := f.split.Write(b); err != nil {
 		return 0, err
 	}
-	f.tracker.Write(b)
-	if snap := f.tracker.Snapshot(); snap.State == markers.StatePrompt && snap.PID == f.farPID() {
-		select {
-		case f.prompt <- struct{}{}:
-		default:
-		}
-	}
+	f.prompt.see(b, f.farPID())
 	return len(b), nil
 }
 
@@ -275,7 +268,7 @@ func (f *far) info() (markers.FarInfo, bool) {
 	return markers.ParseInfo(f.pre, f.id)
 }
 
-func (f *far) stopped() <-chan struct{} { return f.prompt }
+func (f *far) stopped() <-chan struct{} { return f.prompt.came }
 func (f *far) answered()                {}
 
 // holdsTerminal: the far programs are out of sight; an interrupt waits for START only.

@@ -28,12 +28,12 @@ type local struct {
 	hooks  string        // the shell integration to install with this call
 	inPath string        // the stdin fifo, when stdin is forwarded
 	back   chan struct{} // closed when the shell is back at its prompt
-	prompt chan struct{} // the shell's prompt event came after START (it runs the command no more)
+	prompt promptSeen    // the shell's prompt event after START: it runs the command no more
 	quit   chan struct{} // closed by finish: the call is over (not its Ctx, which a stop ends first)
 }
 
 func newLocal(c *Call, shell pane.Shell) *local {
-	return &local{shell: shell, prompt: make(chan struct{}, 1), quit: make(chan struct{}), questions: questions{c: c,
+	return &local{shell: shell, prompt: newPromptSeen(), quit: make(chan struct{}), questions: questions{c: c,
 		waits: func() bool { return pane.WaitsForHuman(c.T.PaneID, c.T.PanePID) },
 		asks:  func() string { return pane.Asks(c.T.PaneID) }}}
 }
@@ -65,7 +65,7 @@ func (l *local) start(done chan<- streamEnd) error {
 		}()
 	}
 	ext := markers.NewExtractor(l.id, l.c.answers)
-	stream := &promptWatch{ext: ext, tracker: markers.TrackerFrom(markers.Snapshot{}), pid: l.shell.PID, prompt: l.prompt}
+	stream := &promptWatch{ext: ext, pid: l.shell.PID, prompt: l.prompt}
 	go func() {
 		e := l.c.pump(ext, stream, nil)
 		if e.err == nil {
@@ -184,19 +184,8 @@ func (l *local) stopped() <-chan struct{} {
 	l.back = make(chan struct{})
 	go func() {
 		var since time.Time
-		interrupted := -1 // the foreground the interrupt found
 		for {
-			fg, err := platform.ForegroundPID(l.c.T.PanePID)
-			switch {
-			case interrupted == -1:
-				interrupted = fg
-			case err == nil && fg != l.shell.PID && fg != interrupted:
-				// The command took the terminal after the Ctrl-C, which the shell got while it was
-				// handing it over: the command's turn for one.
-				l.c.T.Type(CtrlC)
-				interrupted = fg
-			}
-			if err != nil || fg != l.shell.PID {
+			if fg, err := platform.ForegroundPID(l.c.T.PanePID); err != nil || fg != l.shell.PID {
 				since = time.Time{}
 			} else if since.IsZero() {
 				since = time.Now()
@@ -204,7 +193,7 @@ func (l *local) stopped() <-chan struct{} {
 				break
 			}
 			select {
-			case <-l.prompt:
+			case <-l.prompt.came:
 				close(l.back)
 				return
 			case <-time.After(20 * time.Millisecond):
@@ -250,24 +239,38 @@ const stillForeground = time.Second
 // promptWatch passes the stream to the extractor and tells prompt when, after START, the
 // shell's prompt event comes.
 type promptWatch struct {
-	ext     *markers.Extractor
-	tracker *markers.Tracker
-	pid     int
-	prompt  chan struct{}
+	ext    *markers.Extractor
+	pid    int
+	prompt promptSeen
 }
 
 func (w *promptWatch) Write(b []byte) (int, error) {
 	n, err := w.ext.Write(b)
 	if w.ext.Started() {
-		w.tracker.Write(b)
-		if snap := w.tracker.Snapshot(); snap.State == markers.StatePrompt && snap.PID == w.pid {
-			select {
-			case w.prompt <- struct{}{}:
-			default:
-			}
-		}
+		w.prompt.see(b, w.pid)
 	}
 	return n, err
+}
+
+// promptSeen follows the hooks' events in the stream and tells came when shell pid is back at
+// its prompt: after an interrupt, the sign that the command stopped (both transports).
+type promptSeen struct {
+	tracker *markers.Tracker
+	came    chan struct{}
+}
+
+func newPromptSeen() promptSeen {
+	return promptSeen{tracker: markers.TrackerFrom(markers.Snapshot{}), came: make(chan struct{}, 1)}
+}
+
+func (p promptSeen) see(b []byte, pid int) {
+	p.tracker.Write(b)
+	if snap := p.tracker.Snapshot(); snap.State == markers.StatePrompt && snap.PID == pid {
+		select {
+		case p.came <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // shellEnded reports a command that ended its shell. When that was the pane's own shell,
