@@ -35,6 +35,8 @@ type Bridge struct {
 	RuntimeDir string
 	// Exe is the program tmux runs as the relay: ptybridge or ptysend.
 	Exe string
+	// asked is the turn AskTurn asked for, which Turn takes up.
+	asked *askedTurn
 }
 
 // ValidateName refuses names tmux would silently rewrite.

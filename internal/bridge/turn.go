@@ -32,8 +32,11 @@ const NoBridgeMessage = "Error: No PTY bridge session is running.\n" +
 // turn at the pane, within maxTime from start, telling stderr what holds it;
 // call, as the agent typed it, is shown to the calls queued behind it.
 func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, start time.Time, stderr io.Writer) (*relay.Turn, error) {
-	if err := rundir.Ensure(b.RuntimeDir); err != nil {
-		return nil, failure.From(err)
+	asked := b.asked.take()
+	if asked == nil {
+		if err := rundir.Ensure(b.RuntimeDir); err != nil {
+			return nil, failure.From(err)
+		}
 	}
 	deadline := time.Time{}
 	if maxTime > 0 {
@@ -42,7 +45,15 @@ func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, st
 	waits := waitNotices{stderr: stderr}
 	path := b.SocketPath()
 	for attempt := 0; ; attempt++ {
-		t, err := relay.RequestTurn(ctx, path, shortCall(call), deadline, waits.tell)
+		t, err := asked, error(nil)
+		if asked != nil {
+			if err = asked.Wait(ctx, deadline, waits.tell); err != nil {
+				t = nil
+			}
+			asked = nil
+		} else {
+			t, err = relay.RequestTurn(ctx, path, shortCall(call), deadline, waits.tell)
+		}
 		switch {
 		case err == nil && ctx.Err() != nil:
 			t.Close()
@@ -67,6 +78,30 @@ func (b Bridge) Turn(ctx context.Context, call string, maxTime time.Duration, st
 			return nil, err
 		}
 	}
+}
+
+// AskTurn asks the relay for the turn of call (as the agent typed it) now, and Turn waits for it:
+// the relay answers while ptysend sets itself up for the call (one processor, its stop signals). A
+// relay that cannot be asked now (none runs, the runtime directory is not ours) is left to Turn.
+func (b *Bridge) AskTurn(call string) {
+	if rundir.Ensure(b.RuntimeDir) != nil {
+		return
+	}
+	if t, err := relay.AskTurn(b.SocketPath(), shortCall(call)); err == nil {
+		b.asked = &askedTurn{t}
+	}
+}
+
+// askedTurn is shared by the copies of a Bridge: the first Turn takes it up.
+type askedTurn struct{ t *relay.Turn }
+
+func (a *askedTurn) take() *relay.Turn {
+	if a == nil {
+		return nil
+	}
+	t := a.t
+	a.t = nil
+	return t
 }
 
 // cancelled is the error of a call stopped before its turn: 128+N, as any stopped call.

@@ -64,6 +64,10 @@ func Main(args []string) int {
 	}
 	exe, _ := os.Executable()
 	ctx, env := context.Background(), &Env{Options: opts, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Notes: os.Stderr}
+	env.Bridge = bridge.Bridge{Name: opts.Session, RuntimeDir: rundir.Path(), Exe: exe}
+	if t, ok := m.(interface{ typed() string }); ok {
+		env.Bridge.AskTurn(t.typed()) // the relay answers while ptysend sets up what follows
+	}
 	// A mode that runs or waits on something: one processor (it mostly waits: a second costs CPU
 	// in idle threads that look for work, taken from the shell and tmux on a busy machine) and
 	// its stop signals caught. A read-only mode, which answers at once, skips both (the stop of
@@ -78,7 +82,6 @@ func Main(args []string) int {
 			defer remote.Register(rundir.Path(), remoteCall)()
 		}
 	}
-	env.Bridge = bridge.Bridge{Name: opts.Session, RuntimeDir: rundir.Path(), Exe: exe}
 	status, err := m.Run(ctx, env)
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)

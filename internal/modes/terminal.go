@@ -46,8 +46,11 @@ func (m *command) Check() error {
 	return nil
 }
 
+// typed is the call as the agent typed it, which the calls queued behind it are shown.
+func (m *command) typed() string { return strings.TrimSpace(m.code()) }
+
 func (m *command) Run(ctx context.Context, e *Env) (int, error) {
-	req := e.callRequest(strings.TrimSpace(m.code()))
+	req := e.callRequest(m.typed())
 	req.Command = m.code()
 	switch {
 	case m.Stdin != nil:
@@ -91,8 +94,10 @@ func (m *replStart) Check() error {
 	return nil
 }
 
+func (m *replStart) typed() string { return "--repl-start " + m.Cmd }
+
 func (m *replStart) Run(ctx context.Context, e *Env) (int, error) {
-	return repl.Start(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-start " + m.Cmd), Prompt: m.Prompt, Continuation: m.Continuation}, m.Cmd)
+	return repl.Start(ctx, e.Bridge, repl.Request{Request: e.callRequest(m.typed()), Prompt: m.Prompt, Continuation: m.Continuation}, m.Cmd)
 }
 
 type replEval struct {
@@ -110,8 +115,10 @@ func (m *replEval) Check() error {
 	return nil
 }
 
+func (m *replEval) typed() string { return "--repl-eval " + *m.Expr }
+
 func (m *replEval) Run(ctx context.Context, e *Env) (int, error) {
-	return repl.Eval(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-eval " + *m.Expr)}, *m.Expr)
+	return repl.Eval(ctx, e.Bridge, repl.Request{Request: e.callRequest(m.typed())}, *m.Expr)
 }
 
 type replClose struct {
@@ -122,8 +129,10 @@ func (m *replClose) About() About {
 	return About{Chosen: m.Close, Takes: TakesLimits, Tool: "repl_close"}
 }
 
+func (m *replClose) typed() string { return "--repl-close" }
+
 func (m *replClose) Run(ctx context.Context, e *Env) (int, error) {
-	return repl.Close(ctx, e.Bridge, repl.Request{Request: e.callRequest("--repl-close")})
+	return repl.Close(ctx, e.Bridge, repl.Request{Request: e.callRequest(m.typed())})
 }
 
 // The modes that type nothing: they look at the terminal, or talk to the human (internal/look,

@@ -46,24 +46,42 @@ type Queued struct {
 // typed it) and waits until deadline (zero: none) or ctx ends; meanwhile
 // queued hears what holds the pane, at once and whenever that changes.
 func RequestTurn(ctx context.Context, path, call string, deadline time.Time, queued func(Queued)) (*Turn, error) {
-	c, err := platform.DialUnix(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w on %s: %v", ErrNoRelay, path, err)
+	t, err := AskTurn(path, call)
+	if err == nil {
+		err = t.Wait(ctx, deadline, queued)
 	}
-	t := &Turn{Path: path, c: c, r: bufio.NewReaderSize(c, 64<<10)}
-	if err := t.waitForTurn(ctx, call, deadline, queued); err != nil {
-		c.Close()
+	if err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
-func (t *Turn) waitForTurn(ctx context.Context, call string, deadline time.Time, queued func(Queued)) error {
+// AskTurn sends the request of RequestTurn and returns without waiting (Wait): the relay works on
+// it while the caller goes on with what it must do anyway.
+func AskTurn(path, call string) (*Turn, error) {
+	c, err := platform.DialUnix(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w on %s: %v", ErrNoRelay, path, err)
+	}
+	if err := sendToRelay(c, "turn", call); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &Turn{Path: path, c: c, r: bufio.NewReaderSize(c, 64<<10)}, nil
+}
+
+// Wait waits for the turn AskTurn asked for, as RequestTurn does; on an error the turn is closed.
+func (t *Turn) Wait(ctx context.Context, deadline time.Time, queued func(Queued)) error {
+	err := t.waitForTurn(ctx, deadline, queued)
+	if err != nil {
+		t.c.Close()
+	}
+	return err
+}
+
+func (t *Turn) waitForTurn(ctx context.Context, deadline time.Time, queued func(Queued)) error {
 	stop := context.AfterFunc(ctx, func() { t.c.SetReadDeadline(time.Now()) })
 	defer stop()
-	if err := sendToRelay(t.c, "turn", call); err != nil {
-		return err
-	}
 	t.c.SetReadDeadline(deadline)
 	defer t.c.SetReadDeadline(time.Time{})
 	m, err := readMessage(t.r)
