@@ -79,7 +79,7 @@ func Main(args []string) int {
 		ctx, env.StopsCaught, stop = stopContext()
 		defer stop()
 		if remoteCall != "" && rundir.Ensure(rundir.Path()) == nil {
-			defer remote.Register(rundir.Path(), remoteCall)()
+			defer remote.Register(rundir.Path(), remoteCall, env.StopsCaught)()
 		}
 	}
 	status, err := m.Run(ctx, env)

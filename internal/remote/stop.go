@@ -41,8 +41,9 @@ type callRecord struct {
 }
 
 // Register records this process as call id, so that Stop can signal it, and sends itself the
-// signal of a stop that came first; the returned func removes the record.
-func Register(dir, id string) func() {
+// signal of a stop that came first, once caught closes (the signals are caught: the stop is the
+// call's, not the default death); the returned func removes the record.
+func Register(dir, id string, caught <-chan struct{}) func() {
 	if !markers.ID(id).Valid() {
 		return func() {}
 	}
@@ -55,6 +56,7 @@ func Register(dir, id string) func() {
 	if note, err := os.ReadFile(stopFile(dir, id)); err == nil {
 		os.Remove(stopFile(dir, id))
 		if n, err := strconv.Atoi(strings.TrimSpace(string(note))); err == nil {
+			<-caught
 			signalPID(os.Getpid(), syscall.Signal(n))
 		}
 	}

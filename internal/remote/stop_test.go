@@ -22,9 +22,11 @@ func TestStopReachesTheCallBeforeOrAfterItsRecord(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
+	caught := make(chan struct{})
+	close(caught) // signal.Notify above
 	const id = "0123456789abcdef"
 
-	done := Register(dir, id)
+	done := Register(dir, id, caught)
 	if err := Stop(dir, id, syscall.SIGUSR1); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestStopReachesTheCallBeforeOrAfterItsRecord(t *testing.T) {
 		t.Fatal("signalled with no call recorded")
 	default:
 	}
-	defer Register(dir, early)()
+	defer Register(dir, early, caught)()
 	receive("a stop before the record")
 	if _, err := os.Stat(stopFile(dir, early)); err == nil {
 		t.Fatal("the note outlived its reading")
