@@ -84,8 +84,8 @@ type server struct {
 	cfg   Config
 	mcp   *mcp.Server
 	calls sync.WaitGroup
-	words *words // the CLI's spellings in the tools' words
-	hosts hosts  // the MCP servers of remote bridges' hosts (remote.go)
+	words words // the CLI's spellings in the tools' words
+	hosts hosts // the MCP servers of remote bridges' hosts (remote.go)
 }
 
 func newServer(cfg Config) *server {

@@ -18,10 +18,9 @@ import (
 // modes' own declarations (kong's flag names and the json names of the same fields), so that a
 // new flag cannot be missed.
 
-// words is the table: every flag of a mode with a tool, and what it is called there.
-type words struct {
-	flags map[string]flagWord // by the flag's name, without "--"
-}
+// words is the table: every flag of a mode with a tool (by its name, without "--"), and what it is
+// called there.
+type words map[string]flagWord
 
 // flagWord is one flag: a mode's own (its tool) or an option (a parameter).
 type flagWord struct {
@@ -41,8 +40,8 @@ const (
 	list
 )
 
-func newWords(all []modes.Mode) *words {
-	w := &words{flags: map[string]flagWord{}}
+func newWords(all []modes.Mode) words {
+	w := words{}
 	w.add(reflect.TypeFor[modes.Options](), "") // the shared options: each flag a parameter of its name
 	for _, m := range all {
 		if tool := m.About().Tool; tool != "" {
@@ -55,7 +54,7 @@ func newWords(all []modes.Mode) *words {
 // add adds the flags of a mode (or the options: tool ""). A mode's first flag chooses it (its tool);
 // its value goes to the first parameter (the field itself, or the first one only the tool has);
 // the others are parameters.
-func (w *words) add(typ reflect.Type, tool string) {
+func (w words) add(typ reflect.Type, tool string) {
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		flag, param := flagName(f), jsonName(f)
@@ -71,7 +70,7 @@ func (w *words) add(typ reflect.Type, tool string) {
 		} else if param == "" {
 			continue
 		}
-		w.flags[flag] = fw
+		w[flag] = fw
 	}
 }
 
@@ -135,7 +134,7 @@ var (
 )
 
 // say is text in the tools' words.
-func (w *words) say(text string) string {
+func (w words) say(text string) string {
 	text = phrases.Replace(text)
 	var b strings.Builder
 	for {
@@ -144,7 +143,7 @@ func (w *words) say(text string) string {
 			break
 		}
 		// Not another program's flag (an example of a command), nor the user's program's (what to ask them to run).
-		fw, ok := w.flags[text[loc[2]:loc[3]]]
+		fw, ok := w[text[loc[2]:loc[3]]]
 		if !ok || strings.HasSuffix(text[:loc[0]], "ptybridge ") {
 			b.WriteString(text[:loc[1]])
 			text = text[loc[1]:]
@@ -166,7 +165,7 @@ func (w *words) say(text string) string {
 			if next == nil || next[0] != 1 || rest[0] != ' ' {
 				break
 			}
-			opt, ok := w.flags[rest[next[2]:next[3]]]
+			opt, ok := w[rest[next[2]:next[3]]]
 			if !ok || opt.tool != "" {
 				break
 			}
