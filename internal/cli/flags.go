@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding"
 	"errors"
 	"fmt"
@@ -58,15 +59,6 @@ func (f *Flags) add(v reflect.Value) {
 			f.flags = append(f.flags, &flagField{name: flagName(field.Name, tag), value: value, tag: tag})
 		}
 	}
-}
-
-func (f *Flags) find(name string) *flagField {
-	for _, fl := range f.flags {
-		if fl.name == name {
-			return fl
-		}
-	}
-	return nil
 }
 
 // flagTag is what Flags reads of a field's tag. The tags are mostly help text: read in one pass,
@@ -167,14 +159,17 @@ func (f *Flags) Parse(args []string) error {
 			return ErrHelp
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		fl := f.find(name)
-		if !strings.HasPrefix(a, "--") || a == "--" || fl == nil {
+		at := slices.IndexFunc(f.flags, func(fl *flagField) bool { return fl.name == name })
+		if !strings.HasPrefix(a, "--") || a == "--" || at < 0 {
 			f.words.Set(reflect.ValueOf(args[i:]))
 			break
 		}
-		if !hasValue && !takesNoValue(fl.value) {
+		fl := f.flags[at]
+		// A bool, or one whose value may be left out (OptionalValue), is given alone.
+		if !hasValue && fl.value.Kind() != reflect.Bool && fl.value.Type() != reflect.TypeFor[OptionalValue]() {
 			if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") && args[i+1] != "-" {
-				return fmt.Errorf("--%s needs a value: --%s %s", name, name, placeholder(fl))
+				kind := strings.ToUpper(fl.value.Kind().String())
+				return fmt.Errorf("--%s needs a value: --%s %s", name, name, cmp.Or(fl.tag.placeholder, kind))
 			}
 			i++
 			value = args[i]
@@ -184,52 +179,25 @@ func (f *Flags) Parse(args []string) error {
 		}
 		fl.seen = true
 	}
-	if err := f.fillUnset(); err != nil {
-		return err
-	}
-	return f.checkEnums()
-}
-
-// checkEnums refuses a value outside its flag's enum: the last given counts, as with kong.
-func (f *Flags) checkEnums() error {
+	// The flags not given: their environment variable or default. A value outside its flag's enum is
+	// refused: the last given counts, as with kong.
 	for _, fl := range f.flags {
-		enum := fl.tag.enum
-		if value := fl.value.String(); enum != "" && !slices.Contains(strings.Split(enum, ","), value) {
+		switch env := fl.tag.env; {
+		case fl.seen:
+		case env != "" && os.Getenv(env) != "":
+			if err := fl.set(os.Getenv(env), true); err != nil {
+				return fmt.Errorf("$%s: %w", env, err)
+			}
+		case fl.tag.hasDefault:
+			if err := fl.set(fl.tag.def, true); err != nil {
+				panic("the default of --" + fl.name + ": " + err.Error())
+			}
+		}
+		if enum, value := fl.tag.enum, fl.value.String(); enum != "" && !slices.Contains(strings.Split(enum, ","), value) {
 			return fmt.Errorf("--%s must be one of %s but got %q", fl.name, strings.ReplaceAll(enum, ",", ", "), value)
 		}
 	}
 	return nil
-}
-
-// fillUnset gives the flags not on the command line their environment variable or default.
-func (f *Flags) fillUnset() error {
-	for _, fl := range f.flags {
-		if fl.seen {
-			continue
-		}
-		if env := fl.tag.env; env != "" && os.Getenv(env) != "" {
-			if err := fl.set(os.Getenv(env), true); err != nil {
-				return fmt.Errorf("$%s: %w", env, err)
-			}
-		} else if def := fl.tag.def; fl.tag.hasDefault {
-			if err := fl.set(def, true); err != nil {
-				panic("the default of --" + fl.name + ": " + err.Error())
-			}
-		}
-	}
-	return nil
-}
-
-// takesNoValue is a flag given alone: a bool, or one whose value may be left out (OptionalValue).
-func takesNoValue(v reflect.Value) bool {
-	return v.Kind() == reflect.Bool || v.Type() == reflect.TypeFor[OptionalValue]()
-}
-
-func placeholder(fl *flagField) string {
-	if p := fl.tag.placeholder; p != "" {
-		return p
-	}
-	return strings.ToUpper(fl.value.Kind().String())
 }
 
 // set gives the flag value (hasValue: written after '=' or apart, not left out).

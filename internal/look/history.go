@@ -95,21 +95,18 @@ func oneLine(s string) string {
 
 // ReadOutput is command id (0: the user's last) and what it printed: clean, or raw (only "\r\n" undone).
 func ReadOutput(b bridge.Bridge, id int, raw bool) (relay.Entry, string, error) {
-	type answer struct {
-		entry relay.Entry
-		body  []byte
-	}
-	a, err := bridge.Query(b, func(path string) (answer, error) {
-		entry, body, err := relay.QueryOutput(path, id)
-		return answer{entry, body}, err
+	var entry relay.Entry
+	body, err := bridge.Query(b, func(path string) (body []byte, err error) {
+		entry, body, err = relay.QueryOutput(path, id)
+		return body, err
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return relay.Entry{}, "", err
+	case raw:
+		return entry, string(body), nil
 	}
-	if !raw {
-		return a.entry, cleanOutput(a.body), nil
-	}
-	return a.entry, string(a.body), nil
+	return entry, cleanOutput(body), nil
 }
 
 // PrintOutput prints a command's output.

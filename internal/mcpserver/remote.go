@@ -79,7 +79,7 @@ func (s *server) remoteCall(ctx context.Context, req *mcp.CallToolRequest, r *re
 	if !r.MasterAlive() {
 		return s.refused(r.Lost())
 	}
-	return s.refused(&failure.Error{Msg: fmt.Sprintf("ptysend --mcp on %s failed: %v%s", r.Dest, err, said(h.stderr)),
+	return s.refused(&failure.Error{Msg: fmt.Sprintf("ptysend --mcp on %s failed: %v%s", r.Dest, err, h.stderr.said()),
 		Hint: "call again (a new connection to the host's server is opened); if it fails again, ask the user to run ptybridge --host " + r.Dest + " again"})
 }
 
@@ -105,7 +105,7 @@ func (s *server) host(r *remote.Record) (*hostServer, error) {
 	transport := &mcp.CommandTransport{Command: cmd, TerminateDuration: 15 * time.Second}
 	cs, err := client.Connect(context.Background(), transport, nil)
 	if err != nil {
-		return nil, &failure.Error{Msg: fmt.Sprintf("starting ptysend --mcp on %s: %v%s", r.Dest, err, said(h.stderr)),
+		return nil, &failure.Error{Msg: fmt.Sprintf("starting ptysend --mcp on %s: %v%s", r.Dest, err, h.stderr.said()),
 			Hint: "the host's ptysend-mcp must be beside its ptysend: ask the user to run ptybridge --host " + r.Dest +
 				" again with ptysend-mcp next to their ptybridge (go install ./cmd/... builds all three)"}
 	}
@@ -131,24 +131,15 @@ func (s *server) closeHost(name string) {
 // closeHosts ends them all, each once its host's server has stopped its calls.
 func (s *server) closeHosts() {
 	s.hosts.mu.Lock()
-	names := make([]string, 0, len(s.hosts.open))
-	for name := range s.hosts.open {
-		names = append(names, name)
-	}
+	open := s.hosts.open
+	s.hosts.open = nil
 	s.hosts.mu.Unlock()
-	for _, name := range names {
-		s.closeHost(name)
+	for _, h := range open {
+		h.cs.Close()
 	}
 }
 
-// said is what the host's side wrote on stderr, for an error message.
-func said(b *syncBuffer) string {
-	if text := strings.TrimSpace(b.String()); text != "" {
-		return ": " + strings.Join(strings.Fields(text), " ")
-	}
-	return ""
-}
-
+// syncBuffer keeps the first 4 KiB or so that the host's side writes on stderr.
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -163,8 +154,12 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+// said is what the host's side wrote on stderr, for an error message.
+func (b *syncBuffer) said() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.buf.String()
+	if words := strings.Fields(b.buf.String()); len(words) > 0 {
+		return ": " + strings.Join(words, " ")
+	}
+	return ""
 }

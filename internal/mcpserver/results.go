@@ -162,11 +162,6 @@ func reply(fields any, o Outcome, text string) *mcp.CallToolResult {
 	}
 }
 
-// failureText is a failed call's text content.
-func failureText(f *FailureInfo, verdict, why string) string {
-	return fmt.Sprintf("error: %s\nhint: %s\nretry: %s: %s\n", f.Message, f.Hint, verdict, why)
-}
-
 // commandText is a command's text content: its status, and its output when short.
 func commandText(r CommandResult, took time.Duration) string {
 	var b strings.Builder

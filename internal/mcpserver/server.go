@@ -84,8 +84,8 @@ type server struct {
 	cfg   Config
 	mcp   *mcp.Server
 	calls sync.WaitGroup
-	words *words // the CLI's spellings in the tools' words
-	hosts hosts  // the MCP servers of remote bridges' hosts (remote.go)
+	words words // the CLI's spellings in the tools' words
+	hosts hosts // the MCP servers of remote bridges' hosts (remote.go)
 }
 
 func newServer(cfg Config) *server {
@@ -177,10 +177,7 @@ func outputSchema(about modes.About) *jsonschema.Schema {
 	default:
 		out = &jsonschema.Schema{Type: "object"}
 	}
-	out.Properties = maps.Collect(maps.All(out.Properties))
-	if out.Properties == nil {
-		out.Properties = map[string]*jsonschema.Schema{}
-	}
+	out.Properties = maps.Collect(maps.All(out.Properties)) // a copy, never nil
 	maps.Copy(out.Properties, outcomeSchema.Properties)
 	out.Required = nil
 	return out
@@ -237,7 +234,7 @@ func (s *server) call(ctx context.Context, req *mcp.CallToolRequest, typ reflect
 	}
 	s.calls.Add(1)
 	defer s.calls.Done()
-	if r, ok := remoteRecord(b); ok && about.Tool != "sessions" { // sessions lists the local ones beside the remote
+	if r, ok := remoteRecord(b); ok && !about.Local {
 		return s.remoteCall(ctx, req, r)
 	}
 	start := time.Now()
@@ -278,9 +275,8 @@ func parse(args json.RawMessage, in *jsonschema.Resolved, into ...any) error {
 
 // refused is the result of a call refused before it ran.
 func (s *server) refused(err error) *mcp.CallToolResult {
-	f := s.failureOf(err)
-	verdict, why := retry(f.Code)
-	return reply(nil, Outcome{Failure: f, Retry: verdict}, failureText(f, verdict, why))
+	o, text := s.outcome(err, "")
+	return reply(nil, o, text)
 }
 
 // ran is what a call's mode did.
@@ -296,21 +292,21 @@ type ran struct {
 	bridge         bridge.Bridge
 }
 
-// outcome is the call's notes, and its failure with the verdict on retrying.
-func (s *server) outcome(r ran) (o Outcome, text string) {
-	o.Notes = s.notesOf(r.notes)
-	if r.err != nil {
-		o.Failure = s.failureOf(r.err)
+// outcome is a call's notes, and its failure with the verdict on retrying (text: the failure's).
+func (s *server) outcome(err error, notes string) (o Outcome, text string) {
+	o.Notes = s.notesOf(notes)
+	if err != nil {
+		o.Failure = s.failureOf(err)
 		var why string
 		o.Retry, why = retry(o.Failure.Code)
-		text = failureText(o.Failure, o.Retry, why)
+		text = fmt.Sprintf("error: %s\nhint: %s\nretry: %s: %s\n", o.Failure.Message, o.Failure.Hint, o.Retry, why)
 	}
 	return o, text
 }
 
 // commandReply is the result of run and the REPL tools: the command's streams and status.
 func (s *server) commandReply(r ran, args json.RawMessage) *mcp.CallToolResult {
-	o, text := s.outcome(r)
+	o, text := s.outcome(r.err, r.notes)
 	c := CommandResult{ExitCode: r.status, DurationMS: r.took.Milliseconds()}
 	readOn := "history lists the command; output with its id and offset reads all it printed"
 	var cut, cutErr int64
@@ -345,7 +341,7 @@ func (s *server) agentCommandID(b bridge.Bridge, args json.RawMessage) int {
 
 // dataReply is the result of the other tools: what the mode gave, its text as the CLI prints it.
 func (s *server) dataReply(r ran) *mcp.CallToolResult {
-	o, text := s.outcome(r)
+	o, text := s.outcome(r.err, r.notes)
 	var fields any
 	if r.err == nil {
 		fields = s.boundGiven(r.given, r.maxBytes)

@@ -18,10 +18,9 @@ import (
 // modes' own declarations (kong's flag names and the json names of the same fields), so that a
 // new flag cannot be missed.
 
-// words is the table: every flag of a mode with a tool, and what it is called there.
-type words struct {
-	flags map[string]flagWord // by the flag's name, without "--"
-}
+// words is the table: every flag of a mode with a tool (by its name, without "--"), and what it is
+// called there.
+type words map[string]flagWord
 
 // flagWord is one flag: a mode's own (its tool) or an option (a parameter).
 type flagWord struct {
@@ -41,50 +40,37 @@ const (
 	list
 )
 
-func newWords(all []modes.Mode) *words {
-	w := &words{flags: map[string]flagWord{}}
-	w.addOptions()
+func newWords(all []modes.Mode) words {
+	w := words{}
+	w.add(reflect.TypeFor[modes.Options](), "") // the shared options: each flag a parameter of its name
 	for _, m := range all {
 		if tool := m.About().Tool; tool != "" {
-			w.addMode(reflect.TypeOf(m).Elem(), tool)
+			w.add(reflect.TypeOf(m).Elem(), tool)
 		}
 	}
 	return w
 }
 
-// addOptions adds the shared options: each flag is a parameter of the same name.
-func (w *words) addOptions() {
-	typ := reflect.TypeFor[modes.Options]()
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		if flag, param := flagName(f), jsonName(f); flag != "" && param != "" {
-			w.flags[flag] = flagWord{param: param, kind: kindOf(f.Type), name: param == "session"}
-		}
-	}
-}
-
-// addMode adds a mode's flags: the first chooses the mode (its tool); its value goes to the
-// first parameter (the field itself, or the first one only the tool has); the others are
-// parameters.
-func (w *words) addMode(typ reflect.Type, tool string) {
-	first := true
+// add adds the flags of a mode (or the options: tool ""). A mode's first flag chooses it (its tool);
+// its value goes to the first parameter (the field itself, or the first one only the tool has);
+// the others are parameters.
+func (w words) add(typ reflect.Type, tool string) {
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		flag, param := flagName(f), jsonName(f)
 		if flag == "" || f.Tag.Get("hidden") != "" {
 			continue
 		}
-		if first {
-			first = false
+		fw := flagWord{param: param, kind: kindOf(f.Type), name: param == "session" || param == "cwd"}
+		if tool != "" {
+			fw.tool, fw.name, tool = tool, true, ""
 			if param == "" {
-				param = firstToolOnly(typ)
+				fw.param = firstToolOnly(typ)
 			}
-			w.flags[flag] = flagWord{tool: tool, param: param, kind: kindOf(f.Type), name: true}
+		} else if param == "" {
 			continue
 		}
-		if param != "" {
-			w.flags[flag] = flagWord{param: param, kind: kindOf(f.Type), name: param == "cwd"}
-		}
+		w[flag] = fw
 	}
 }
 
@@ -148,7 +134,7 @@ var (
 )
 
 // say is text in the tools' words.
-func (w *words) say(text string) string {
+func (w words) say(text string) string {
 	text = phrases.Replace(text)
 	var b strings.Builder
 	for {
@@ -156,24 +142,15 @@ func (w *words) say(text string) string {
 		if loc == nil {
 			break
 		}
-		fw, ok := w.flags[text[loc[2]:loc[3]]]
-		if !ok { // another program's flag (an example of a command)
-			b.WriteString(text[:loc[1]])
-			text = text[loc[1]:]
-			continue
-		}
-		if strings.HasSuffix(text[:loc[0]], "ptybridge ") { // the user's program: what to ask them to run
+		// Not another program's flag (an example of a command), nor the user's program's (what to ask them to run).
+		fw, ok := w[text[loc[2]:loc[3]]]
+		if !ok || strings.HasSuffix(text[:loc[0]], "ptybridge ") {
 			b.WriteString(text[:loc[1]])
 			text = text[loc[1]:]
 			continue
 		}
 		b.WriteString(text[:loc[0]])
-		val, rest := "", text[loc[1]:]
-		if loc[4] >= 0 {
-			val = text[loc[4]:loc[5]]
-		} else {
-			val, rest = fw.take(rest)
-		}
+		val, rest := fw.value(text, loc)
 		if fw.tool == "" {
 			b.WriteString(fw.render(val))
 			text = rest
@@ -185,19 +162,14 @@ func (w *words) say(text string) string {
 		}
 		for {
 			next := flagRE().FindStringSubmatchIndex(rest)
-			opt, ok := flagWord{}, false
-			if next != nil && next[0] == 1 && rest[0] == ' ' {
-				opt, ok = w.flags[rest[next[2]:next[3]]]
+			if next == nil || next[0] != 1 || rest[0] != ' ' {
+				break
 			}
+			opt, ok := w[rest[next[2]:next[3]]]
 			if !ok || opt.tool != "" {
 				break
 			}
-			v, after := "", rest[next[1]:]
-			if next[4] >= 0 {
-				v = rest[next[4]:next[5]]
-			} else {
-				v, after = opt.take(after)
-			}
+			v, after := opt.value(rest, next)
 			params, rest = append(params, opt.render(v)), after
 		}
 		if m := wordsRE().FindStringSubmatchIndex(rest); m != nil {
@@ -215,6 +187,15 @@ func (w *words) say(text string) string {
 
 // connectives follow a flag in a sentence, where a name would in an example.
 var connectives = []string{"or", "and", "to", "with", "is", "as", "then", "first", "again", "prints", "shows", "lists"}
+
+// value is the value of the flag that flagRE found at loc in text (after its '=', or taken from the
+// words after it), and the text after it.
+func (fw flagWord) value(text string, loc []int) (val, rest string) {
+	if loc[4] >= 0 {
+		return text[loc[4]:loc[5]], text[loc[1]:]
+	}
+	return fw.take(text[loc[1]:])
+}
 
 // take reads the flag's value from the words after it, when one is there.
 func (fw flagWord) take(rest string) (val, after string) {

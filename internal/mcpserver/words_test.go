@@ -138,7 +138,7 @@ func TestEveryFlagOfAModeIsAParameterOfItsTool(t *testing.T) {
 			if _, ok := cliOnly[flag]; ok {
 				continue
 			}
-			fw, ok := w.flags[flag]
+			fw, ok := w[flag]
 			switch {
 			case i == 0 && fw.tool == about.Tool:
 				// The mode's own flag: its value, if any, is a parameter.

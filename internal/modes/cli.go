@@ -59,7 +59,7 @@ func Main(args []string) int {
 	if err := bridge.ValidateName(opts.Session); err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}
-	if r, ok := remote.Find(rundir.Path(), opts.Session); ok && forwarded(m) {
+	if r, ok := remote.Find(rundir.Path(), opts.Session); ok && !m.About().Local {
 		return forward(r, m, args)
 	}
 	exe, _ := os.Executable()
@@ -135,7 +135,7 @@ func choose(opts *Options, modes []Mode) (Mode, error) {
 	cmd := find[*command](modes)
 	var m Mode
 	for _, mode := range modes {
-		if !mode.About().Chosen {
+		if !chosen(mode) {
 			continue
 		}
 		if m != nil {
@@ -231,7 +231,7 @@ type mcpServer struct {
 	MCP bool `name:"mcp" help:"Serve the shared terminal to an agent as an MCP server on stdin/stdout (its tools run the modes); --timeout and --max-time set the tools' defaults." json:"-"`
 }
 
-func (m *mcpServer) About() About { return About{Chosen: m.MCP, Takes: TakesLimits} }
+func (*mcpServer) About() About { return About{Takes: TakesLimits, Local: true} }
 
 const mcpServerProgram = "ptysend-mcp"
 
@@ -258,7 +258,7 @@ type skill struct {
 	Skill bool `help:"Print the agent skill (SKILL.md: when and how to use ptysend) and exit." json:"-"`
 }
 
-func (m *skill) About() About { return About{Chosen: m.Skill} }
+func (*skill) About() About { return About{Local: true} }
 
 func (m *skill) Run(ctx context.Context, e *Env) (int, error) {
 	_, err := io.WriteString(e.Stdout, skills.PtyBridge)
@@ -283,8 +283,10 @@ type internal struct {
 	JobSpareMake string `name:"job-spare-make" hidden:"" help:"Internal." json:"-"`
 }
 
-func (m *internal) About() About {
-	return About{Chosen: m.ConfirmAsk != "" || m.Requested() || m.LateStderr != "" || m.JobSupervise != "" || m.JobSparePID > 0 || m.JobSpareMake != ""}
+func (*internal) About() About { return About{Local: true} }
+
+func (m *internal) chosen() bool {
+	return m.ConfirmAsk != "" || m.Requested() || m.LateStderr != "" || m.JobSupervise != "" || m.JobSparePID > 0 || m.JobSpareMake != ""
 }
 
 func (m *internal) Run(ctx context.Context, e *Env) (int, error) {

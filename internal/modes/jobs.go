@@ -18,7 +18,7 @@ type jobStart struct {
 	Show    bool     `help:"With --job: open it in a pane beside the user's shell, in the window they look at, instead of a window of its own." json:"show,omitempty" jsonschema:"open it beside the user's shell, where they see it, instead of in a window of its own" misplaced:"--show goes with --job NAME"`
 }
 
-func (m *jobStart) About() About             { return About{Chosen: m.Name != "", Tool: "job_start"} }
+func (*jobStart) About() About               { return About{Tool: "job_start"} }
 func (m *jobStart) takeWords(words []string) { m.Command = strings.Join(words, " ") }
 
 func (m *jobStart) Check() error {
@@ -36,9 +36,7 @@ type jobList struct {
 	List bool `name:"jobs" help:"List the jobs." json:"-"`
 }
 
-func (m *jobList) About() About {
-	return About{Chosen: m.List, Takes: TakesJSON, Tool: "jobs", Gives: JobsResult{}}
-}
+func (*jobList) About() About { return About{Takes: TakesJSON, Tool: "jobs", Gives: JobsResult{}} }
 
 func (m *jobList) Run(ctx context.Context, e *Env) (int, error) {
 	infos := jobs.Infos(e.Bridge)
@@ -52,8 +50,8 @@ type jobOutput struct {
 	Stderr bool   `name:"stderr" help:"With --job-output: the job's stderr." json:"stderr,omitempty" jsonschema:"the job's stderr instead of its output" misplaced:"--stderr goes with --job-output"`
 }
 
-func (m *jobOutput) About() About {
-	return About{Chosen: m.Name != "", Takes: TakesRaw | TakesJSON, Tool: "job_output", Gives: jobs.OutputAnswer{}}
+func (*jobOutput) About() About {
+	return About{Takes: TakesRaw | TakesJSON, Tool: "job_output", Gives: jobs.OutputAnswer{}}
 }
 
 func (m *jobOutput) Run(ctx context.Context, e *Env) (int, error) {
@@ -76,8 +74,8 @@ type jobWait struct {
 	Since *int64 `kong:"-" json:"since,omitempty" jsonschema:"only output after this offset counts"`
 }
 
-func (m *jobWait) About() About {
-	return About{Chosen: m.Name != "", Takes: TakesLimits, Tool: "job_wait", Gives: jobs.WaitResult{}}
+func (*jobWait) About() About {
+	return About{Takes: TakesLimits, Tool: "job_wait", Gives: jobs.WaitResult{}}
 }
 
 func (m *jobWait) Run(ctx context.Context, e *Env) (int, error) {
@@ -94,9 +92,7 @@ type jobStop struct {
 	Name string `name:"job-stop" placeholder:"NAME" help:"Stop job NAME and close its window; exit with its status." json:"name" jsonschema:"the job's name"`
 }
 
-func (m *jobStop) About() About {
-	return About{Chosen: m.Name != "", Tool: "job_stop", Gives: JobStopResult{}}
-}
+func (*jobStop) About() About { return About{Tool: "job_stop", Gives: JobStopResult{}} }
 
 func (m *jobStop) Run(ctx context.Context, e *Env) (int, error) {
 	status, err := jobs.Stop(e.Bridge, m.Name, e.Notes)
@@ -112,7 +108,7 @@ type jobSend struct {
 	Text    string `kong:"-" json:"text" jsonschema:"the text to type, literally"`
 }
 
-func (m *jobSend) About() About             { return About{Chosen: m.Name != "", Tool: "job_send"} }
+func (*jobSend) About() About               { return About{Tool: "job_send"} }
 func (m *jobSend) takeWords(words []string) { m.Text = strings.Join(words, " ") }
 
 func (m *jobSend) Run(ctx context.Context, e *Env) (int, error) {
@@ -124,7 +120,7 @@ type jobKeys struct {
 	Keys []string `kong:"-" json:"keys" jsonschema:"tmux key names, e.g. [\"C-c\"] or [\"G\", \"q\"]"`
 }
 
-func (m *jobKeys) About() About             { return About{Chosen: m.Name != "", Tool: "job_keys"} }
+func (*jobKeys) About() About               { return About{Tool: "job_keys"} }
 func (m *jobKeys) takeWords(words []string) { m.Keys = words }
 
 func (m *jobKeys) Check() error {
@@ -142,9 +138,7 @@ type jobScreen struct {
 	Name string `name:"job-screen" placeholder:"NAME" help:"Print what job NAME's window shows, and the cursor." json:"name" jsonschema:"the job's name"`
 }
 
-func (m *jobScreen) About() About {
-	return About{Chosen: m.Name != "", Takes: TakesJSON, Tool: "job_screen"}
-}
+func (*jobScreen) About() About { return About{Takes: TakesJSON, Tool: "job_screen"} }
 
 func (m *jobScreen) Run(ctx context.Context, e *Env) (int, error) {
 	s, err := jobs.ReadScreen(e.Bridge, m.Name)

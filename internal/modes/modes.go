@@ -8,6 +8,7 @@ package modes
 import (
 	"context"
 	"io"
+	"reflect"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/cli"
@@ -55,8 +56,10 @@ func (e *Env) give(result any) {
 	}
 }
 
-// Mode is one thing ptysend does. A mode may also have the methods Check (see Check) and takeWords
-// (it takes the words after "--", otherwise a command's); its own options are tagged misplaced.
+// Mode is one thing ptysend does, which the command line chooses with its first field's flag. A
+// mode may also have the methods Check (see Check), takeWords (it takes the words after "--",
+// otherwise a command's) and chosen (it has several such flags); its own options are tagged
+// misplaced.
 type Mode interface {
 	About() About
 	Run(ctx context.Context, e *Env) (int, error)
@@ -64,12 +67,22 @@ type Mode interface {
 
 // About is what the command line and the MCP server know of a mode.
 type About struct {
-	Chosen bool   // the command line asks for it
-	Takes  Takes  // the shared options it takes
-	Tool   string // its MCP tool (internal/mcpserver's tools.md); none for the command line's modes
+	Takes Takes  // the shared options it takes
+	Tool  string // its MCP tool (internal/mcpserver's tools.md); none for the command line's modes
+	// Local: it runs here even for a remote bridge, not on its host (sessions lists the remote
+	// bridges beside the local ones; the others are the command line's own).
+	Local bool
 	// Gives is a zero value of what the mode hands Env.Give (a struct: the tool's structured
 	// result); nil: the tool's result is the command's (stdout, stderr, exit status) or none.
 	Gives any
+}
+
+// chosen says whether the command line asks for mode m: its first field's flag is given.
+func chosen(m Mode) bool {
+	if c, ok := m.(interface{ chosen() bool }); ok {
+		return c.chosen()
+	}
+	return !reflect.ValueOf(m).Elem().Field(0).IsZero()
 }
 
 // Check refuses arguments that do not fit the mode, before anything

@@ -11,16 +11,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/rundir"
 )
 
-// forwarded says whether mode m runs on a remote bridge's host: all but those of the command
-// line itself (--sessions lists the remote bridges beside the local ones).
-func forwarded(m Mode) bool {
-	switch m.(type) {
-	case *sessions, *skill, *mcpServer, *internal:
-		return false
-	}
-	return true
-}
-
 // onHost reads the forwarded command line of a remote bridge's call, on its host: the words the
 // local ptysend was given, with the id of a call that can be stopped (remote.CallFlag), or a stop
 // of one (remote.StopFlag), which it does (done: its status).

@@ -28,8 +28,8 @@ type command struct {
 	StdinFrom string `name:"stdin" enum:"auto,terminal,forward" default:"auto" placeholder:"terminal|forward" help:"Where the command's stdin comes from: forward ptysend's stdin, or the shared terminal, where the user answers its questions. By default a pipe or a file is forwarded; /dev/null, a closed stdin, a socket or a terminal is not." json:"-"`
 }
 
-func (m *command) About() About {
-	return About{Chosen: len(m.Words) > 0 || m.Command != "", Takes: TakesLimits | TakesRaw | TakesWaitFree, Tool: "run"}
+func (*command) About() About {
+	return About{Takes: TakesLimits | TakesRaw | TakesWaitFree, Tool: "run"}
 }
 
 // code is the tool's command or the command line's words (one is empty).
@@ -80,9 +80,7 @@ type replStart struct {
 	Continuation string `placeholder:"REGEX" help:"With --prompt: the REPL's continuation prompt (python's '... '), if it has one." json:"continuation,omitempty" jsonschema:"its continuation (more input) prompt as a regular expression, with prompt" misplaced:"--prompt and --continuation go with --repl-start"`
 }
 
-func (m *replStart) About() About {
-	return About{Chosen: m.Cmd != "", Takes: TakesLimits | TakesWaitFree, Tool: "repl_start"}
-}
+func (*replStart) About() About { return About{Takes: TakesLimits | TakesWaitFree, Tool: "repl_start"} }
 
 func (m *replStart) Check() error {
 	switch {
@@ -104,9 +102,7 @@ type replEval struct {
 	Expr *string `name:"repl-eval" placeholder:"EXPR" help:"Evaluate EXPR in the running REPL and print its response (--repl-eval=EXPR when EXPR starts with '-')." json:"expr" jsonschema:"the input to type into the REPL: one or several lines"`
 }
 
-func (m *replEval) About() About {
-	return About{Chosen: m.Expr != nil, Takes: TakesLimits | TakesWaitFree, Tool: "repl_eval"}
-}
+func (*replEval) About() About { return About{Takes: TakesLimits | TakesWaitFree, Tool: "repl_eval"} }
 
 func (m *replEval) Check() error {
 	if strings.TrimSpace(*m.Expr) == "" {
@@ -125,9 +121,7 @@ type replClose struct {
 	Close bool `name:"repl-close" help:"Leave the running REPL; harmless when none runs." json:"-"`
 }
 
-func (m *replClose) About() About {
-	return About{Chosen: m.Close, Takes: TakesLimits, Tool: "repl_close"}
-}
+func (*replClose) About() About { return About{Takes: TakesLimits, Tool: "repl_close"} }
 
 func (m *replClose) typed() string { return "--repl-close" }
 
@@ -143,9 +137,7 @@ type screen struct {
 	Screen bool `name:"screen" help:"Print the shared terminal's screen as the user sees it now (an editor, a pager, a half-typed line...), and where the cursor is (on stderr; with --json, one JSON object). Types nothing." json:"-"`
 }
 
-func (m *screen) About() About {
-	return About{Chosen: m.Screen, Takes: TakesJSON, Tool: "screen", Gives: human.Screen{}}
-}
+func (*screen) About() About { return About{Takes: TakesJSON, Tool: "screen", Gives: human.Screen{}} }
 
 func (m *screen) Run(ctx context.Context, e *Env) (int, error) {
 	s, err := human.ReadScreen(e.Bridge)
@@ -173,9 +165,7 @@ type notify struct {
 	Message *string `name:"notify" placeholder:"MESSAGE" help:"Show MESSAGE to the user in their terminal(s), as \"[agent] MESSAGE\" on tmux's message line for 10 s, with the terminal bell. Types nothing; returns at once." json:"message" jsonschema:"what to tell the user, one short line"`
 }
 
-func (m *notify) About() About {
-	return About{Chosen: m.Message != nil, Tool: "notify", Gives: NotifyResult{}}
-}
+func (*notify) About() About { return About{Tool: "notify", Gives: NotifyResult{}} }
 
 func (m *notify) Check() error {
 	if strings.TrimSpace(*m.Message) == "" {
@@ -202,8 +192,8 @@ type statusMode struct {
 	Status bool `name:"status" help:"Say whether the terminal is free (exit 0) or what holds it (75)." json:"-"`
 }
 
-func (m *statusMode) About() About {
-	return About{Chosen: m.Status, Takes: TakesJSON, Tool: "status", Gives: look.Status{}}
+func (*statusMode) About() About {
+	return About{Takes: TakesJSON, Tool: "status", Gives: look.Status{}}
 }
 
 func (m *statusMode) Run(ctx context.Context, e *Env) (int, error) {
@@ -222,8 +212,8 @@ type historyMode struct {
 	Count   int               `kong:"-" json:"count,omitempty" jsonschema:"how many of the last commands to list; default 10"`
 }
 
-func (m *historyMode) About() About {
-	return About{Chosen: m.History.Set, Takes: TakesJSON, Tool: "history", Gives: HistoryResult{}}
+func (*historyMode) About() About {
+	return About{Takes: TakesJSON, Tool: "history", Gives: HistoryResult{}}
 }
 
 func (m *historyMode) Check() error {
@@ -249,8 +239,8 @@ type outputMode struct {
 	Offset int64 `kong:"-" json:"offset,omitempty" jsonschema:"skip this many bytes of the output first (to read on where a bounded answer was cut)"`
 }
 
-func (m *outputMode) About() About {
-	return About{Chosen: m.Output.Set, Takes: TakesRaw, Tool: "output", Gives: OutputResult{}}
+func (*outputMode) About() About {
+	return About{Takes: TakesRaw, Tool: "output", Gives: OutputResult{}}
 }
 
 func (m *outputMode) Check() error {
@@ -286,8 +276,8 @@ type sessions struct {
 	List bool `name:"sessions" help:"List the user's bridges: name, user@host and shell where commands run, free or busy, attached terminals (--json: an array of objects)." json:"-"`
 }
 
-func (m *sessions) About() About {
-	return About{Chosen: m.List, Takes: TakesJSON, Tool: "sessions", Gives: SessionsResult{}}
+func (*sessions) About() About {
+	return About{Takes: TakesJSON, Tool: "sessions", Gives: SessionsResult{}, Local: true}
 }
 
 func (m *sessions) Run(ctx context.Context, e *Env) (int, error) {
