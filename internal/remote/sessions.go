@@ -24,10 +24,13 @@ func Sessions(dir string) []look.Session {
 	return list
 }
 
+// Disconnected is the state of a remote bridge whose connection is down.
+const Disconnected = "disconnected"
+
 // Describe is the remote bridge as its host's ptysend --sessions says; found is false when the
 // host does not list it (the session ended) or cannot be asked (the connection is down).
 func (r *Record) Describe() (s look.Session, found bool) {
-	s = look.Session{Name: r.Name, Remote: r.Dest, Host: r.Host(), State: "disconnected"}
+	s = look.Session{Name: r.Name, Remote: r.Dest, Host: r.Host(), State: Disconnected}
 	if user, _, ok := bytes.Cut([]byte(r.Dest), []byte("@")); ok {
 		s.User = string(user)
 	}

@@ -85,13 +85,15 @@ func Open(o Options) error {
 	if err != nil {
 		return err
 	}
-	if status == 255 && !r.MasterAlive() {
-		return &failure.Error{Msg: "the connection to " + o.Dest + " was lost",
-			Hint: fmt.Sprintf("the shared terminal %s lingers on the host for %s with whatever runs in it: run ptybridge --host %s again to return to it", o.Name, o.Linger, o.Dest)}
-	}
-	if _, found := r.Describe(); found {
+	switch s, found := r.Describe(); {
+	case found:
 		fmt.Fprintf(os.Stderr, "ptybridge: the shared terminal %s lingers on %s for %s: ptybridge --host %s returns to it\n", o.Name, o.Dest, o.Linger, o.Dest)
 		return nil
+	case s.State == remote.Disconnected:
+		// Whatever ssh's status (255, or the host's when the master died just after): the host
+		// was not asked whether the session ended, so the record stays for calls to say what to do.
+		return &failure.Error{Msg: "the connection to " + o.Dest + " was lost",
+			Hint: fmt.Sprintf("the shared terminal %s lingers on the host for %s with whatever runs in it: run ptybridge --host %s again to return to it", o.Name, o.Linger, o.Dest)}
 	}
 	// The session ended for good: so does the connection.
 	r.CloseMaster()
