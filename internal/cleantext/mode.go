@@ -17,19 +17,19 @@ const (
 	On      Mode = "on"
 )
 
-// MaxParams bounds the parameters kept of a CSI sequence: past it, a mode is unknown.
-const MaxParams = 32
+// maxParams bounds the parameters kept of a CSI sequence: past it, a mode is unknown.
+const maxParams = 32
 
-// ModeSwitch is a mode after a CSI sequence ending in h (set) or l
+// modeSwitch is a mode after a CSI sequence ending in h (set) or l
 // (reset) with params: private modes ("?1;2004") listing one of numbers.
-func ModeSwitch(params []byte, set bool, mode Mode, numbers []string) Mode {
+func modeSwitch(params []byte, set bool, mode Mode, numbers ...string) Mode {
 	if len(params) == 0 || params[0] != '?' {
 		return mode
 	}
-	if len(params) > MaxParams {
+	if len(params) > maxParams {
 		return Unknown
 	}
-	for _, p := range bytes.Split(params[1:], []byte(";")) {
+	for p := range bytes.SplitSeq(params[1:], []byte(";")) {
 		if slices.Contains(numbers, string(p)) {
 			if set {
 				return On
