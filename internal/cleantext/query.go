@@ -38,10 +38,7 @@ const (
 // ends before the sequence could be read whole (more bytes may complete it).
 func seqAt(p []byte, sp spelling) (n int, kind seqKind, cut bool) {
 	if !bytes.HasPrefix(p, []byte(sp.esc)) {
-		if len(p) < len(sp.esc) && bytes.HasPrefix([]byte(sp.esc), p) {
-			return 0, notSeq, true
-		}
-		return 0, notSeq, false
+		return 0, notSeq, len(p) < len(sp.esc) && bytes.HasPrefix([]byte(sp.esc), p)
 	}
 	i := len(sp.esc)
 	if i == len(p) {

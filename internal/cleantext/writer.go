@@ -28,7 +28,7 @@ type Writer struct {
 	// What the alternate screen (a full-screen program's) shows is no output, and the main
 	// screen's line comes back as it was when the program leaves it.
 	mainLine    line
-	keepScreens bool // KeepScreens
+	keepScreens bool // ScreensString
 }
 
 const flushSize = 32 << 10 // how much clean text collects before it is written to w
@@ -71,13 +71,6 @@ func (c *Writer) Close() error {
 	c.dropping = false
 	c.flush()
 	return c.err
-}
-
-// KeepScreens makes c keep what full-screen programs show, as text of the main screen: what a
-// pager the user ran showed (the history's --output).
-func (c *Writer) KeepScreens() *Writer {
-	c.keepScreens = true
-	return c
 }
 
 // onScreenOnly: what comes now only shows on the alternate screen, and is no output.
@@ -166,16 +159,15 @@ func (c *Writer) Paste(from Mode) Mode {
 }
 
 // String returns the clean text of a whole terminal output.
-func String(s string) string { return clean(NewWriter, s) }
+func String(s string) string { return clean(s, false) }
 
-// ScreensString is String with what full-screen programs showed kept (KeepScreens).
-func ScreensString(s string) string {
-	return clean(func(w io.Writer) *Writer { return NewWriter(w).KeepScreens() }, s)
-}
+// ScreensString is String with what full-screen programs showed kept, as text of the main
+// screen: what a pager the user ran showed (the history's --output).
+func ScreensString(s string) string { return clean(s, true) }
 
-func clean(newWriter func(io.Writer) *Writer, s string) string {
+func clean(s string, keepScreens bool) string {
 	var b bytes.Buffer
-	c := newWriter(&b)
+	c := &Writer{w: &b, keepScreens: keepScreens}
 	c.Write([]byte(s)) // a bytes.Buffer does not fail
 	c.Close()
 	return b.String()
