@@ -6,10 +6,7 @@ import "slices"
 // little-endian; 0 (NUL is never printed) is a blank: skipped or erased.
 type cell uint32
 
-const (
-	blank cell = 0
-	tab   cell = '\t'
-)
+const blank cell = 0
 
 func cellOf(b []byte) cell {
 	var c cell

@@ -233,7 +233,7 @@ func (c *Writer) step(b byte) {
 	case '\b':
 		c.line.moveTo(c.line.col - 1)
 	case '\t':
-		c.line.put(tab)
+		c.line.put('\t')
 	case 'K', 'J': // EL; ED, which erases the line as a part of the screen
 		c.line.erase(c.seq.arg)
 	case 'G': // CHA, 1-based
