@@ -230,7 +230,7 @@ func waitStopped(tr transport, done <-chan streamEnd) (bool, *streamEnd) {
 func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd {
 	in := io.MultiReader(bytes.NewReader(first), c.T)
 	buf := make([]byte, 64<<10)
-	var seen terminalWatch
+	var seen cleantext.Modes
 	for {
 		n, err := in.Read(buf)
 		if n > 0 {
@@ -261,20 +261,12 @@ func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd
 	}
 }
 
-// terminalWatch is what watchTerminal keeps between pieces of the stream.
-type terminalWatch struct {
-	tail   []byte // the end of the last piece, for a sequence cut in two
-	screen cleantext.Mode
-}
-
 // watchTerminal notes in p whether a full-screen program shows (fullScreen).
-func (c *Call) watchTerminal(w *terminalWatch, p []byte) {
-	if bytes.IndexByte(p, 0x1b) >= 0 || bytes.IndexByte(w.tail, 0x1b) >= 0 {
-		joined := append(w.tail, p[:min(len(p), 64)]...)
-		w.screen = cleantext.ScreenSwitch(p, cleantext.ScreenSwitch(joined, w.screen))
-		c.fullScreen.Store(w.screen == cleantext.On)
+func (c *Call) watchTerminal(m *cleantext.Modes, p []byte) {
+	m.Write(p)
+	if alt := m.Alternate(); alt != cleantext.Unknown {
+		c.fullScreen.Store(alt == cleantext.On)
 	}
-	w.tail = append(w.tail[:0], p[max(0, len(p)-64):]...)
 }
 
 // Timer never fires when its duration is zero: a call's no-output and overall timeouts.

@@ -68,16 +68,14 @@ func (a *AnswerEchoes) Write(p []byte) (int, error) {
 
 // next is where a sequence may start at or after i: an ESC, or, while an answer is awaited, "^".
 func (a *AnswerEchoes) next(data []byte, i int) int {
-	var j int
+	starts := "\x1b"
 	if a.expected > 0 {
-		j = bytes.IndexAny(data[i:], "\x1b^")
-	} else {
-		j = bytes.IndexByte(data[i:], 0x1b)
+		starts = "\x1b^"
 	}
-	if j < 0 {
-		return -1
+	if j := bytes.IndexAny(data[i:], starts); j >= 0 {
+		return i + j
 	}
-	return i + j
+	return -1
 }
 
 func (a *AnswerEchoes) emit(p []byte) {
@@ -103,18 +101,12 @@ const SyncQuery = "\x1b\\\x1b[5n\x1b[>c\x1b[5n"
 // Synced reports whether in (the terminal's input) holds the answer to SyncQuery.
 func Synced(in []byte) bool {
 	status := []byte("\x1b[0n")
-	for k := bytes.Index(in, status); k >= 0; {
-		rest := in[k+len(status):]
+	for _, rest, ok := bytes.Cut(in, status); ok; _, rest, ok = bytes.Cut(rest, status) {
 		n, kind, _ := seqAt(rest, raw)
 		if kind == answer && bytes.HasPrefix(rest, []byte("\x1b[>")) && rest[n-1] == 'c' &&
 			bytes.HasPrefix(rest[n:], status) {
 			return true
 		}
-		j := bytes.Index(rest, status)
-		if j < 0 {
-			break
-		}
-		k += len(status) + j
 	}
 	return false
 }
@@ -123,22 +115,13 @@ func Synced(in []byte) bool {
 // are keys the human typed, in order. A sequence cut at the end is a key (a lone Esc) and stays.
 func WithoutAnswers(in []byte) []byte {
 	var keys []byte
-	for i := 0; i < len(in); {
-		j := bytes.IndexByte(in[i:], 0x1b)
-		if j < 0 {
-			keys = append(keys, in[i:]...)
-			break
+	for len(in) > 0 {
+		n, kind, _ := seqAt(in, raw)
+		if kind != answer {
+			n = max(n, 1) // a key, or a sequence that is none of tmux's answers
+			keys = append(keys, in[:n]...)
 		}
-		keys = append(keys, in[i:i+j]...)
-		i += j
-		n, kind, _ := seqAt(in[i:], raw)
-		if kind == answer {
-			i += n
-			continue
-		}
-		n = max(n, 1)
-		keys = append(keys, in[i:i+n]...)
-		i += n
+		in = in[n:]
 	}
 	return keys
 }

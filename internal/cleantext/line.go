@@ -6,10 +6,7 @@ import "slices"
 // little-endian; 0 (NUL is never printed) is a blank: skipped or erased.
 type cell uint32
 
-const (
-	blank cell = 0
-	tab   cell = '\t'
-)
+const blank cell = 0
 
 func cellOf(b []byte) cell {
 	var c cell
@@ -69,15 +66,20 @@ func (l *line) putASCII(run []byte) {
 	}
 }
 
-func (l *line) moveTo(col int)  { l.col = max(0, min(col, max(len(l.cells), farthestColumn))) }
-func (l *line) moveRight(n int) { l.moveTo(l.col + n) }
-func (l *line) moveLeft(n int)  { l.moveTo(l.col - n) }
+func (l *line) moveTo(col int) { l.col = max(0, min(col, max(len(l.cells), farthestColumn))) }
 
-// EL 0, 1, 2 and ECH: eraseToStart erases the cursor's cell too.
-func (l *line) eraseToEnd()      { l.cells = l.cells[:min(l.col, len(l.cells))] }
-func (l *line) eraseToStart()    { l.blankOut(0, l.col+1) }
-func (l *line) eraseAll()        { l.cells = l.cells[:0] }
-func (l *line) eraseCells(n int) { l.blankOut(l.col, l.col+n) }
+// erase is EL's (and ED's) erasing of the line: 0 to its end, 1 to its start (the cursor's cell
+// too), 2 all of it.
+func (l *line) erase(how int) {
+	switch how {
+	case 0:
+		l.cells = l.cells[:min(l.col, len(l.cells))]
+	case 1:
+		l.blankOut(0, l.col+1)
+	case 2:
+		l.cells = l.cells[:0]
+	}
+}
 
 func (l *line) deleteCells(n int) {
 	if l.col < len(l.cells) {

@@ -1,8 +1,16 @@
 package cleantext
 
+import (
+	"bytes"
+	"cmp"
+	"slices"
+)
+
 // The parser follows tmux's input parser (input.c), because tmux is the
 // terminal the pane's output went through: a sequence it hides, we drop;
-// a control it acts on in the middle of a sequence, we act on too.
+// a control it acts on in the middle of a sequence, we act on too. The
+// Writer and Modes (the relay's Tracker, a call's watch for full-screen
+// programs) share it.
 type parserState uint8
 
 const (
@@ -26,6 +34,12 @@ const (
 // largestArg caps a CSI parameter (beyond farthestColumn) against overflow.
 const largestArg = 1 << 16
 
+type parser struct {
+	state      parserState
+	seq        csiSequence // the CSI being read, when state is csi
+	paste, alt Mode        // bracketed paste and the alternate screen, as the output switched them
+}
+
 type csiSequence struct {
 	arg     int  // the first parameter
 	argDone bool // it has ended (';' or ':')
@@ -33,128 +47,166 @@ type csiSequence struct {
 	params  []byte
 }
 
-// control acts on a C0 control byte, also inside an escape or CSI
-// sequence (which ESC, CAN and SUB end), as the terminal does.
-func (c *Writer) control(b byte) {
-	switch b {
-	case '\n':
-		c.endLine()
-	case '\r':
-		c.line.moveTo(0)
-	case '\b':
-		c.line.moveLeft(1)
-	case '\t':
-		c.line.put(tab)
-	case esc:
-		c.state = escape
-	case can, sub:
-		c.state = ground
-	}
-	// BEL, NUL, SO, SI, VT, FF, DEL...: nothing shows in the text.
-}
-
-func (c *Writer) sequenceByte(b byte) {
-	switch s := c.state; {
+// step reads b, a C0 control or DEL, or a byte of a sequence. It returns
+// what the line must do: b itself for a control the terminal acts on (also
+// inside an escape or CSI sequence, which ESC, CAN and SUB end) or the
+// final byte of a plain CSI (its first parameter in p.seq.arg); else 0.
+func (p *parser) step(b byte) byte {
+	switch s := p.state; {
 	case s == dcsString:
 		if b == esc {
-			c.state = dcsEscape
+			p.state = dcsEscape
 		}
 	case s == dcsEscape:
-		c.state = dcsString // tmux's passthrough doubles the ESCs it carries inside a DCS
+		p.state = dcsString // tmux's passthrough doubles the ESCs it carries inside a DCS
 		if b == '\\' {
-			c.state = ground
+			p.state = ground
 		}
 	case s == oscString || s == controlString: // never text
 		switch {
 		case b == esc: // it ends the string; ST ("ESC \") ends as a sequence of its own
-			c.state = escape
+			p.state = escape
 		case b == can || b == sub, b == bel && s == oscString:
-			c.state = ground
+			p.state = ground
 		}
-	case b < 0x20:
-		c.control(b)
+	case b < 0x20 || s == ground:
+		switch b {
+		case esc:
+			p.state = escape
+		case can, sub:
+			p.state = ground
+		case '\n', '\r', '\b', '\t':
+			return b
+		}
+		// BEL, NUL, SO, SI, VT, FF, DEL...: nothing shows in the text.
 	case s == escape:
-		c.escapeByte(b)
+		p.escapeByte(b)
 	case s == escapeIntermediate:
 		if b >= 0x30 && b <= 0x7e {
-			c.state = ground // the final byte: a designation, nothing to show
+			p.state = ground // the final byte: a designation, nothing to show
 		}
 	case s == csi:
-		c.csiByte(b)
+		return p.csiByte(b)
 	}
+	return 0
 }
 
 // escapeByte reads the byte after ESC. Bytes from 0x7f up are ignored,
 // as tmux does, so a UTF-8 character is never split.
-func (c *Writer) escapeByte(b byte) {
+func (p *parser) escapeByte(b byte) {
 	switch {
 	case b >= 0x20 && b <= 0x2f:
-		c.state = escapeIntermediate
+		p.state = escapeIntermediate
 	case b == '[':
-		c.state = csi
-		c.seq = csiSequence{plain: true, params: c.seq.params[:0]}
+		p.state = csi
+		p.seq = csiSequence{plain: true, params: p.seq.params[:0]}
 	case b == ']':
-		c.state = oscString
+		p.state = oscString
 	case b == 'P':
-		c.state = dcsString
+		p.state = dcsString
 	case b == 'X' || b == '^' || b == '_' || b == 'k':
-		c.state = controlString
+		p.state = controlString
 	case b == 'c': // RIS, a full reset: modes off
-		c.state, c.paste = ground, Off
-		c.switchScreen(Off)
+		p.state, p.paste, p.alt = ground, Off, Off
 	case b >= 0x30 && b <= 0x7e:
-		c.state = ground // ESC 7, ESC 8, ESC =, ESC M, ...: nothing to show
+		p.state = ground // ESC 7, ESC 8, ESC =, ESC M, ...: nothing to show
 	}
 }
 
-func (c *Writer) csiByte(b byte) {
-	if b < 0x40 && len(c.seq.params) <= MaxParams {
-		c.seq.params = append(c.seq.params, b)
+func (p *parser) csiByte(b byte) byte {
+	if b < 0x40 && len(p.seq.params) <= maxParams {
+		p.seq.params = append(p.seq.params, b)
 	}
 	switch {
 	case b >= '0' && b <= '9':
-		if !c.seq.argDone {
-			c.seq.arg = min(c.seq.arg*10+int(b-'0'), largestArg)
+		if !p.seq.argDone {
+			p.seq.arg = min(p.seq.arg*10+int(b-'0'), largestArg)
 		}
 	case b == ';' || b == ':':
-		c.seq.argDone = true
+		p.seq.argDone = true
 	case b >= 0x3c && b <= 0x3f, b >= 0x20 && b <= 0x2f:
-		c.seq.plain = false
+		p.seq.plain = false
 	case b >= 0x40 && b <= 0x7e:
-		c.state = ground
-		if c.seq.plain {
-			c.editLine(b, c.seq.arg)
-		} else if b == 'h' || b == 'l' {
-			c.paste = ModeSwitch(c.seq.params, b == 'h', c.paste, []string{"2004"})
-			c.switchScreen(ModeSwitch(c.seq.params, b == 'h', c.alt, altScreens))
+		p.state = ground
+		if p.seq.plain {
+			return b
+		}
+		if b == 'h' || b == 'l' {
+			p.paste = modeSwitch(p.seq.params, b == 'h', p.paste, "2004")
+			p.alt = modeSwitch(p.seq.params, b == 'h', p.alt, "1049", "1047", "47")
 		}
 	}
+	return 0
 }
 
-// editLine carries out the CSI sequences that edit the line; not colours.
-func (c *Writer) editLine(final byte, arg int) {
-	n := max(1, arg) // a count or column: absent or 0 means 1
-	switch final {
-	case 'K', 'J': // EL; ED, which erases the line as a part of the screen
-		switch arg {
-		case 0:
-			c.line.eraseToEnd()
-		case 1:
-			c.line.eraseToStart()
-		case 2:
-			c.line.eraseAll()
-		}
-	case 'G': // CHA, 1-based
-		c.line.moveTo(n - 1)
-	case 'C': // CUF
-		c.line.moveRight(n)
-	case 'D': // CUB
-		c.line.moveLeft(n)
-	case 'P': // DCH
-		c.line.deleteCells(n)
-	case 'X': // ECH
-		c.line.eraseCells(n)
-	case '@': // ICH
-		c.line.insertBlanks(n)
+// Mode is a terminal mode the output switches: bracketed paste (?2004,
+// off at ESC c), in which a line editor takes tmux's paste-buffer -p
+// (ESC[200~ ... ESC[201~) as text (a TAB no completion, a newline not
+// run), or a full-screen program's alternate screen (?1049, 1047, 47).
+type Mode string
+
+const (
+	Unknown Mode = "unknown" // no switch seen since the reading started
+	Off     Mode = "off"
+	On      Mode = "on"
+)
+
+// maxParams bounds the parameters kept of a CSI sequence: past it, a mode is unknown.
+const maxParams = 32
+
+// modeSwitch is a mode after a CSI sequence ending in h (set) or l
+// (reset) with params: private modes ("?1;2004") listing one of numbers.
+func modeSwitch(params []byte, set bool, mode Mode, numbers ...string) Mode {
+	if len(params) == 0 || params[0] != '?' {
+		return mode
 	}
+	if len(params) > maxParams {
+		return Unknown
+	}
+	for p := range bytes.SplitSeq(params[1:], []byte(";")) {
+		if slices.Contains(numbers, string(p)) {
+			if set {
+				return On
+			}
+			return Off
+		}
+	}
+	return mode
+}
+
+// Modes follows the modes a terminal's output switches (Mode), reading
+// its escape sequences as the Writer does.
+type Modes struct{ parser }
+
+// Write reads p, and reports whether it showed text: a printable byte
+// outside escape sequences.
+func (m *Modes) Write(p []byte) (printed bool) {
+	for len(p) > 0 {
+		if m.state == ground { // only ESC starts anything
+			i := bytes.IndexByte(p, esc)
+			if i < 0 {
+				i = len(p)
+			}
+			printed = printed || bytes.ContainsFunc(p[:i], func(r rune) bool { return r >= 0x20 && r != 0x7f })
+			if p = p[i:]; len(p) == 0 {
+				break
+			}
+		}
+		m.step(p[0])
+		p = p[1:]
+	}
+	return printed
+}
+
+// Paste is the bracketed paste mode: Unknown mid-sequence or if never switched.
+func (m *Modes) Paste() Mode { return m.mode(m.paste) }
+
+// Alternate is the alternate screen's mode, as Paste.
+func (m *Modes) Alternate() Mode { return m.mode(m.alt) }
+
+func (m *Modes) mode(x Mode) Mode {
+	if m.state != ground {
+		return Unknown
+	}
+	return cmp.Or(x, Unknown)
 }

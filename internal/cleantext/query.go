@@ -1,6 +1,9 @@
 package cleantext
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // A query in a command's output (device attributes, a status or cursor report, the terminal's
 // version, a window size report, a mode's state, a colour, a setting) makes the terminal type its
@@ -35,10 +38,7 @@ const (
 // ends before the sequence could be read whole (more bytes may complete it).
 func seqAt(p []byte, sp spelling) (n int, kind seqKind, cut bool) {
 	if !bytes.HasPrefix(p, []byte(sp.esc)) {
-		if len(p) < len(sp.esc) && bytes.HasPrefix([]byte(sp.esc), p) {
-			return 0, notSeq, true
-		}
-		return 0, notSeq, false
+		return 0, notSeq, len(p) < len(sp.esc) && bytes.HasPrefix([]byte(sp.esc), p)
 	}
 	i := len(sp.esc)
 	if i == len(p) {
@@ -103,7 +103,7 @@ func csiAt(p []byte, i int) (int, seqKind, bool) {
 }
 
 func csiKind(prefix byte, arg, inter string, final byte) seqKind {
-	first, _, _ := bytesCut(arg)
+	first, _, _ := strings.Cut(arg, ";")
 	switch {
 	case final == 'c' && prefix != '?' && prefix != '<' && (arg == "" || arg == "0"):
 		return query // DA, DA2 (>), DA3 (=)
@@ -136,14 +136,6 @@ func csiKind(prefix byte, arg, inter string, final byte) seqKind {
 	return other
 }
 
-// bytesCut is the first parameter of arg, and the rest.
-func bytesCut(arg string) (string, string, bool) {
-	if i := bytes.IndexByte([]byte(arg), ';'); i >= 0 {
-		return arg[:i], arg[i+1:], true
-	}
-	return arg, "", false
-}
-
 // stringAt reads an OSC (bel: BEL ends it too) or DCS body starting at p[i], up to its ST: the
 // sequence's length (0: none) and the body. Only printable bytes make a body.
 func stringAt(p []byte, i int, sp spelling, bel bool) (n int, body []byte, cut bool) {
@@ -161,32 +153,4 @@ func stringAt(p []byte, i int, sp spelling, bel bool) (n int, body []byte, cut b
 		}
 	}
 	return 0, nil, len(p)-i <= maxString
-}
-
-// altScreens are the alternate screens' private modes, xterm's and the older ones.
-var altScreens = []string{"1049", "1047", "47"}
-
-// ScreenSwitch is the alternate screen's mode after p, from m: a full-screen program's (On) or not.
-func ScreenSwitch(p []byte, m Mode) Mode {
-	for i := bytes.IndexByte(p, 0x1b); i >= 0; i = nextEscape(p, i) {
-		if !bytes.HasPrefix(p[i:], []byte("\x1b[?")) {
-			continue
-		}
-		params := p[i+2:]
-		end := 1
-		for end < len(params) && (params[end] >= '0' && params[end] <= '9' || params[end] == ';') {
-			end++
-		}
-		if end < len(params) && (params[end] == 'h' || params[end] == 'l') {
-			m = ModeSwitch(params[:end], params[end] == 'h', m, altScreens)
-		}
-	}
-	return m
-}
-
-func nextEscape(p []byte, i int) int {
-	if j := bytes.IndexByte(p[i+1:], 0x1b); j >= 0 {
-		return i + 1 + j
-	}
-	return -1
 }

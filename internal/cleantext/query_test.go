@@ -71,7 +71,7 @@ func TestSequenceKinds(t *testing.T) {
 	}
 }
 
-func TestScreenSwitch(t *testing.T) {
+func TestModesFollowTheAlternateScreen(t *testing.T) {
 	for _, c := range []struct {
 		in       string
 		from, to Mode
@@ -84,10 +84,11 @@ func TestScreenSwitch(t *testing.T) {
 		{"\x1b[?1;1047h", Off, On},
 		{"\x1b[?2004h\x1b[?25l", Off, Off},
 		{"\x1b[1049h", Off, Off},
-		{"\x1b[?1049", Off, Off},
+		{"\x1b[?1049", Off, Unknown}, // mid-sequence
 	} {
-		if got := ScreenSwitch([]byte(c.in), c.from); got != c.to {
-			t.Errorf("ScreenSwitch(%q, %s) = %s, want %s", c.in, c.from, got, c.to)
+		m := Modes{parser{alt: c.from}}
+		if m.Write([]byte(c.in)); m.Alternate() != c.to {
+			t.Errorf("from %s, %q switched the alternate screen to %s, want %s", c.from, c.in, m.Alternate(), c.to)
 		}
 	}
 }
@@ -106,6 +107,6 @@ func FuzzSequences(f *testing.F) {
 				t.Fatalf("seqAt(%q) holds more than a sequence's bound", p)
 			}
 		}
-		ScreenSwitch(p, Off)
+		new(Modes).Write(p)
 	})
 }

@@ -19,19 +19,16 @@ type Writer struct {
 	out  []byte // clean text not yet written to w
 	line line   // the line being shown, not finished yet
 
-	state parserState
-	seq   csiSequence // the CSI being read, when state is csi
+	parser
 
 	partial  [utf8.UTFMax]byte // a UTF-8 character the end of a Write cut off
 	npartial int
 
 	dropping bool // up to the next '\n', after TakePendingIf
-	paste    Mode // bracketed paste, as the output switched it
-	// alt is the alternate screen, a full-screen program's: what it shows is no output, and the
-	// main screen's line comes back as it was when the program leaves it (mainLine).
-	alt         Mode
+	// What the alternate screen (a full-screen program's) shows is no output, and the main
+	// screen's line comes back as it was when the program leaves it.
 	mainLine    line
-	keepScreens bool // KeepScreens
+	keepScreens bool // ScreensString
 }
 
 const flushSize = 32 << 10 // how much clean text collects before it is written to w
@@ -67,34 +64,28 @@ func (c *Writer) Write(p []byte) (int, error) {
 func (c *Writer) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.switchScreen(Off)
+	from := c.alt
+	c.alt = Off
+	c.screenSwitched(from)
 	c.out = c.takeLine(c.out)
 	c.dropping = false
 	c.flush()
 	return c.err
 }
 
-// KeepScreens makes c keep what full-screen programs show, as text of the main screen: what a
-// pager the user ran showed (the history's --output).
-func (c *Writer) KeepScreens() *Writer {
-	c.keepScreens = true
-	return c
-}
-
 // onScreenOnly: what comes now only shows on the alternate screen, and is no output.
 func (c *Writer) onScreenOnly() bool { return c.alt == On && !c.keepScreens }
 
-// switchScreen goes to the alternate screen (On) or back to the main one.
-func (c *Writer) switchScreen(to Mode) {
+// screenSwitched does to the line what the switch of the alternate screen from `from` to c.alt does.
+func (c *Writer) screenSwitched(from Mode) {
 	switch {
 	case c.keepScreens:
-	case to == On && c.alt != On:
+	case c.alt == On && from != On:
 		c.mainLine = line{cells: append([]cell(nil), c.line.cells...), col: c.line.col}
 		c.line.reset()
-	case to == Off && c.alt == On:
+	case c.alt == Off && from == On:
 		c.line = c.mainLine
 	}
-	c.alt = cmp.Or(to, c.alt)
 }
 
 // Pending is the partial line shown so far, a cut-off character left out.
@@ -168,16 +159,15 @@ func (c *Writer) Paste(from Mode) Mode {
 }
 
 // String returns the clean text of a whole terminal output.
-func String(s string) string { return clean(NewWriter, s) }
+func String(s string) string { return clean(s, false) }
 
-// ScreensString is String with what full-screen programs showed kept (KeepScreens).
-func ScreensString(s string) string {
-	return clean(func(w io.Writer) *Writer { return NewWriter(w).KeepScreens() }, s)
-}
+// ScreensString is String with what full-screen programs showed kept, as text of the main
+// screen: what a pager the user ran showed (the history's --output).
+func ScreensString(s string) string { return clean(s, true) }
 
-func clean(newWriter func(io.Writer) *Writer, s string) string {
+func clean(s string, keepScreens bool) string {
 	var b bytes.Buffer
-	c := newWriter(&b)
+	c := &Writer{w: &b, keepScreens: keepScreens}
 	c.Write([]byte(s)) // a bytes.Buffer does not fail
 	c.Close()
 	return b.String()
@@ -210,27 +200,58 @@ func (c *Writer) interpret(p []byte) []byte {
 	for i := 0; i < len(p); {
 		b := p[i]
 		switch {
-		case c.state != ground:
-			c.sequenceByte(b)
+		case c.state == ground && b == '\n':
+			c.endLine()
+			return p[i+1:]
+		case c.state != ground || b < 0x20 || b == 0x7f:
+			c.step(b)
 			i++
-		case b >= 0x20 && b < 0x7f:
+		case b < 0x80:
 			end := i + 1
 			for end < len(p) && p[end] >= 0x20 && p[end] < 0x7f {
 				end++
 			}
 			c.line.putASCII(p[i:end])
 			i = end
-		case b >= 0x80:
-			i += c.putRune(p[i:])
-		case b == '\n':
-			c.endLine()
-			return p[i+1:]
 		default:
-			c.control(b)
-			i++
+			i += c.putRune(p[i:])
 		}
 	}
 	return nil
+}
+
+// step reads a control or a byte of a sequence, and does to the line what it says.
+func (c *Writer) step(b byte) {
+	alt := c.alt
+	do := c.parser.step(b)
+	n := max(1, c.seq.arg) // a CSI's count or column: absent or 0 means 1
+	switch do {
+	case '\n':
+		c.endLine()
+	case '\r':
+		c.line.moveTo(0)
+	case '\b':
+		c.line.moveTo(c.line.col - 1)
+	case '\t':
+		c.line.put('\t')
+	case 'K', 'J': // EL; ED, which erases the line as a part of the screen
+		c.line.erase(c.seq.arg)
+	case 'G': // CHA, 1-based
+		c.line.moveTo(n - 1)
+	case 'C': // CUF
+		c.line.moveTo(c.line.col + n)
+	case 'D': // CUB
+		c.line.moveTo(c.line.col - n)
+	case 'P': // DCH
+		c.line.deleteCells(n)
+	case 'X': // ECH
+		c.line.blankOut(c.line.col, c.line.col+n)
+	case '@': // ICH
+		c.line.insertBlanks(n)
+	}
+	if c.alt != alt {
+		c.screenSwitched(alt)
+	}
 }
 
 // putRune puts p's first character on the line (an invalid byte is one).

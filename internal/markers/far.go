@@ -65,7 +65,6 @@ func Probe(rows int) string {
 		erase(rows), osc, kindTag)
 }
 
-// erase, in a printf format, erases the last rows rows (at least one).
 // erase is printf's format that clears the rows the typed line's echo took, from the row above
 // the cursor up, and leaves the cursor at the first. Each row is cleared by itself: tmux keeps a
 // screen cleared whole (ESC[J from its top row) in the scrollback.

@@ -225,8 +225,6 @@ func fishQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
 }
 
-// SourceLine is the line typed into the shell to run a script file. The
-// leading space keeps it out of the history where the shell honours that.
 // EchoRows is how many rows of a terminal width columns wide the echo of a line of n columns
 // typed at column col (from 0) takes: the terminal wraps it, and Enter goes to the next row.
 func EchoRows(col, n, width int) int {
@@ -236,6 +234,8 @@ func EchoRows(col, n, width int) int {
 	return max(1, (col+n+width-1)/width)
 }
 
+// SourceLine is the line typed into the shell to run a script file. The
+// leading space keeps it out of the history where the shell honours that.
 func SourceLine(sh Shell, scriptPath string) string {
 	if sh == Fish {
 		return " source " + fishQuote(scriptPath)

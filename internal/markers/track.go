@@ -32,13 +32,8 @@ type Tracker struct {
 	state PaneState
 	pid   int
 	carry // a possible start of a marker, or a marker without its BEL yet
-	esc   escState
+	modes cleantext.Modes
 	own   bool // between OWN and OWN-END: the shell's text, not typing
-	// paste and alt are the bracketed paste and alternate screen (of a
-	// full-screen program) modes; params the current CSI sequence's
-	// parameter bytes.
-	paste, alt cleantext.Mode
-	params     []byte
 	// Sink, when set, hears the stream split into output and events.
 	Sink EventSink
 }
@@ -46,13 +41,13 @@ type Tracker struct {
 // Paste is the bracketed paste mode as of the bytes fed so far: unknown in
 // the middle of an escape sequence or of a held marker prefix, which
 // whoever reads the stream from here on could not finish.
-func (t *Tracker) Paste() cleantext.Mode { return t.mode(t.paste) }
+func (t *Tracker) Paste() cleantext.Mode { return t.mode(t.modes.Paste()) }
 
-// Alternate is the alternate screen mode, as Paste.
-func (t *Tracker) Alternate() cleantext.Mode { return t.mode(t.alt) }
+// Alternate is the alternate screen mode (a full-screen program's), as Paste.
+func (t *Tracker) Alternate() cleantext.Mode { return t.mode(t.modes.Alternate()) }
 
 func (t *Tracker) mode(m cleantext.Mode) cleantext.Mode {
-	if m == "" || t.esc != escNone || t.holding() {
+	if t.holding() {
 		return cleantext.Unknown
 	}
 	return m
@@ -110,12 +105,16 @@ func eventLimit(rest []byte) int {
 	return maxEvent
 }
 
-// output passes on bytes that are no marker of ours.
+// output passes on bytes that are no marker of ours. At a prompt, text
+// (not the line editor's escape sequences and controls: zsh turns
+// bracketed paste on after its prompt) is the echo of the human's typing.
 func (t *Tracker) output(b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	t.sawBytes(b)
+	if t.modes.Write(b) && t.state == StatePrompt && !t.own {
+		t.state = StateTyped
+	}
 	if t.Sink != nil {
 		t.Sink.Bytes(b)
 	}
@@ -149,63 +148,6 @@ func (t *Tracker) event(body []byte) {
 		t.Sink.Event(e)
 	}
 }
-
-// sawBytes notes output: at a prompt, a printable character is the echo
-// of the human's typing. Escape sequences and control characters are the
-// line editor's own (zsh turns bracketed paste on after its prompt).
-func (t *Tracker) sawBytes(b []byte) {
-	for _, c := range b {
-		switch t.esc {
-		case escNone:
-			if c == 0x1b {
-				t.esc = escStart
-			} else if c >= 0x20 && c != 0x7f && t.state == StatePrompt && !t.own {
-				t.state = StateTyped
-			}
-		case escStart:
-			switch c {
-			case '[':
-				t.esc = escCSI
-				t.params = t.params[:0]
-			case ']', 'P', '_', '^', 'X':
-				t.esc = escString
-			case 'c': // RIS, a full reset: modes off
-				t.esc, t.paste, t.alt = escNone, cleantext.Off, cleantext.Off
-			default:
-				t.esc = escNone
-			}
-		case escCSI:
-			if c >= 0x40 && c <= 0x7e {
-				t.esc = escNone
-				if c == 'h' || c == 'l' {
-					t.paste = cleantext.ModeSwitch(t.params, c == 'h', t.paste, []string{"2004"})
-					t.alt = cleantext.ModeSwitch(t.params, c == 'h', t.alt, []string{"1049", "1047", "47"})
-				}
-			} else if len(t.params) <= cleantext.MaxParams {
-				t.params = append(t.params, c)
-			}
-		case escString:
-			switch c {
-			case 0x07:
-				t.esc = escNone
-			case 0x1b:
-				t.esc = escStringEnd
-			}
-		case escStringEnd: // ESC \ ends the string
-			t.esc = escNone
-		}
-	}
-}
-
-type escState uint8
-
-const (
-	escNone escState = iota
-	escStart
-	escCSI
-	escString
-	escStringEnd
-)
 
 // TrackerFrom starts a tracker from a known view.
 func TrackerFrom(s Snapshot) *Tracker {

@@ -2,9 +2,7 @@ package repl
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 )
 
 // preset is what ptysend knows of a well-known REPL, so that --repl-start needs no --prompt
@@ -60,8 +58,6 @@ var replPresets = map[string]preset{
 	"sqlite3": {Prompt: `^sqlite> `, Continuation: `^ *\.\.\.> `, Error: `(?m)^(?:Parse error|Runtime error|Error)(?: near line \d+)?: .*$`},
 }
 
-var versionSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9.]+$`) })
-
 // replProgram names the REPL a command line starts: the basename of its
 // first word, after variable assignments and "env", without a version
 // suffix (python3.12, lua5.4); "nix repl" is two words.
@@ -77,7 +73,7 @@ func replProgram(command string) string {
 	if name == "nix" && len(words) > 1 && words[1] == "repl" {
 		return "nix repl"
 	}
-	switch base := versionSuffix().ReplaceAllString(name, ""); base {
+	switch base := strings.TrimRight(name, "0123456789."); base {
 	case "python", "lua", "node", "ghci", "irb":
 		return base
 	}
