@@ -50,7 +50,6 @@ type job struct {
 	out, err         *Buffer
 	outCRLF, errCRLF crlfUndoer
 	inFrame, lastErr bool // in a stderr frame; stderr came last
-	stoppedBy        string
 	waiters          int
 	lastFed          time.Time
 	startedC, endedC chan struct{}

@@ -20,7 +20,8 @@ import (
 //	info               -> job NAME COMMAND ENDED STATUS STARTED ENDED OUT ERR LAST PANE STOPPED WAITERS
 //	read STREAM SINCE  -> total TOTAL ENDED, data STREAM OFFSET LENGTH BYTES..., end
 //	follow OUT ERR     -> data ... as it comes, then "ended STATUS" or "gone"   (ERR -1: from now on)
-//	send TEXT ENTER    -> ok          stop -> stopped STATUS HOW      close -> ok (an ended job's window goes)
+//	stop               -> job INFO, data out ..., data err ..., stopped      (kept.go)
+//	send TEXT ENTER    -> ok          close -> ok (an ended job's window goes)
 //	activate ID NAME COMMAND SOCKET -> ok PANE     started -> running | ended STATUS     discard
 
 // serve answers a client's requests, from m on, until it hangs up.
@@ -76,15 +77,25 @@ func (j *job) answer(c *os.File, r *bufio.Reader, m message) error {
 
 func (j *job) info(w io.Writer) error {
 	j.s.mu.Lock()
+	b := appendInfo(nil, j.infoNow())
+	j.s.mu.Unlock()
+	_, err := w.Write(b)
+	return err
+}
+
+// infoNow is what info answers. Call with s.mu held.
+func (j *job) infoNow() Info {
 	last := j.out
 	if j.lastErr {
 		last = j.err
 	}
-	fields := []any{j.Name, j.Command, j.state == ended, j.status, j.started, j.endedAt,
-		j.out.Total(), j.err.Total(), lastLine(last.Tail(4096)), j.s.cfg.PaneID, j.stoppedBy, j.waiters,
-		j.s.tracker.Alternate() == cleantext.On}
-	j.s.mu.Unlock()
-	return send(w, "job", fields...)
+	info := Info{Name: j.Name, Command: j.Command, Running: j.state != ended, Started: j.started,
+		OutputBytes: j.out.Total(), StderrBytes: j.err.Total(), LastLine: lastLine(last.Tail(4096)),
+		Pane: j.s.cfg.PaneID, Waiters: j.waiters, FullScreen: j.s.tracker.Alternate() == cleantext.On}
+	if !info.Running {
+		info.Status, info.Ended = new(j.status), new(j.endedAt)
+	}
+	return info
 }
 
 // lastLine is the last line with text of the output, as clean text.
@@ -199,7 +210,8 @@ const killGrace = 3 * time.Second // each phase of a stop waits this for the job
 
 // stop tries Ctrl-C, then Ctrl-\ (SIGINT, SIGQUIT to the job's process group
 // by the window's line discipline), then SIGKILL to the group (sent by the
-// supervisor on SIGUSR1), killGrace apart; then the window goes.
+// supervisor on SIGUSR1), killGrace apart; it answers with the ended job
+// (Kept) while its window is there, then the window goes, then "stopped".
 func (j *job) stop(w io.Writer) error {
 	pid := j.s.cfg.PanePID
 	done, _ := j.outcome()
@@ -221,13 +233,15 @@ func (j *job) stop(w io.Writer) error {
 		j.s.mu.Unlock()
 	}
 	j.s.mu.Lock()
-	status := j.status
-	if !done {
-		j.stoppedBy = how
-	}
+	info := j.infoNow()
+	info.StoppedBy, info.Pane, info.Waiters, info.FullScreen = how, "", 0, false
+	b := appendKept(nil, info, j.out, j.err)
 	j.s.mu.Unlock()
+	_, err := w.Write(b)
 	j.killWindow()
-	send(w, "stopped", status, how)
+	if err == nil {
+		send(w, "stopped")
+	}
 	return errLast
 }
 

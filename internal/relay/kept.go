@@ -1,0 +1,117 @@
+package relay
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Kept is a stopped job as its relay held it last: its info, output and stderr. The relay
+// answers "stop" with it (jobserve.go), and --job-stop keeps it in a file (internal/jobs) in
+// the same messages, after a header:
+//
+//	kept SESSION SERIAL, job INFO..., data out OFFSET LENGTH BYTES..., data err ..., stopped
+type Kept struct {
+	Session  string // the bridge session it ran in
+	Serial   int64  // the jobs started in the bridge when it was stopped
+	Info     Info
+	Out, Err *Buffer
+}
+
+// appendKept appends the job's info, then its output and stderr as Read(0) gives them.
+func appendKept(b []byte, info Info, out, err *Buffer) []byte {
+	b = appendInfo(b, info)
+	for _, seg := range out.Read(0) {
+		b = appendData(b, "out", seg.Offset, seg.Data)
+	}
+	for _, seg := range err.Read(0) {
+		b = appendData(b, "err", seg.Offset, seg.Data)
+	}
+	return b
+}
+
+// Bytes is the kept job's file.
+func (k *Kept) Bytes() []byte {
+	b := appendMessage(nil, "kept", k.Session, k.Serial)
+	return appendMessage(appendKept(b, k.Info, k.Out, k.Err), "stopped")
+}
+
+// ReadKept reads a kept job's file: its header alone, or its output too.
+func ReadKept(r io.Reader, withOutput bool) (*Kept, error) {
+	br := bufio.NewReaderSize(r, maxLine)
+	next := func() (message, error) { return readMessage(br) }
+	m, err := next()
+	if err != nil {
+		return nil, err
+	}
+	session, serial := m.text(1), m.int64(2)
+	if m.verb() != "kept" || !m.fieldCount(2) || m.err != nil {
+		return nil, fmt.Errorf("not a kept job: %q", m.words)
+	}
+	k, err := readKept(next, withOutput)
+	if k != nil {
+		k.Session, k.Serial = session, serial
+	}
+	return k, err
+}
+
+// readKept reads the info of a stopped job, and with its output the data messages up to "stopped".
+func readKept(next func() (message, error), withOutput bool) (*Kept, error) {
+	m, err := next()
+	if err != nil {
+		return nil, err
+	}
+	k := &Kept{Info: parseInfo(&m)}
+	if m.verb() != "job" || m.err != nil || k.Info.Running {
+		return nil, fmt.Errorf("not a stopped job: %q", m.words)
+	}
+	if !withOutput {
+		return k, nil
+	}
+	segs := map[string][]Segment{}
+	for m, err = next(); err == nil && m.verb() == "data"; m, err = next() {
+		segs[m.field(1)] = append(segs[m.field(1)], Segment{m.int64(2), m.data})
+	}
+	if err == nil && m.verb() != "stopped" {
+		err = fmt.Errorf("unexpected message: %q", m.words)
+	}
+	if err != nil {
+		return nil, err
+	}
+	k.Out, k.Err = restore(segs["out"], k.Info.OutputBytes), restore(segs["err"], k.Info.StderrBytes)
+	if k.Out == nil || k.Err == nil {
+		return nil, errors.New("a stopped job's output is malformed")
+	}
+	return k, nil
+}
+
+// restore is a Buffer that holds again what Read(0) of one of total bytes gave: one segment, or
+// two around the dropped middle; nil when segs are no such thing.
+func restore(segs []Segment, total int64) *Buffer {
+	if len(segs) == 0 || len(segs) > 2 || segs[0].Offset != 0 {
+		return nil
+	}
+	b := &Buffer{head: segs[0].Data, total: total}
+	end := int64(len(b.head))
+	if len(segs) == 2 {
+		b.ring = segs[1].Data
+		if segs[1].Offset < end || len(b.ring) == 0 {
+			return nil
+		}
+		end = segs[1].Offset + int64(len(b.ring))
+	}
+	if end != total {
+		return nil
+	}
+	return b
+}
+
+// ReadOutput answers as JobClient.ReadOutput does, from what was kept.
+func (k *Kept) ReadOutput(stream string, since int64) ([]Segment, int64, bool, error) {
+	buf := k.Out
+	if stream == "err" {
+		buf = k.Err
+	}
+	return buf.Read(since), buf.Total(), true, nil
+}
