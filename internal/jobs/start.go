@@ -144,12 +144,9 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) (pane string, err e
 	job := relay.JobConfig{Name: sp.Name, ID: sp.ID, Ready: readyPath, Command: shorten(sp.Command, 200),
 		Session: b.Name, SpareMaker: spareMaker(b)}
 	target := "=" + b.Name + ":{end}"
-	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", sp.Name, "-c", strings.ReplaceAll(sp.Dir, "#", "##"),
-		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath,
-		";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
-		";", "set-option", "-p", "-t", target, "remain-on-exit-format", relay.EndedFormat(sp.Name),
-		";", "set-option", "-w", "-t", target, "@ptybridge_job", sp.Name,
-		";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(sock, &job))
+	args := append([]string{"new-window", "-d", "-a", "-t", target, "-n", sp.Name, "-c", strings.ReplaceAll(sp.Dir, "#", "##"),
+		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath}, relay.WindowOptions(target, sp.Name)...)
+	out, err := tmux.Run(append(args, ";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(sock, &job))...)
 	switch {
 	case errors.Is(err, tmux.ErrNoTmux):
 		return "", &failure.Error{Verbatim: bridge.NoBridgeMessage}

@@ -289,17 +289,18 @@ var moveIntoBridge = (*job).moveWithTmux
 
 func (j *job) moveWithTmux() error {
 	pane := j.s.cfg.PaneID
-	_, err := tmux.Run("move-window", "-d", "-a", "-s", pane, "-t", "="+j.Session+":{end}",
-		";", "rename-window", "-t", pane, j.Name,
-		";", "set-option", "-p", "-t", pane, "remain-on-exit", "on",
-		";", "set-option", "-p", "-t", pane, "remain-on-exit-format", EndedFormat(j.Name),
-		";", "set-option", "-w", "-t", pane, "@ptybridge_job", j.Name)
+	_, err := tmux.Run(append([]string{"move-window", "-d", "-a", "-s", pane, "-t", "=" + j.Session + ":{end}",
+		";", "rename-window", "-t", pane, j.Name}, WindowOptions(pane, j.Name)...)...)
 	return err
 }
 
-// EndedFormat is what a job's window shows once the job ended.
-func EndedFormat(name string) string {
-	return fmt.Sprintf("Job %s has ended (exit status #{pane_dead_status}): prefix & closes this window", name)
+// WindowOptions are the tmux commands that make target job name's window: it stays once the job
+// ended, and says so.
+func WindowOptions(target, name string) []string {
+	return []string{";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
+		";", "set-option", "-p", "-t", target, "remain-on-exit-format",
+		fmt.Sprintf("Job %s has ended (exit status #{pane_dead_status}): prefix & closes this window", name),
+		";", "set-option", "-w", "-t", target, "@ptybridge_job", name}
 }
 
 // answerStarted answers "running" or "ended STATUS" once the job runs in the bridge session.

@@ -110,10 +110,7 @@ func (j *job) read(w io.Writer, stream string, since int64) error {
 		return errors.New("no such stream")
 	}
 	j.s.mu.Lock()
-	b := appendMessage(nil, "total", buf.Total(), j.state == ended)
-	for _, seg := range buf.Read(since) {
-		b = appendData(b, stream, seg.Offset, seg.Data)
-	}
+	b := appendRead(appendMessage(nil, "total", buf.Total(), j.state == ended), stream, buf, since)
 	j.s.mu.Unlock()
 	_, err := w.Write(appendMessage(b, "end"))
 	return err
@@ -171,12 +168,18 @@ func appendNew(b []byte, stream string, buf *Buffer, pos *int64) []byte {
 	if buf.Total() <= *pos {
 		return b
 	}
-	for _, seg := range buf.Read(*pos) {
+	b = appendRead(b, stream, buf, *pos)
+	*pos = buf.Total()
+	return b
+}
+
+// appendRead appends what buf keeps from since on, as data messages of stream.
+func appendRead(b []byte, stream string, buf *Buffer, since int64) []byte {
+	for _, seg := range buf.Read(since) {
 		if len(seg.Data) > 0 {
 			b = appendData(b, stream, seg.Offset, seg.Data)
 		}
 	}
-	*pos = buf.Total()
 	return b
 }
 

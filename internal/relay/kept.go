@@ -19,16 +19,9 @@ type Kept struct {
 	Out, Err *Buffer
 }
 
-// appendKept appends the job's info, then its output and stderr as Read(0) gives them.
+// appendKept appends the job's info, then all its output and stderr keep.
 func appendKept(b []byte, info Info, out, err *Buffer) []byte {
-	b = appendInfo(b, info)
-	for _, seg := range out.Read(0) {
-		b = appendData(b, "out", seg.Offset, seg.Data)
-	}
-	for _, seg := range err.Read(0) {
-		b = appendData(b, "err", seg.Offset, seg.Data)
-	}
-	return b
+	return appendRead(appendRead(appendInfo(b, info), "out", out, 0), "err", err, 0)
 }
 
 // Bytes is the kept job's file.
@@ -86,13 +79,16 @@ func readKept(next func() (message, error), withOutput bool) (*Kept, error) {
 	return k, nil
 }
 
-// restore is a Buffer that holds again what Read(0) of one of total bytes gave: one segment, or
-// two around the dropped middle; nil when segs are no such thing.
+// restore is a Buffer that holds again the segments of Read(0) of one of total bytes (with data):
+// none, one, or two around the dropped middle; nil when segs are no such thing.
 func restore(segs []Segment, total int64) *Buffer {
-	if len(segs) == 0 || len(segs) > 2 || segs[0].Offset != 0 {
+	if len(segs) > 2 || len(segs) > 0 && segs[0].Offset != 0 {
 		return nil
 	}
-	b := &Buffer{head: segs[0].Data, total: total}
+	b := &Buffer{total: total}
+	if len(segs) > 0 {
+		b.head = segs[0].Data
+	}
 	end := int64(len(b.head))
 	if len(segs) == 2 {
 		b.ring = segs[1].Data
