@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"sort"
 	"strconv"
@@ -32,55 +31,22 @@ func keptPath(b bridge.Bridge, name string) string { return b.File(socketPrefix 
 // startsPath counts the jobs ever started in the bridge: a kept job's age is counted in them.
 func startsPath(b bridge.Bridge) string { return b.File(".job-starts") }
 
-// writeKept writes the kept job's file at path, whole or not at all.
-func writeKept(path string, k *relay.Kept) error {
-	tmp := path + ".tmp"
-	err := os.WriteFile(tmp, k.Bytes(), 0o600)
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}
-
-// readKept reads the kept job's file at path: its header alone, or its output too.
-func readKept(path string, withOutput bool) (*relay.Kept, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	k, err := relay.ReadKept(f, withOutput)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	return k, nil
-}
-
 // replay is what a relay's follow sends, from what was kept: the output from outSince, the
 // stderr from errSince (-1: from now on, so none), then the job's end.
 func replay(k *relay.Kept, outSince, errSince int64) <-chan relay.Event {
-	var evs []relay.Event
+	evs := make(chan relay.Event, 5) // a stream is read in at most two segments
 	add := func(stream string, since int64) {
 		segs, _, _, _ := k.ReadOutput(stream, since)
 		for _, seg := range segs {
-			if len(seg.Data) > 0 {
-				evs = append(evs, relay.Event{Stream: stream, Offset: seg.Offset, Data: seg.Data})
-			}
+			evs <- relay.Event{Stream: stream, Offset: seg.Offset, Data: seg.Data}
 		}
 	}
 	add("out", outSince)
 	if errSince >= 0 {
 		add("err", errSince)
 	}
-	evs = append(evs, relay.Event{Stream: "ended", Status: exitStatus(k.Info)})
-	ch := make(chan relay.Event, len(evs))
-	for _, ev := range evs {
-		ch <- ev
-	}
-	return ch
+	evs <- relay.Event{Stream: "ended", Status: exitStatus(k.Info)}
+	return evs
 }
 
 // sessionIdentity tells the bridge session apart from an earlier one of the same name: its
@@ -129,7 +95,7 @@ func findKept(b bridge.Bridge, name string) *relay.Kept {
 // ofSession reads the kept job name if it is of the session; one of another session, or that
 // cannot be read, is removed. A session that tmux did not tell ("") keeps its files.
 func ofSession(b bridge.Bridge, name, session string, withOutput bool) (*relay.Kept, bool) {
-	k, err := readKept(keptPath(b, name), withOutput)
+	k, err := relay.ReadKept(keptPath(b, name), withOutput)
 	switch {
 	case errors.Is(err, os.ErrNotExist) || session == "":
 		return nil, false
@@ -165,7 +131,7 @@ func pruneKept(b bridge.Bridge, starts int64) {
 	var files []file
 	for _, name := range keptNames(b) {
 		path := keptPath(b, name)
-		k, err := readKept(path, false)
+		k, err := relay.ReadKept(path, false)
 		fi, serr := os.Stat(path)
 		if err != nil || serr != nil || starts-k.Serial > keptJobs {
 			os.Remove(path)

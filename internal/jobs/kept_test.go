@@ -34,10 +34,10 @@ func TestAKeptJobReadsBackAsWritten(t *testing.T) {
 	k := &relay.Kept{Info: relay.Info{Name: "web", Status: &status, Ended: &ended, StoppedBy: "Ctrl-C (SIGINT) stopped it",
 		OutputBytes: out.Total(), StderrBytes: errs.Total()}, Session: "$1\t1700000000", Serial: 7, Out: out, Err: errs}
 	path := keptPath(b, "web")
-	if err := writeKept(path, k); err != nil {
+	if err := k.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readKept(path, true)
+	got, err := relay.ReadKept(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestAKeptJobReadsBackAsWritten(t *testing.T) {
 			}
 		}
 	}
-	if header, err := readKept(path, false); err != nil || header.Out != nil || header.Info.OutputBytes != 211 {
+	if header, err := relay.ReadKept(path, false); err != nil || header.Out != nil || header.Info.OutputBytes != 211 {
 		t.Fatalf("the header alone: %+v, %v", header, err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(b.RuntimeDir, "*.tmp")); len(left) != 0 {
@@ -68,7 +68,7 @@ func keepJob(t *testing.T, b bridge.Bridge, name string, serial int64, size int)
 	status, ended := 0, time.Now()
 	k := &relay.Kept{Info: relay.Info{Name: name, Status: &status, Ended: &ended, OutputBytes: out.Total()}, Serial: serial,
 		Out: out, Err: relay.NewBuffer(relay.StderrBound, relay.StderrHead)}
-	if err := writeKept(keptPath(b, name), k); err != nil {
+	if err := k.WriteFile(keptPath(b, name)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -59,7 +59,7 @@ func keep(b bridge.Bridge, k *relay.Kept) string {
 			}
 		}
 		k.Serial = startsSoFar(b)
-		err = writeKept(keptPath(b, name), k)
+		err = k.WriteFile(keptPath(b, name))
 	}
 	if err != nil {
 		return fmt.Sprintf("; what it printed could not be kept: %v", err)

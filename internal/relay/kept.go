@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
+	"os"
 )
 
 // Kept is a stopped job as its relay held it last: its info, output and stderr. The relay
@@ -24,29 +24,43 @@ func appendKept(b []byte, info Info, out, err *Buffer) []byte {
 	return appendRead(appendRead(appendInfo(b, info), "out", out, 0), "err", err, 0)
 }
 
-// Bytes is the kept job's file.
-func (k *Kept) Bytes() []byte {
+// WriteFile writes the kept job's file at path, whole or not at all.
+func (k *Kept) WriteFile(path string) error {
 	b := appendMessage(nil, "kept", k.Session, k.Serial)
-	return appendMessage(appendKept(b, k.Info, k.Out, k.Err), "stopped")
+	tmp := path + ".tmp"
+	err := os.WriteFile(tmp, appendMessage(appendKept(b, k.Info, k.Out, k.Err), "stopped"), 0o600)
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
-// ReadKept reads a kept job's file: its header alone, or its output too.
-func ReadKept(r io.Reader, withOutput bool) (*Kept, error) {
-	br := bufio.NewReaderSize(r, maxLine)
-	next := func() (message, error) { return readMessage(br) }
-	m, err := next()
+// ReadKept reads the kept job's file at path: its header alone, or its output too.
+func ReadKept(path string, withOutput bool) (*Kept, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	session, serial := m.text(1), m.int64(2)
-	if m.verb() != "kept" || !m.fieldCount(2) || m.err != nil {
-		return nil, fmt.Errorf("not a kept job: %q", m.words)
+	defer f.Close()
+	r := bufio.NewReaderSize(f, maxLine)
+	next := func() (message, error) { return readMessage(r) }
+	m, err := next()
+	var k *Kept
+	if err == nil && (m.verb() != "kept" || !m.fieldCount(2)) {
+		err = fmt.Errorf("not a kept job: %q", m.words)
+	} else if err == nil {
+		if k, err = readKept(next, withOutput); err == nil {
+			k.Session, k.Serial = m.text(1), m.int64(2)
+			err = m.err
+		}
 	}
-	k, err := readKept(next, withOutput)
-	if k != nil {
-		k.Session, k.Serial = session, serial
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return k, err
+	return k, nil
 }
 
 // readKept reads the info of a stopped job, and with its output the data messages up to "stopped".
