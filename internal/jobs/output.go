@@ -213,15 +213,13 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 					note += fmt.Sprintf(" before --until %q matched a line", req.Until)
 				}
 				fmt.Fprintln(req.Notes, note)
-				if ev.Status >= 0 {
-					req.record(WaitResult{ExitStatus: &ev.Status})
-				}
 				if ev.Status < 0 {
 					return 0, &failure.Error{
 						Msg:  fmt.Sprintf("job %s ended, and its exit status was lost (its window's process was killed)", req.Name),
 						Hint: "ptysend --job-output " + req.Name + " shows what it printed",
 					}
 				}
+				req.record(WaitResult{ExitStatus: &ev.Status})
 				return ev.Status, nil
 			case "gone":
 				return 0, relayFailed(req.Name, relay.ErrHungUp)

@@ -368,24 +368,12 @@ func (j *JobClient) Stop() (*Kept, error) {
 func (j *JobClient) CloseWindow() error { return j.askOK("close") }
 
 // Activate makes a spare window's relay the job's; it returns the pane.
-func (j *JobClient) Activate(id, name, command, socket string) (string, error) {
-	m, err := j.ask("ok", "activate", id, name, command, socket)
+func (j *JobClient) Activate(id, name, command, socket, ready string) (string, error) {
+	m, err := j.ask("ok", "activate", id, name, command, socket, ready)
 	if err != nil {
 		return "", err
 	}
 	return m.text(1), m.err
-}
-
-// Started waits until the job runs in its window, or tells that it ended already.
-func (j *JobClient) Started() (ended bool, status int, err error) {
-	m, err := j.ask("", "started")
-	if err != nil || m.verb() == "running" {
-		return false, 0, err
-	}
-	if m.verb() == "ended" {
-		return true, m.int(1), m.err
-	}
-	return false, 0, fmt.Errorf("unexpected answer from the job's relay: %q", m.words)
 }
 
 // Discard closes a spare window that was not taken.

@@ -22,7 +22,7 @@ import (
 //	follow OUT ERR     -> data ... as it comes, then "ended STATUS" or "gone"   (ERR -1: from now on)
 //	stop               -> job INFO, data out ..., data err ..., stopped      (kept.go)
 //	send TEXT ENTER    -> ok          close -> ok (an ended job's window goes)
-//	activate ID NAME COMMAND SOCKET -> ok PANE     started -> running | ended STATUS     discard
+//	activate ID NAME COMMAND SOCKET READY -> ok PANE       discard
 
 // serve answers a client's requests, from m on, until it hangs up.
 func (j *job) serve(c *os.File, r *bufio.Reader, m message) {
@@ -56,16 +56,14 @@ func (j *job) answer(c *os.File, r *bufio.Reader, m message) error {
 		if text, enter := m.text(1), m.bool(2); m.err == nil {
 			return j.typeText(c, text, enter)
 		}
-	case verb == "activate" && m.fieldCount(4):
-		if id, name, command, socket := markers.ID(m.text(1)), m.text(2), m.text(3), m.text(4); m.err == nil {
-			return j.activate(c, id, name, command, socket)
+	case verb == "activate" && m.fieldCount(5):
+		if id, name, command, socket, ready := markers.ID(m.text(1)), m.text(2), m.text(3), m.text(4), m.text(5); m.err == nil {
+			return j.activate(c, id, name, command, socket, ready)
 		}
 	case verb == "stop":
 		return j.stop(c)
 	case verb == "close":
 		return j.closeWindow(c)
-	case verb == "started":
-		return j.answerStarted(c)
 	case verb == "discard":
 		tmux.Run("kill-pane", "-t", j.s.cfg.PaneID)
 		return errLast
@@ -217,7 +215,7 @@ const killGrace = 3 * time.Second // each phase of a stop waits this for the job
 // (Kept) while its window is there, then the window goes, then "stopped".
 func (j *job) stop(w io.Writer) error {
 	pid := j.s.cfg.PanePID
-	done, _ := j.outcome()
+	done := j.hasEnded()
 	var how string
 	switch {
 	case done:
@@ -255,7 +253,7 @@ func (j *job) interruptWith(do func()) bool {
 
 // closeWindow closes an ended job's window (a new job takes its name).
 func (j *job) closeWindow(w io.Writer) error {
-	if done, _ := j.outcome(); !done {
+	if !j.hasEnded() {
 		return errors.New("the job is running")
 	}
 	if err := j.killWindow(); err != nil {
