@@ -190,6 +190,12 @@ func KeepShowingStderr(id markers.ID, ttyPath string, fifo *os.File) {
 	readAll(fifo, make([]byte, markers.MaxStderrPiece), screen.show)
 }
 
+// ShowStderr shows on tty, framed, what r brings until it ends: a job's stderr (internal/jobs).
+func ShowStderr(id markers.ID, tty *os.File, r io.Reader) {
+	screen := framedTerminal{id: id, tty: tty}
+	readAll(r, make([]byte, markers.MaxStderrPiece), screen.show)
+}
+
 // framedTerminal writes pieces of a call's stderr, framed, to the pane's terminal.
 type framedTerminal struct {
 	id    markers.ID

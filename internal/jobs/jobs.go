@@ -83,6 +83,19 @@ func open(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
 	return c, info, err
 }
 
+// find connects to the relay of job name, else reads what was kept of it when it was stopped
+// (k, with its output); it explains a name it does not find.
+func find(b bridge.Bridge, name string) (c *relay.JobClient, k *relay.Kept, info relay.Info, err error) {
+	c, info, err = connect(b, name)
+	if errors.Is(err, errNoRelay) {
+		if k = findKept(b, name); k != nil {
+			return nil, k, k.Info, nil
+		}
+		err = noSuchJob(b, name)
+	}
+	return c, nil, info, err
+}
+
 // errNoRelay: no relay listens for the name (no such job, or a stopped one).
 var errNoRelay = errors.New("no relay")
 
@@ -189,10 +202,18 @@ func stateText(info relay.Info) string {
 	switch {
 	case info.Running:
 		return "running"
-	case info.Status == nil || *info.Status < 0:
+	case exitStatus(info) < 0:
 		return "exit ?"
 	}
 	return fmt.Sprintf("exit %d", *info.Status)
+}
+
+// exitStatus is an ended job's exit status; -1 when it was lost.
+func exitStatus(info relay.Info) int {
+	if info.Status == nil {
+		return -1
+	}
+	return *info.Status
 }
 
 // runtimeText is a job's runtime for people: 4.2s, 3m05s, 2h07m.

@@ -3,7 +3,6 @@ package jobs
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,62 +12,6 @@ import (
 	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/relay"
 )
-
-// What a stopped job keeps of a stream is what its relay kept: fed the same bytes in pieces, a
-// keptStream and a relay.Buffer read the same from any offset.
-func TestAKeptStreamKeepsWhatTheRelayKept(t *testing.T) {
-	const bound, head = 100, 30
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, size := range []int{0, 1, 99, 100, 101, 130, 250, 1000} {
-		data := make([]byte, size)
-		for i := range data {
-			data[i] = byte('a' + i%26)
-		}
-		buf := relay.NewBuffer(bound, head)
-		var kept keptStream
-		for pos := 0; pos < size; {
-			n := min(size-pos, 1+rng.IntN(60))
-			buf.Write(data[pos : pos+n])
-			kept.add(int64(pos), slices.Clone(data[pos:pos+n]), bound, head)
-			pos += n
-		}
-		for _, since := range []int64{0, 1, 29, 30, 31, 99, 100, int64(size) - 1, int64(size), int64(size) + 5} {
-			want, got := buf.Read(since), kept.read(since)
-			if !sameSegments(want, got) {
-				t.Errorf("size %d, since %d: the relay kept %s, the stopped job %s", size, since, segmentsText(want), segmentsText(got))
-			}
-		}
-	}
-}
-
-// A piece that comes after a gap (the relay dropped bytes before the follow read them) starts
-// a segment of its own.
-func TestAKeptStreamKeepsGapsAsTheyCame(t *testing.T) {
-	var kept keptStream
-	kept.add(0, []byte("head\n"), 100, 30)
-	kept.add(50, []byte("tail\n"), 100, 30)
-	kept.add(55, []byte("more\n"), 100, 30)
-	got := kept.read(2)
-	want := []relay.Segment{{Offset: 2, Data: []byte("ad\n")}, {Offset: 50, Data: []byte("tail\nmore\n")}}
-	if !sameSegments(want, got) || kept.Total != 60 {
-		t.Fatalf("got %s (total %d), want %s", segmentsText(got), kept.Total, segmentsText(want))
-	}
-	if got := kept.read(20); len(got) != 1 || got[0].Offset != 50 {
-		t.Fatalf("from inside the gap: %s", segmentsText(got))
-	}
-}
-
-func sameSegments(a, b []relay.Segment) bool {
-	return slices.EqualFunc(a, b, func(x, y relay.Segment) bool { return x.Offset == y.Offset && bytes.Equal(x.Data, y.Data) })
-}
-
-func segmentsText(segs []relay.Segment) string {
-	s := ""
-	for _, seg := range segs {
-		s += fmt.Sprintf("[%d %q]", seg.Offset, seg.Data)
-	}
-	return s
-}
 
 func testBridge(t *testing.T) bridge.Bridge {
 	t.Helper()
@@ -83,29 +26,33 @@ func testBridge(t *testing.T) bridge.Bridge {
 func TestAKeptJobReadsBackAsWritten(t *testing.T) {
 	b := testBridge(t)
 	status, ended := 130, time.Now().Round(0)
-	k := &keptJob{Info: relay.Info{Name: "web", Status: &status, Ended: &ended, StoppedBy: "Ctrl-C (SIGINT) stopped it"},
-		Session: "$1\t1700000000", Serial: 7}
-	k.Out.add(0, []byte("first\n"), 100, 30)
-	k.Out.add(80, []byte("last\n"), 100, 30)
-	k.Err.add(0, []byte("oops\n"), 100, 30)
+	out, errs := relay.NewBuffer(100, 30), relay.NewBuffer(100, 30)
+	out.Write([]byte("first\n"))
+	out.Write(bytes.Repeat([]byte("x"), 200))
+	out.Write([]byte("last\n"))
+	errs.Write([]byte("oops\n"))
+	k := &relay.Kept{Info: relay.Info{Name: "web", Status: &status, Ended: &ended, StoppedBy: "Ctrl-C (SIGINT) stopped it",
+		OutputBytes: out.Total(), StderrBytes: errs.Total()}, Session: "$1\t1700000000", Serial: 7, Out: out, Err: errs}
 	path := keptPath(b, "web")
-	if err := k.write(path); err != nil {
+	if err := k.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readKept(path, true)
+	got, err := relay.ReadKept(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Info.Name != "web" || *got.Info.Status != 130 || !got.Info.Ended.Equal(ended) || got.Session != k.Session || got.Serial != 7 {
 		t.Fatalf("the header: %+v", got)
 	}
-	for stream, want := range map[string]*keptStream{"out": &k.Out, "err": &k.Err} {
-		segs, total, ended, _ := got.ReadOutput(stream, 0)
-		if !sameSegments(segs, want.read(0)) || total != want.Total || !ended {
-			t.Errorf("%s: %s (total %d)", stream, segmentsText(segs), total)
+	for stream, want := range map[string]*relay.Buffer{"out": out, "err": errs} {
+		for _, since := range []int64{0, 3, 40, want.Total() - 2} {
+			segs, total, ended, _ := got.ReadOutput(stream, since)
+			if !sameSegments(segs, want.Read(since)) || total != want.Total() || !ended {
+				t.Errorf("%s from %d: %s (total %d)", stream, since, segmentsText(segs), total)
+			}
 		}
 	}
-	if header, err := readKept(path, false); err != nil || header.Out.Segs != nil || header.Out.Total != 85 {
+	if header, err := relay.ReadKept(path, false); err != nil || header.Out != nil || header.Info.OutputBytes != 211 {
 		t.Fatalf("the header alone: %+v, %v", header, err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(b.RuntimeDir, "*.tmp")); len(left) != 0 {
@@ -113,12 +60,15 @@ func TestAKeptJobReadsBackAsWritten(t *testing.T) {
 	}
 }
 
-// writeKept writes a kept job stopped after serial starts, with size bytes of output.
-func writeKept(t *testing.T, b bridge.Bridge, name string, serial int64, size int) {
+// keepJob writes a kept job stopped after serial starts, with size bytes of output.
+func keepJob(t *testing.T, b bridge.Bridge, name string, serial int64, size int) {
 	t.Helper()
-	k := &keptJob{Info: relay.Info{Name: name}, Serial: serial}
-	k.Out.add(0, make([]byte, size), relay.OutputBound, relay.OutputHead)
-	if err := k.write(keptPath(b, name)); err != nil {
+	out := relay.NewBuffer(relay.OutputBound, relay.OutputHead)
+	out.Write(make([]byte, size))
+	status, ended := 0, time.Now()
+	k := &relay.Kept{Info: relay.Info{Name: name, Status: &status, Ended: &ended, OutputBytes: out.Total()}, Serial: serial,
+		Out: out, Err: relay.NewBuffer(relay.StderrBound, relay.StderrHead)}
+	if err := k.WriteFile(keptPath(b, name)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -126,9 +76,9 @@ func writeKept(t *testing.T, b bridge.Bridge, name string, serial int64, size in
 // A stopped job's output goes once more than keptJobs jobs have started since it was stopped.
 func TestKeptJobsGoAHundredStartsLater(t *testing.T) {
 	b := testBridge(t)
-	writeKept(t, b, "old", startsSoFar(b), 10)
+	keepJob(t, b, "old", startsSoFar(b), 10)
 	countStart(b)
-	writeKept(t, b, "newer", startsSoFar(b), 10)
+	keepJob(t, b, "newer", startsSoFar(b), 10)
 	for range keptJobs - 1 {
 		countStart(b)
 	}
@@ -147,11 +97,23 @@ func TestKeptJobsTakeBoundedSpace(t *testing.T) {
 	b := testBridge(t)
 	const each = 9 << 20
 	for i := range 8 { // 72 MiB: over the bound
-		writeKept(t, b, fmt.Sprintf("job%d", i), int64(i), each)
+		keepJob(t, b, fmt.Sprintf("job%d", i), int64(i), each)
 	}
 	pruneKept(b, 8)
 	want := []string{"job1", "job2", "job3", "job4", "job5", "job6", "job7"} // 63 MiB and their headers
 	if got := keptNames(b); !slices.Equal(got, want) {
 		t.Fatalf("kept %q, want %q", got, want)
 	}
+}
+
+func sameSegments(a, b []relay.Segment) bool {
+	return slices.EqualFunc(a, b, func(x, y relay.Segment) bool { return x.Offset == y.Offset && bytes.Equal(x.Data, y.Data) })
+}
+
+func segmentsText(segs []relay.Segment) string {
+	s := ""
+	for _, seg := range segs {
+		s += fmt.Sprintf("[%d %q]", seg.Offset, seg.Data)
+	}
+	return s
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -53,16 +52,20 @@ type OutputAnswer struct {
 // --since, clean text comes in whole lines: the line being written is withheld and the next
 // offset is its start, so that following a log prints each line once, whole.
 func Output(req OutputRequest) (int, error) {
-	src, info, err := openOutput(req.Bridge, req.Name)
+	c, k, info, err := find(req.Bridge, req.Name)
 	if err != nil {
 		return 0, err
 	}
-	defer src.Close()
+	read := k.ReadOutput
+	if c != nil {
+		defer c.Close()
+		read = c.ReadOutput
+	}
 	stream, streamName, flag := "out", "stdout", ""
 	if req.Stderr {
 		stream, streamName, flag = "err", "stderr", " --stderr"
 	}
-	segs, total, ended, err := src.ReadOutput(stream, max(0, req.Since))
+	segs, total, ended, err := read(stream, max(0, req.Since))
 	if err != nil {
 		return 0, relayFailed(req.Name, err)
 	}
@@ -132,27 +135,6 @@ func Output(req OutputRequest) (int, error) {
 			"--job-screen %s shows what it shows, --job-keys %s -- KEYS drives it\n", req.Name, req.Name, req.Name)
 	}
 	return 0, nil
-}
-
-// outputSource is where a job's output is read: its relay, or a stopped job's kept file.
-type outputSource interface {
-	ReadOutput(stream string, since int64) (segs []relay.Segment, total int64, ended bool, err error)
-	Close() error
-}
-
-// openOutput opens job name's output: its relay's, else what was kept of it when it was stopped.
-func openOutput(b bridge.Bridge, name string) (outputSource, relay.Info, error) {
-	c, info, err := connect(b, name)
-	if errors.Is(err, errNoRelay) {
-		if k := findKept(b, name); k != nil {
-			return k, k.Info, nil
-		}
-		err = noSuchJob(b, name)
-	}
-	if err != nil {
-		return nil, info, err
-	}
-	return c, info, nil
 }
 
 // WaitRequest is ptysend --job-wait NAME [--until REGEX] [--since OFFSET].
@@ -231,15 +213,13 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 					note += fmt.Sprintf(" before --until %q matched a line", req.Until)
 				}
 				fmt.Fprintln(req.Notes, note)
-				if ev.Status >= 0 {
-					req.record(WaitResult{ExitStatus: &ev.Status})
-				}
 				if ev.Status < 0 {
 					return 0, &failure.Error{
 						Msg:  fmt.Sprintf("job %s ended, and its exit status was lost (its window's process was killed)", req.Name),
 						Hint: "ptysend --job-output " + req.Name + " shows what it printed",
 					}
 				}
+				req.record(WaitResult{ExitStatus: &ev.Status})
 				return ev.Status, nil
 			case "gone":
 				return 0, relayFailed(req.Name, relay.ErrHungUp)
@@ -262,15 +242,12 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 // then its end: as its relay reads them, or a stopped job's kept output at once. stop ends it.
 func follow(ctx context.Context, b bridge.Bridge, name string, outSince, errSince int64) (
 	events <-chan relay.Event, failed <-chan error, stop func(), err error) {
-	c, _, err := connect(b, name)
-	if errors.Is(err, errNoRelay) {
-		if k := findKept(b, name); k != nil {
-			return k.replay(outSince, errSince), nil, func() {}, nil
-		}
-		err = noSuchJob(b, name)
-	}
+	c, k, _, err := find(b, name)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if c == nil {
+		return replay(k, outSince, errSince), nil, func() {}, nil
 	}
 	if err := c.Follow(outSince, errSince); err != nil {
 		c.Close()

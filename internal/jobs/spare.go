@@ -96,7 +96,7 @@ func claimSpare(b bridge.Bridge, tok string) (bool, error) {
 // takeSpare gives the bridge's spare window, if there is one, the job sp,
 // and says its pane; none, with nothing changed that the slow way needs,
 // when there is no spare. Call it with the start lock held.
-func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, err error) {
+func takeSpare(b bridge.Bridge, sp spec, socket, ready string) (pane string, err error) {
 	rec, err := os.ReadFile(spareRecord(b))
 	if err != nil {
 		return "", nil
@@ -128,7 +128,7 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, err error)
 		return "", nil
 	}
 	defer f.Close()
-	if pane, err = c.Activate(string(sp.ID), sp.Name, shorten(sp.Command, 200), socket); err != nil {
+	if pane, err = c.Activate(string(sp.ID), sp.Name, shorten(sp.Command, 200), socket, ready); err != nil {
 		return "", nil
 	}
 	// From here on the window is the job's: failures are the job's.
@@ -138,8 +138,7 @@ func takeSpare(b bridge.Bridge, sp spec, socket string) (pane string, err error)
 	}
 	f.Close()
 	os.Remove(fifo)
-	_, _, err = c.Started()
-	return pane, err
+	return pane, nil
 }
 
 // RunSpare is the process of a spare window (with no fifo, of the anchor window): it

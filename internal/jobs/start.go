@@ -88,9 +88,32 @@ func Start(b bridge.Bridge, req Request, notes io.Writer) (int, error) {
 	}
 	rundir.Claim(b.RuntimeDir, string(id))
 	sp := spec{ID: id, Name: name, Shell: sh.Program, Command: command, Dir: dir, Env: append(sh.Env, env...)}
-	pane, err := takeSpare(b, sp, sock)
+	// The job's relay says on the ready fifo when the job runs; the supervisor of a window made
+	// for the job reads it from the spec file.
+	readyPath, specPath := filepath.Join(b.RuntimeDir, string(id)+".ready"), filepath.Join(b.RuntimeDir, string(id)+".job.json")
+	defer os.Remove(readyPath)
+	defer os.Remove(specPath)
+	err = syscall.Mkfifo(readyPath, 0o600)
+	var ready *os.File
+	if err == nil { // open for writing too: no end of file before the relay has written
+		ready, err = os.OpenFile(readyPath, os.O_RDWR, 0)
+	}
+	if err != nil {
+		return 0, failure.From(err)
+	}
+	defer ready.Close()
+	pane, err := takeSpare(b, sp, sock, readyPath)
 	if pane == "" {
-		pane, err = startInNewWindow(b, sp, sock)
+		pane, err = startInNewWindow(b, sp, sock, specPath, readyPath)
+	}
+	if err == nil {
+		ready.SetReadDeadline(time.Now().Add(relay.ReadyLimit))
+		switch line, rerr := bufio.NewReader(ready).ReadString('\n'); {
+		case rerr != nil:
+			err = fmt.Errorf("it did not start within %v", relay.ReadyLimit)
+		case line != "ok\n":
+			err = errors.New(strings.TrimPrefix(strings.TrimSpace(line), "error "))
+		}
 	}
 	if err != nil && pane != "" {
 		tmux.Run("kill-pane", "-t", pane)
@@ -118,38 +141,20 @@ func Start(b bridge.Bridge, req Request, notes io.Writer) (int, error) {
 }
 
 // startInNewWindow starts the job in a window it makes (no spare is ready), in one tmux call:
-// the supervisor reads the job from a private file, and the relay says on a fifo when the job
-// runs. A job that did not start leaves its pane to close.
-func startInNewWindow(b bridge.Bridge, sp spec, sock string) (pane string, err error) {
-	specPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".job.json")
-	readyPath := filepath.Join(b.RuntimeDir, string(sp.ID)+".ready")
-	defer os.Remove(specPath)
-	defer os.Remove(readyPath)
+// the supervisor reads the job from a private file.
+func startInNewWindow(b bridge.Bridge, sp spec, sock, specPath, ready string) (pane string, err error) {
 	js, _ := json.Marshal(sp)
-	err = os.WriteFile(specPath, js, 0o600)
-	if err == nil {
-		err = syscall.Mkfifo(readyPath, 0o600)
-	}
-	var ready *os.File
-	if err == nil { // open for writing too: no end of file before the relay has written
-		ready, err = os.OpenFile(readyPath, os.O_RDWR, 0)
-	}
-	if err != nil {
+	if err := os.WriteFile(specPath, js, 0o600); err != nil {
 		return "", failure.From(err)
 	}
-	defer ready.Close()
-
 	// The window goes behind the human's, after the last one: while the
 	// call runs nothing else happens in tmux, so "{end}" is ours.
-	job := relay.JobConfig{Name: sp.Name, ID: sp.ID, Ready: readyPath, Command: shorten(sp.Command, 200),
+	job := relay.JobConfig{Name: sp.Name, ID: sp.ID, Ready: ready, Command: shorten(sp.Command, 200),
 		Session: b.Name, SpareMaker: spareMaker(b)}
 	target := "=" + b.Name + ":{end}"
-	out, err := tmux.Run("new-window", "-d", "-a", "-t", target, "-n", sp.Name, "-c", strings.ReplaceAll(sp.Dir, "#", "##"),
-		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath,
-		";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
-		";", "set-option", "-p", "-t", target, "remain-on-exit-format", relay.EndedFormat(sp.Name),
-		";", "set-option", "-w", "-t", target, "@ptybridge_job", sp.Name,
-		";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(sock, &job))
+	args := append([]string{"new-window", "-d", "-a", "-t", target, "-n", sp.Name, "-c", strings.ReplaceAll(sp.Dir, "#", "##"),
+		"-P", "-F", "#{pane_id}", b.Exe, "--job-supervise", specPath}, relay.WindowOptions(target, sp.Name)...)
+	out, err := tmux.Run(append(args, ";", "pipe-pane", "-I", "-O", "-t", target, b.RelayCommand(sock, &job))...)
 	switch {
 	case errors.Is(err, tmux.ErrNoTmux):
 		return "", &failure.Error{Verbatim: bridge.NoBridgeMessage}
@@ -158,15 +163,7 @@ func startInNewWindow(b bridge.Bridge, sp spec, sock string) (pane string, err e
 	case err != nil:
 		return "", failure.From(err)
 	}
-	pane = strings.TrimSpace(out)
-	ready.SetReadDeadline(time.Now().Add(relay.ReadyLimit))
-	switch line, err := bufio.NewReader(ready).ReadString('\n'); {
-	case err != nil:
-		return pane, fmt.Errorf("it did not start within %v", relay.ReadyLimit)
-	case line != "ok\n":
-		return pane, errors.New(strings.TrimPrefix(strings.TrimSpace(line), "error "))
-	}
-	return pane, nil
+	return strings.TrimSpace(out), nil
 }
 
 // makeRoom refuses a running job's name, and closes the window of an ended job that had it.

@@ -1,12 +1,10 @@
 package jobs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -16,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptybridge/ptybridge/internal/call"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
@@ -101,7 +100,7 @@ func runJob(sp spec) int {
 	errW.Close()
 	copied := make(chan struct{})
 	go func() {
-		copyFramed(errR, sp.ID)
+		call.ShowStderr(sp.ID, os.Stdout, errR) // framed, as a command's
 		close(copied)
 	}()
 	cmd.Wait()
@@ -116,32 +115,6 @@ func runJob(sp spec) int {
 		return 128 + int(ws.Signal()) // as a shell says it
 	}
 	return cmd.ProcessState.ExitCode()
-}
-
-// copyFramed copies the job's stderr to the terminal, each piece in a frame in one write (a tty
-// never splits one write() with the job's own). When the job's program turned off the
-// terminal's "\n" to "\r\n" (a raw terminal), it does that, or the human would see a staircase.
-func copyFramed(errR io.Reader, id markers.ID) {
-	buf := make([]byte, markers.MaxStderrPiece)
-	var frame []byte
-	for {
-		n, err := errR.Read(buf)
-		if n > 0 {
-			piece := buf[:n]
-			if !platform.TranslatesNewlines(os.Stdin) {
-				piece = bytes.ReplaceAll(piece, []byte("\n"), []byte("\r\n"))
-			}
-			for len(piece) > 0 { // at most markers.MaxStderrPiece a frame
-				k := min(len(piece), markers.MaxStderrPiece)
-				frame = markers.AppendStderrFrame(frame[:0], id, piece[:k])
-				os.Stdout.Write(frame)
-				piece = piece[k:]
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
 }
 
 // jobEnv is the job's environment: the shared shell's, then --env, with tmux's variables for

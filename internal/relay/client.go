@@ -292,6 +292,20 @@ func (j *JobClient) Info() (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
+	return parseInfo(&m), m.err
+}
+
+// appendInfo appends info as the message "job" (its runtime is the reader's to count).
+func appendInfo(b []byte, info Info) []byte {
+	status, ended := 0, time.Time{}
+	if !info.Running {
+		status, ended = *info.Status, *info.Ended
+	}
+	return appendMessage(b, "job", info.Name, info.Command, !info.Running, status, info.Started, ended, info.OutputBytes,
+		info.StderrBytes, info.LastLine, info.Pane, info.StoppedBy, info.Waiters, info.FullScreen)
+}
+
+func parseInfo(m *message) Info {
 	info := Info{Name: m.text(1), Command: m.text(2), Running: !m.bool(3), Started: m.time(5), OutputBytes: m.int64(7),
 		StderrBytes: m.int64(8), LastLine: m.text(9), Pane: m.text(10), StoppedBy: m.text(11), Waiters: m.int(12),
 		FullScreen: m.bool(13)}
@@ -303,7 +317,7 @@ func (j *JobClient) Info() (Info, error) {
 	if !info.Started.IsZero() {
 		info.Runtime = end.Sub(info.Started).Seconds()
 	}
-	return info, m.err
+	return info
 }
 
 // ReadOutput reads what a stream ("out" or "err") keeps from since on.
@@ -360,37 +374,24 @@ func (j *JobClient) askOK(verb string, fields ...any) error {
 	return err
 }
 
-// Stop stops the job and returns its status and how it stopped.
-func (j *JobClient) Stop() (int, string, error) {
-	m, err := j.ask("stopped", "stop")
-	if err != nil {
-		return 0, "", err
+// Stop stops the job, closes its window, and returns it as its relay held it last.
+func (j *JobClient) Stop() (*Kept, error) {
+	if err := send(j.c, "stop"); err != nil {
+		return nil, hungUp(err)
 	}
-	return m.int(1), m.text(2), m.err
+	return readKept(j.next, true)
 }
 
 // CloseWindow has the relay of an ended job close its window.
 func (j *JobClient) CloseWindow() error { return j.askOK("close") }
 
 // Activate makes a spare window's relay the job's; it returns the pane.
-func (j *JobClient) Activate(id, name, command, socket string) (string, error) {
-	m, err := j.ask("ok", "activate", id, name, command, socket)
+func (j *JobClient) Activate(id, name, command, socket, ready string) (string, error) {
+	m, err := j.ask("ok", "activate", id, name, command, socket, ready)
 	if err != nil {
 		return "", err
 	}
 	return m.text(1), m.err
-}
-
-// Started waits until the job runs in its window, or tells that it ended already.
-func (j *JobClient) Started() (ended bool, status int, err error) {
-	m, err := j.ask("", "started")
-	if err != nil || m.verb() == "running" {
-		return false, 0, err
-	}
-	if m.verb() == "ended" {
-		return true, m.int(1), m.err
-	}
-	return false, 0, fmt.Errorf("unexpected answer from the job's relay: %q", m.words)
 }
 
 // Discard closes a spare window that was not taken.

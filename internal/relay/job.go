@@ -25,7 +25,7 @@ type JobConfig struct {
 	Name    string
 	ID      markers.ID
 	Command string // shortened, for --jobs
-	Ready   string // the fifo where ptysend --job waits for "ok" or "error ..."
+	Ready   string // the fifo where ptysend --job waits for "ok" or "error ..." (a spare's comes with its job)
 	Session string // the bridge's
 	Spare   bool
 	// SpareMaker makes a spare window for the next job once this one runs.
@@ -50,7 +50,6 @@ type job struct {
 	out, err         *Buffer
 	outCRLF, errCRLF crlfUndoer
 	inFrame, lastErr bool // in a stderr frame; stderr came last
-	stoppedBy        string
 	waiters          int
 	lastFed          time.Time
 	startedC, endedC chan struct{}
@@ -66,15 +65,30 @@ func newJob(s *server, cfg JobConfig) *job {
 		startedC: make(chan struct{}), endedC: make(chan struct{}), moved: make(chan struct{})}
 	if !cfg.Spare {
 		close(j.moved)
-		go func() {
-			if closedWithin(j.startedC, ReadyLimit) {
-				tellReady(j.Ready, "ok")
-			}
-		}()
-		go j.watchSupervisor()
+		j.whenStarted(false)
 	}
 	go j.makeSpareOnStart()
 	return j
+}
+
+// whenStarted watches the job's supervisor, and says on the Ready fifo once the job runs in the
+// bridge session: "ok", or "error ...". An activated spare's window whose job does not come goes.
+func (j *job) whenStarted(spare bool) {
+	go j.watchSupervisor()
+	go func() {
+		if !closedWithin(j.startedC, ReadyLimit) {
+			if spare {
+				tmux.Run("kill-pane", "-t", j.s.cfg.PaneID)
+			}
+			return
+		}
+		<-j.moved
+		msg := "ok"
+		if j.moveErr != nil {
+			msg = "error moving the job's window into the bridge session: " + j.moveErr.Error()
+		}
+		tellReady(j.Ready, msg)
+	}()
 }
 
 // Bytes and Event hear the window's stream, with s.mu held.
@@ -134,10 +148,10 @@ func (j *job) end(status int) {
 	j.s.moved.Broadcast()
 }
 
-func (j *job) outcome() (done bool, status int) {
+func (j *job) hasEnded() bool {
 	j.s.mu.Lock()
 	defer j.s.mu.Unlock()
-	return j.state == ended, j.status
+	return j.state == ended
 }
 
 const ReadyLimit = 20 * time.Second // for a job to start
@@ -251,9 +265,9 @@ func (j *job) forgetSpare() {
 	}
 }
 
-// activate makes a spare's window the job's (its name, id, socket), and
-// moves the window into the bridge session while the job starts.
-func (j *job) activate(w io.Writer, id markers.ID, name, command, socket string) error {
+// activate makes a spare's window the job's (its name, id, socket, ready
+// fifo), and moves the window into the bridge session while the job starts.
+func (j *job) activate(w io.Writer, id markers.ID, name, command, socket, ready string) error {
 	s := j.s
 	s.mu.Lock()
 	var err error
@@ -269,18 +283,13 @@ func (j *job) activate(w io.Writer, id markers.ID, name, command, socket string)
 		s.mu.Unlock()
 		return err
 	}
-	j.Spare, s.cfg.Socket, j.Name, j.ID, j.Command = false, socket, name, id, command
+	j.Spare, s.cfg.Socket, j.Name, j.ID, j.Command, j.Ready = false, socket, name, id, command, ready
 	s.mu.Unlock()
-	go j.watchSupervisor()
 	go func() {
 		j.moveErr = moveIntoBridge(j)
 		close(j.moved)
 	}()
-	go func() {
-		if !closedWithin(j.startedC, ReadyLimit) { // a job that never comes: the window goes
-			tmux.Run("kill-pane", "-t", s.cfg.PaneID)
-		}
-	}()
+	j.whenStarted(true)
 	return send(w, "ok", s.cfg.PaneID)
 }
 
@@ -290,30 +299,16 @@ var moveIntoBridge = (*job).moveWithTmux
 
 func (j *job) moveWithTmux() error {
 	pane := j.s.cfg.PaneID
-	_, err := tmux.Run("move-window", "-d", "-a", "-s", pane, "-t", "="+j.Session+":{end}",
-		";", "rename-window", "-t", pane, j.Name,
-		";", "set-option", "-p", "-t", pane, "remain-on-exit", "on",
-		";", "set-option", "-p", "-t", pane, "remain-on-exit-format", EndedFormat(j.Name),
-		";", "set-option", "-w", "-t", pane, "@ptybridge_job", j.Name)
+	_, err := tmux.Run(append([]string{"move-window", "-d", "-a", "-s", pane, "-t", "=" + j.Session + ":{end}",
+		";", "rename-window", "-t", pane, j.Name}, WindowOptions(pane, j.Name)...)...)
 	return err
 }
 
-// EndedFormat is what a job's window shows once the job ended.
-func EndedFormat(name string) string {
-	return fmt.Sprintf("Job %s has ended (exit status #{pane_dead_status}): prefix & closes this window", name)
-}
-
-// answerStarted answers "running" or "ended STATUS" once the job runs in the bridge session.
-func (j *job) answerStarted(w io.Writer) error {
-	if !closedWithin(j.startedC, ReadyLimit) {
-		return fmt.Errorf("the job did not start within %v", ReadyLimit)
-	}
-	<-j.moved
-	if j.moveErr != nil {
-		return fmt.Errorf("moving the job's window into the bridge session: %w", j.moveErr)
-	}
-	if done, status := j.outcome(); done {
-		return send(w, "ended", status)
-	}
-	return send(w, "running")
+// WindowOptions are the tmux commands that make target job name's window: it stays once the job
+// ended, and says so.
+func WindowOptions(target, name string) []string {
+	return []string{";", "set-option", "-p", "-t", target, "remain-on-exit", "on",
+		";", "set-option", "-p", "-t", target, "remain-on-exit-format",
+		fmt.Sprintf("Job %s has ended (exit status #{pane_dead_status}): prefix & closes this window", name),
+		";", "set-option", "-w", "-t", target, "@ptybridge_job", name}
 }

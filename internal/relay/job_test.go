@@ -1,9 +1,11 @@
 package relay
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ptybridge/ptybridge/internal/cleantext"
@@ -164,8 +166,16 @@ func TestASpareWindowsRelayBecomesTheJobsWhenActivated(t *testing.T) {
 	if _, err := c.Info(); err != nil {
 		t.Fatal(err)
 	}
-	jobSock := filepath.Join(filepath.Dir(r.sock), "job.sock")
-	if pane, err := c.Activate(string(testID), "later", "serve", jobSock); err != nil || pane != "%9" {
+	jobSock, readyPath := filepath.Join(filepath.Dir(r.sock), "job.sock"), filepath.Join(filepath.Dir(r.sock), "ready")
+	if err := syscall.Mkfifo(readyPath, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ready, err := os.OpenFile(readyPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ready.Close()
+	if pane, err := c.Activate(string(testID), "later", "serve", jobSock, readyPath); err != nil || pane != "%9" {
 		t.Fatalf("activation: %q %v", pane, err)
 	}
 	if _, err := os.Stat(r.sock); !os.IsNotExist(err) {
@@ -176,8 +186,8 @@ func TestASpareWindowsRelayBecomesTheJobsWhenActivated(t *testing.T) {
 	}
 	r.sock = jobSock // where the relay removes its socket from now on
 	r.write(markers.Start(testID) + "hi\r\n")
-	if ended, _, err := c.Started(); err != nil || ended {
-		t.Fatalf("started: %v %v", ended, err)
+	if line, err := bufio.NewReader(ready).ReadString('\n'); err != nil || line != "ok\n" {
+		t.Fatalf("started: %q %v", line, err)
 	}
 	byName, err := DialJob(jobSock)
 	if err != nil {
@@ -189,7 +199,7 @@ func TestASpareWindowsRelayBecomesTheJobsWhenActivated(t *testing.T) {
 		t.Fatalf("the job by its socket: %+v %v", info, err)
 	}
 	// A second activation is refused.
-	if _, err := c.Activate(string(testID), "later", "serve", jobSock); err == nil || !strings.Contains(err.Error(), "not a spare") {
+	if _, err := c.Activate(string(testID), "later", "serve", jobSock, readyPath); err == nil || !strings.Contains(err.Error(), "not a spare") {
 		t.Fatalf("activated twice: %v", err)
 	}
 }

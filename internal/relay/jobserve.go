@@ -20,8 +20,9 @@ import (
 //	info               -> job NAME COMMAND ENDED STATUS STARTED ENDED OUT ERR LAST PANE STOPPED WAITERS
 //	read STREAM SINCE  -> total TOTAL ENDED, data STREAM OFFSET LENGTH BYTES..., end
 //	follow OUT ERR     -> data ... as it comes, then "ended STATUS" or "gone"   (ERR -1: from now on)
-//	send TEXT ENTER    -> ok          stop -> stopped STATUS HOW      close -> ok (an ended job's window goes)
-//	activate ID NAME COMMAND SOCKET -> ok PANE     started -> running | ended STATUS     discard
+//	stop               -> job INFO, data out ..., data err ..., stopped      (kept.go)
+//	send TEXT ENTER    -> ok          close -> ok (an ended job's window goes)
+//	activate ID NAME COMMAND SOCKET READY -> ok PANE       discard
 
 // serve answers a client's requests, from m on, until it hangs up.
 func (j *job) serve(c *os.File, r *bufio.Reader, m message) {
@@ -55,16 +56,14 @@ func (j *job) answer(c *os.File, r *bufio.Reader, m message) error {
 		if text, enter := m.text(1), m.bool(2); m.err == nil {
 			return j.typeText(c, text, enter)
 		}
-	case verb == "activate" && m.fieldCount(4):
-		if id, name, command, socket := markers.ID(m.text(1)), m.text(2), m.text(3), m.text(4); m.err == nil {
-			return j.activate(c, id, name, command, socket)
+	case verb == "activate" && m.fieldCount(5):
+		if id, name, command, socket, ready := markers.ID(m.text(1)), m.text(2), m.text(3), m.text(4), m.text(5); m.err == nil {
+			return j.activate(c, id, name, command, socket, ready)
 		}
 	case verb == "stop":
 		return j.stop(c)
 	case verb == "close":
 		return j.closeWindow(c)
-	case verb == "started":
-		return j.answerStarted(c)
 	case verb == "discard":
 		tmux.Run("kill-pane", "-t", j.s.cfg.PaneID)
 		return errLast
@@ -76,15 +75,25 @@ func (j *job) answer(c *os.File, r *bufio.Reader, m message) error {
 
 func (j *job) info(w io.Writer) error {
 	j.s.mu.Lock()
+	b := appendInfo(nil, j.infoNow())
+	j.s.mu.Unlock()
+	_, err := w.Write(b)
+	return err
+}
+
+// infoNow is what info answers. Call with s.mu held.
+func (j *job) infoNow() Info {
 	last := j.out
 	if j.lastErr {
 		last = j.err
 	}
-	fields := []any{j.Name, j.Command, j.state == ended, j.status, j.started, j.endedAt,
-		j.out.Total(), j.err.Total(), lastLine(last.Tail(4096)), j.s.cfg.PaneID, j.stoppedBy, j.waiters,
-		j.s.tracker.Alternate() == cleantext.On}
-	j.s.mu.Unlock()
-	return send(w, "job", fields...)
+	info := Info{Name: j.Name, Command: j.Command, Running: j.state != ended, Started: j.started,
+		OutputBytes: j.out.Total(), StderrBytes: j.err.Total(), LastLine: lastLine(last.Tail(4096)),
+		Pane: j.s.cfg.PaneID, Waiters: j.waiters, FullScreen: j.s.tracker.Alternate() == cleantext.On}
+	if !info.Running {
+		info.Status, info.Ended = new(j.status), new(j.endedAt)
+	}
+	return info
 }
 
 // lastLine is the last line with text of the output, as clean text.
@@ -99,10 +108,7 @@ func (j *job) read(w io.Writer, stream string, since int64) error {
 		return errors.New("no such stream")
 	}
 	j.s.mu.Lock()
-	b := appendMessage(nil, "total", buf.Total(), j.state == ended)
-	for _, seg := range buf.Read(since) {
-		b = appendData(b, stream, seg.Offset, seg.Data)
-	}
+	b := appendRead(appendMessage(nil, "total", buf.Total(), j.state == ended), stream, buf, since)
 	j.s.mu.Unlock()
 	_, err := w.Write(appendMessage(b, "end"))
 	return err
@@ -160,12 +166,18 @@ func appendNew(b []byte, stream string, buf *Buffer, pos *int64) []byte {
 	if buf.Total() <= *pos {
 		return b
 	}
-	for _, seg := range buf.Read(*pos) {
+	b = appendRead(b, stream, buf, *pos)
+	*pos = buf.Total()
+	return b
+}
+
+// appendRead appends what buf keeps from since on, as data messages of stream.
+func appendRead(b []byte, stream string, buf *Buffer, since int64) []byte {
+	for _, seg := range buf.Read(since) {
 		if len(seg.Data) > 0 {
 			b = appendData(b, stream, seg.Offset, seg.Data)
 		}
 	}
-	*pos = buf.Total()
 	return b
 }
 
@@ -199,10 +211,11 @@ const killGrace = 3 * time.Second // each phase of a stop waits this for the job
 
 // stop tries Ctrl-C, then Ctrl-\ (SIGINT, SIGQUIT to the job's process group
 // by the window's line discipline), then SIGKILL to the group (sent by the
-// supervisor on SIGUSR1), killGrace apart; then the window goes.
+// supervisor on SIGUSR1), killGrace apart; it answers with the ended job
+// (Kept) while its window is there, then the window goes, then "stopped".
 func (j *job) stop(w io.Writer) error {
 	pid := j.s.cfg.PanePID
-	done, _ := j.outcome()
+	done := j.hasEnded()
 	var how string
 	switch {
 	case done:
@@ -221,13 +234,15 @@ func (j *job) stop(w io.Writer) error {
 		j.s.mu.Unlock()
 	}
 	j.s.mu.Lock()
-	status := j.status
-	if !done {
-		j.stoppedBy = how
-	}
+	info := j.infoNow()
+	info.StoppedBy, info.Pane, info.Waiters, info.FullScreen = how, "", 0, false
+	b := appendKept(nil, info, j.out, j.err)
 	j.s.mu.Unlock()
+	_, err := w.Write(b)
 	j.killWindow()
-	send(w, "stopped", status, how)
+	if err == nil {
+		send(w, "stopped")
+	}
 	return errLast
 }
 
@@ -238,7 +253,7 @@ func (j *job) interruptWith(do func()) bool {
 
 // closeWindow closes an ended job's window (a new job takes its name).
 func (j *job) closeWindow(w io.Writer) error {
-	if done, _ := j.outcome(); !done {
+	if !j.hasEnded() {
 		return errors.New("the job is running")
 	}
 	if err := j.killWindow(); err != nil {
