@@ -79,13 +79,19 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 		";", "set-option", "-t", t, "history-limit", fmt.Sprint(HistoryLimit),
 		";", "set-option", "-t", t, "default-shell", shell,
 		";", "new-window", "-k", "-t", "=" + b.Name + ":^", "-c", dir}
-	args = append(args, commandArgs(command, b.ExitFile())...)
-	_, err := tmux.Run(append(args,
+	args = append(append(args, commandArgs(command, b.ExitFile())...),
 		";", "set-option", "-p", "-t", t, "remain-on-exit", "on",
 		";", "set-option", "-t", t, "@ptybridge_command", strings.Join(command, " "),
 		";", "set-option", "-t", t, "-F", "@ptybridge_pane", "#{pane_id}",
 		";", "set-option", "-t", t, "@ptybridge_relay", b.SocketPath(),
-		";", "pipe-pane", "-I", "-O", "-t", t, b.RelayCommand(b.SocketPath(), nil))...)
+		";", "pipe-pane", "-I", "-O", "-t", t, b.RelayCommand(b.SocketPath(), nil))
+	_, err := tmux.Run(args...)
+	// A bridge closed just before (its terminal closed, then ptybridge again at once) may leave
+	// its server exiting as we reach it: the next try starts a server of its own.
+	for try := 0; tmux.IsServerEnding(err) && try < 5; try++ {
+		time.Sleep(50 * time.Millisecond)
+		_, err = tmux.Run(args...)
+	}
 	switch {
 	case err == nil:
 		os.Remove(b.ExitFile())

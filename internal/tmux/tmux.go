@@ -91,6 +91,10 @@ func SessionTarget(name string) string { return "=" + name + ":" }
 // IsDuplicateSession reports tmux refusing a session that exists.
 func IsDuplicateSession(err error) bool { return said(err, "duplicate session") }
 
+// IsServerEnding: the command reached a server that was exiting (its last session had just
+// closed). The next command that may start a server starts a new one.
+func IsServerEnding(err error) bool { return said(err, "server exited unexpectedly", "lost server") }
+
 func said(err error, msgs ...string) bool {
 	var te *Error
 	return errors.As(err, &te) && slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(te.Msg, m) })
