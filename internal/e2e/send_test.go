@@ -224,6 +224,43 @@ func TestACallThatWaitsBehindAnotherSaysWhatHoldsTheTerminal(t *testing.T) {
 	}
 }
 
+// A call stopped while it waits behind another types nothing (it asked for its turn first thing,
+// before its signals were caught), and the call ahead runs on undisturbed.
+func TestACallStoppedWhileItWaitsForItsTurnTypesNothing(t *testing.T) {
+	b := startBridge(t)
+	in, feed := io.Pipe()
+	first := b.ptysend(in, "--", "cat >/dev/null; echo first")
+	var firstOut lockedBuffer
+	first.Stdout = &firstOut
+	must(t, first.Start())
+	b.waitFor("the first call's cat to run", func() bool { return b.paneCommand() == "cat" })
+
+	second := b.ptysend(nil, "--", "echo never-typed")
+	var secondErr lockedBuffer
+	second.Stderr = &secondErr
+	must(t, second.Start())
+	b.waitFor("the second call to say that it waits", func() bool { return strings.Contains(secondErr.String(), "ptysend: waiting:") })
+	must(t, second.Process.Signal(syscall.SIGINT))
+	second.Wait()
+	if code := second.ProcessState.ExitCode(); code != 130 ||
+		!strings.Contains(secondErr.String(), "ptysend: error: ") ||
+		!strings.Contains(secondErr.String(), " before its turn at the shared terminal; nothing was typed\nhint: ") {
+		t.Fatalf("want 130 and nothing typed, got %d and %q", code, secondErr.String())
+	}
+
+	feed.Close()
+	must(t, first.Wait())
+	if firstOut.String() != "first\n" {
+		t.Fatalf("the call ahead: %q", firstOut.String())
+	}
+	if pane, _ := b.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "="+b.name+":"); strings.Contains(pane, "never-typed") {
+		t.Fatalf("the stopped call was typed:\n%s", pane)
+	}
+	if got := b.run("--", "echo next"); got != "next\n" {
+		t.Fatalf("the next call: %q", got)
+	}
+}
+
 func TestNoBridgePrintsTheAgentMessage(t *testing.T) {
 	b := newWorld(t)
 	r := b.send("--", "echo hi")
