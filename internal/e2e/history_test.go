@@ -290,6 +290,28 @@ func expectQueriesWork(t *testing.T, b *bridge) {
 	}
 }
 
+// Right after a call returns, its shell may still be on its way back to the prompt: --status and
+// --sessions wait for that moment to pass instead of calling the terminal busy with a command of
+// the user's, which no command of anyone's was.
+func TestStatusAndSessionsRightAfterACallSayFree(t *testing.T) {
+	for _, sh := range shells {
+		t.Run(sh.name, func(t *testing.T) {
+			t.Parallel()
+			b := startShellBridge(t, sh)
+			for i := range 30 {
+				b.run("--", "true")
+				if r := b.sendWithoutTmux("--status"); r.code != 0 || !strings.Contains(r.stdout, "free: yes") {
+					t.Fatalf("--status right after call %d:\n%v", i, r)
+				}
+				b.run("--", "true")
+				if r := b.send("--sessions"); r.code != 0 || !strings.Contains(r.stdout, "\tfree\t") {
+					t.Fatalf("--sessions right after call %d:\n%v", i, r)
+				}
+			}
+		})
+	}
+}
+
 func TestStatusNamesTheCallThatHoldsTheTerminal(t *testing.T) {
 	t.Parallel()
 	b := startBridge(t)

@@ -110,8 +110,11 @@ func TestSessionsListsAPlainBridgeAsFree(t *testing.T) {
 func TestSessionsListsABridgeOpenedOnACommandBesideTheDefaultOne(t *testing.T) {
 	b := startBridge(t)
 	b.openTerminal("--session", "box", "--", "bash", "--noprofile", "--norc")
-	b.waitFor("the bridge box and its shell's prompt", func() bool {
-		return strings.TrimSpace(b.cursorLineOf("box")) != ""
+	// ptybridge attaches once box's relay answers; the prompt may come before either.
+	b.waitFor("the bridge box, a terminal attached, and its shell's prompt", func() bool {
+		out, err := b.tmux("display-message", "-p", "-t", "=box:", "#{session_name} #{session_attached}")
+		name, attached, _ := strings.Cut(strings.TrimSpace(out), " ")
+		return err == nil && name == "box" && attached != "0" && strings.TrimSpace(b.cursorLineOf("box")) != ""
 	})
 	lines, objects := expectOnlyBridges(t, b, b.name, "box")
 	expectFree(t, b.name, lines, objects)

@@ -161,12 +161,13 @@ func Sessions(exe string) []Session {
 
 func describe(s bridge.Session, b bridge.Bridge) Session {
 	out := Session{Name: s.Name, Attached: s.Attached, Command: s.Command, State: "busy"}
-	a, err := relay.QueryStatus(b.SocketPath())
+	query := func() (*relay.Status, error) { return relay.QueryStatus(b.SocketPath()) }
+	a, err := query()
 	if err != nil {
 		out.Busy = "its relay does not answer (the next ptysend call repairs it)"
 		return out
 	}
-	st, err := pane.Peek(a, b)
+	a, st, err := pane.PeekSettled(a, b, query)
 	if err != nil {
 		out.Busy = failure.From(err).Msg
 		return out

@@ -81,7 +81,7 @@ func ReadStatus(b bridge.Bridge) (*Status, error) {
 	if err != nil {
 		return &Status{Bridge: "down", Session: b.Name, State: stateNoBridge}, err
 	}
-	st, err := pane.Peek(a, b)
+	a, st, err := pane.PeekSettled(a, b, b.Status)
 	s := &Status{Bridge: "up", Session: b.Name, AgentCall: a.Call, Confirm: bridge.ConfirmRequired(b.SocketPath())}
 	if err != nil {
 		s.State, s.Hint = pane.Busy, failure.From(err).Hint

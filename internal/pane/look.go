@@ -93,12 +93,44 @@ func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 }
 
 func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
-	s := &State{View: st.View}
-	_, err := s.read(b, Nothing)
+	s, _, err := peek(st, b)
+	return s, err
+}
+
+func peek(st *relay.Status, b bridge.Bridge) (s *State, settle bool, err error) {
+	s = &State{View: st.View}
+	settle, err = s.read(b, Nothing)
 	if err == nil && st.Call != nil {
 		s.Kind = AgentCall
 	}
-	return s, err
+	return s, settle, err
+}
+
+// peekSettleLimit bounds PeekSettled's wait: the moment it waits out takes a millisecond or two.
+const peekSettleLimit = 200 * time.Millisecond
+
+// PeekSettled is Peek on st, the relay's status, asked again (again) for a moment while the shell
+// is only on its way back to its prompt: its events say it runs something, it holds the terminal
+// itself, and neither a call nor a command of the history runs. That is a call that has just
+// returned (its wrapper's last lines, the prompt hooks), no command of the user's; a call typed
+// then would wait for it too (Look). It returns the status it decided on.
+func PeekSettled(st *relay.Status, b bridge.Bridge, again func() (*relay.Status, error)) (*relay.Status, *State, error) {
+	deadline, backoff := time.Now().Add(peekSettleLimit), firstBackoff
+	for {
+		s, settle, err := peek(st, b)
+		returning := err == nil && settle && s.Kind == Busy && s.Shell != nil && s.Foreground.PID == s.Shell.PID &&
+			st.Call == nil && st.Running == nil
+		if !returning || time.Now().After(deadline) {
+			return st, s, err
+		}
+		time.Sleep(backoff)
+		backoff = min(2*backoff, maxBackoff)
+		next, aerr := again()
+		if aerr != nil {
+			return st, s, err
+		}
+		st = next
+	}
 }
 
 // waitForChange waits for the stream to bring something, the foreground to go, or backoff (doubled
