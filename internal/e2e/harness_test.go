@@ -274,8 +274,9 @@ func (b *bridge) waitFor(what string, cond func() bool) {
 	for !cond() {
 		if time.Now().After(deadline) {
 			pane, _ := b.tmux("capture-pane", "-p", "-J", "-t", "="+b.name+":")
-			for i, term := range b.terms { // what ptybridge said, if it ended
-				b.t.Logf("terminal %d shows: %q", i, term.screen())
+			for i, term := range b.terms { // what ptybridge said, if it ended: its last words
+				shown := term.screen()
+				b.t.Logf("terminal %d ends with: %q", i, shown[max(0, len(shown)-600):])
 			}
 			b.t.Fatalf("gave up waiting for %s; the pane shows:\n%s", what, pane)
 		}
