@@ -141,12 +141,19 @@ func (b Bridge) Status() (*relay.Status, error) {
 	return s, queryFailure(err)
 }
 
-// Query repairs the relay as Status does.
+// Query asks the relay with ask; one that does not answer, or speaks another version, is repaired
+// as Status does, and asked again.
 func Query[T any](b Bridge, ask func(path string) (T, error)) (T, error) {
-	if _, err := b.Status(); err != nil { // reaches, or repairs, the relay
-		return *new(T), err
+	if err := rundir.Ensure(b.RuntimeDir); err != nil {
+		return *new(T), failure.From(err)
 	}
 	v, err := ask(b.SocketPath())
+	if err != nil && !relay.IsAnswer(err) {
+		if _, err := b.Status(); err != nil { // reaches, or repairs, the relay
+			return *new(T), err
+		}
+		v, err = ask(b.SocketPath())
+	}
 	if relay.IsAnswer(err) {
 		return v, &failure.Error{Msg: err.Error(), Hint: "ptysend --history lists the commands it holds, with their ids"}
 	}

@@ -121,7 +121,8 @@ func (s *server) answer(m message) []byte {
 	default:
 		return appendMessage(b, "error", fmt.Sprintf("bad query %q", strings.Join(m.words, " ")))
 	}
-	return appendMessage(b, "end")
+	// The version ends every answer: a query needs no status first to know the relay speaks its own.
+	return appendMessage(b, "end", Version)
 }
 
 func unknownCommand(id int) string {
@@ -181,8 +182,10 @@ func query(path string, verb string, fields ...any) ([]message, error) {
 			return nil, fmt.Errorf("%w: %q", ErrVersion, m.words)
 		case m.verb() == "error":
 			return nil, errorMessage(m.text(1))
-		case m.verb() == "end":
+		case m.verb() == "end" && m.int(1) == Version && m.err == nil:
 			return answer, nil
+		case m.verb() == "end":
+			return nil, fmt.Errorf("%w: it ended its answer to %q with %q", ErrVersion, verb, m.words)
 		}
 		answer = append(answer, m)
 	}

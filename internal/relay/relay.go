@@ -27,7 +27,7 @@ import (
 
 // Version is the protocol's: a relay of another version (an older
 // ptybridge's) is replaced by the next call, as a dead one is.
-const Version = 9
+const Version = 10
 
 // Config is what a relay serves.
 type Config struct {

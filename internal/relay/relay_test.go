@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,6 +254,29 @@ func TestQueriesAreAnsweredWhileACallHoldsThePane(t *testing.T) {
 func TestAQueryToNoRelaySaysSo(t *testing.T) {
 	if _, err := QueryStatus("/nonexistent/r.sock"); !errors.Is(err, ErrNoRelay) {
 		t.Fatalf("want ErrNoRelay, got %v", err)
+	}
+}
+
+// A relay of the version before answers a query as this one does but for the version that ends
+// it: the answer is refused as another version's (bridge.Query then replaces the relay).
+func TestAnAnswerEndedWithoutOurVersionIsAnotherVersions(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "r.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	for _, end := range []string{"end", fmt.Sprintf("end %d", Version-1)} {
+		go func() {
+			if c, err := ln.Accept(); err == nil {
+				bufio.NewReader(c).ReadString('\n')
+				c.Write([]byte("entry 1 user x6c73 false -1 0 0 x x 0 0 0\n" + end + "\n"))
+				c.Close()
+			}
+		}()
+		if _, err := QueryHistory(sock, 1); !errors.Is(err, ErrVersion) {
+			t.Fatalf("an answer ended by %q: want ErrVersion, got %v", end, err)
+		}
 	}
 }
 
