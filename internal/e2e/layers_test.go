@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
 // The other platform layer's ptysend: the portable one when this run uses procfs, and procfs
 // when it runs -tags portable (the layer macOS and FreeBSD run).
-var otherLayer = sync.OnceValues(func() (string, error) {
+// Built for each run of the test, which removes it: -count=N runs it N times.
+func otherLayer() (string, error) {
 	dir, err := os.MkdirTemp("", "ptybridge-other-layer")
 	if err != nil {
 		return "", err
@@ -29,7 +29,7 @@ var otherLayer = sync.OnceValues(func() (string, error) {
 	}
 	// The test user runs it too.
 	return filepath.Join(dir, "ptysend"), os.Chmod(dir, 0o755)
-})
+}
 
 // ptysend's core scenarios, each run by the procfs layer's ptysend and by the portable one's
 // against one bridge, give the same answers: where the portable layer is weaker
