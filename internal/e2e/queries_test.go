@@ -103,18 +103,7 @@ func TestKeysTypedAheadSurviveTheTerminalsAnswers(t *testing.T) {
 			b := startShellBridge(t, sh)
 			path := filepath.Join(b.dir, "queries.bin")
 			must(t, os.WriteFile(path, []byte("x\x1b[>c\x1b[6n\x1b[c\x1b]11;?\a y\n"), 0o644))
-			cmd := b.ptysend(nil, "--", "sleep 1; cat "+path)
-			must(t, cmd.Start())
-			b.waitFor("sleep to run", func() bool { return b.paneCommand() == "sleep" })
-			b.terms[0].typeKeys("echo typed-ahead")
-			b.waitFor("the keys' echo", func() bool { return strings.Contains(b.paneText(), "echo typed-ahead") })
-			must(t, cmd.Wait())
-			r := b.send("--", "echo agent")
-			if r.code != 75 || !strings.Contains(r.stderr, "not pressed Enter") {
-				t.Fatalf("the human's typeahead is their line: want a refusal, got:\n%v", r)
-			}
-			b.terms[0].typeKeys("\r")
-			b.waitFor("the human's line to run whole", func() bool { return strings.Contains(b.paneText(), "\ntyped-ahead\n") })
+			expectTypeAheadKept(t, b, "sleep 1; cat "+path)
 			expectNoTypedText(t, b)
 		})
 	}

@@ -305,8 +305,14 @@ func TestEndingAShellStartedByTheHumanReturnsToTheirShell(t *testing.T) {
 }
 
 func TestKeysTypedAheadDuringACommandAreNotTypedOver(t *testing.T) {
-	b := integrated(t)
-	cmd := b.ptysend(nil, "--", "sleep 1")
+	expectTypeAheadKept(t, integrated(t), "sleep 1")
+}
+
+// expectTypeAheadKept runs command (which starts with sleep) while the human types a line and
+// does not send it: the next call refuses it as the human's line, and Enter runs it whole.
+func expectTypeAheadKept(t *testing.T, b *bridge, command string) {
+	t.Helper()
+	cmd := b.ptysend(nil, "--", command)
 	must(t, cmd.Start())
 	b.waitFor("sleep to run", func() bool { return b.paneCommand() == "sleep" })
 	b.terms[0].typeKeys("echo typed-ahead") // while the agent's command runs
