@@ -54,3 +54,33 @@ func TestStopReachesTheCallBeforeOrAfterItsRecord(t *testing.T) {
 		t.Fatal("an invalid id was taken")
 	}
 }
+
+// A stop that came before the call's record is sent only once the call's signals are caught:
+// before, the signal's default action would end the call instead of stopping it.
+func TestAnEarlyStopWaitsForTheCallsSignalsToBeCaught(t *testing.T) {
+	got := make(chan os.Signal, 1)
+	signal.Notify(got, syscall.SIGUSR2)
+	defer signal.Stop(got)
+	dir := t.TempDir()
+	const id = "00112233445566aa"
+	if err := Stop(dir, id, syscall.SIGUSR2); err != nil {
+		t.Fatal(err)
+	}
+	caught := make(chan struct{})
+	registered := make(chan func())
+	go func() { registered <- Register(dir, id, caught) }()
+	select {
+	case <-registered:
+		t.Fatal("Register went on before the signals were caught")
+	case <-got:
+		t.Fatal("signalled before the signals were caught")
+	case <-time.After(50 * time.Millisecond): // a broken Register returns at once
+	}
+	close(caught)
+	(<-registered)()
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second): // a hang guard, no performance limit
+		t.Fatal("no signal once they were caught")
+	}
+}
