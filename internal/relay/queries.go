@@ -38,6 +38,9 @@ type View struct {
 // view is the relay's View as message fields. Call with s.mu held.
 func (s *server) view() []any {
 	snap := s.tracker.Snapshot()
+	if snap.State == markers.StateTyped && s.promptShownEmpty() {
+		snap.State = markers.StatePrompt
+	}
 	return []any{s.cfg.PaneID, s.cfg.PanePID, word(snap.State), snap.PID, s.instance, s.streamed,
 		word(s.tracker.Paste()), word(s.tracker.Alternate()), s.cursorColumn()}
 }

@@ -14,7 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,7 +29,7 @@ import (
 
 // Version is the protocol's: a relay of another version (an older
 // ptybridge's) is replaced by the next call, as a dead one is.
-const Version = 10
+const Version = 11
 
 // Config is what a relay serves.
 type Config struct {
@@ -43,10 +45,13 @@ const writeTimeout = 30 * time.Second
 
 type server struct {
 	cfg      Config
-	lastLine []byte    // the stream after its last line break, for the cursor's column
-	in       io.Reader // the pane's output
-	keys     io.Writer // the pane's input
-	typing   sync.Mutex
+	lastLine []byte // the stream after its last line break, for the cursor's column
+	// promptLine is lastLine when the shell last waited at its prompt with nothing typed: its
+	// prompt as drawn, and where it left the cursor (promptShownEmpty).
+	promptLine []byte
+	in         io.Reader // the pane's output
+	keys       io.Writer // the pane's input
+	typing     sync.Mutex
 
 	mu       sync.Mutex
 	moved    *sync.Cond // broadcast when the stream moves, the job changes or the pane goes
@@ -139,8 +144,7 @@ func (s *server) readPane() {
 		n, err := s.in.Read(buf)
 		if n > 0 {
 			s.mu.Lock()
-			s.tracker.Write(buf[:n])
-			s.keepLastLine(buf[:n])
+			s.follow(buf[:n])
 			s.streamed += int64(n)
 			s.turns.forward(s, buf[:n])
 			s.moved.Broadcast()
@@ -149,6 +153,15 @@ func (s *server) readPane() {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// follow reads p, the stream's next bytes, into what the relay knows of the pane.
+func (s *server) follow(p []byte) {
+	s.tracker.Write(p)
+	s.keepLastLine(p)
+	if s.tracker.Snapshot().State == markers.StatePrompt {
+		s.promptLine = append(s.promptLine[:0], s.lastLine...)
 	}
 }
 
@@ -169,10 +182,29 @@ func (s *server) keepLastLine(p []byte) {
 // cursorColumn is the column where the stream leaves the cursor, counted from 0, as a terminal
 // draws its last line (a prompt's colours and redraws included).
 func (s *server) cursorColumn() int {
-	w := cleantext.NewWriter(io.Discard)
-	w.Write(s.lastLine)
-	_, col := w.Line()
+	_, col := drawnLine(s.lastLine)
 	return col
+}
+
+// promptShownEmpty: what the events call typed (output at the prompt) left the last line as the
+// prompt was with nothing typed, the cursor where it was: zsh drew its prompt again (a resize),
+// or the human erased what they had typed (Ctrl-U). Spacing aside: a right prompt moves with the
+// terminal's width. A line the human typed that wrapped, or anything the line cannot show,
+// reads as typed.
+func (s *server) promptShownEmpty() bool {
+	if len(s.promptLine) == 0 {
+		return false
+	}
+	prompt, promptCol := drawnLine(s.promptLine)
+	line, col := drawnLine(s.lastLine)
+	return col == promptCol && strings.TrimSpace(prompt) != "" && slices.Equal(strings.Fields(line), strings.Fields(prompt))
+}
+
+// drawnLine is the text a terminal shows for a line's bytes, and where it leaves the cursor.
+func drawnLine(b []byte) (string, int) {
+	w := cleantext.NewWriter(io.Discard)
+	w.Write(b)
+	return w.Line()
 }
 
 // catchUp reads what waits in the pane's pipe before an answer is given,

@@ -314,3 +314,33 @@ func TestTheLastLineKeptGivesTheCursorColumn(t *testing.T) {
 		}
 	}
 }
+
+func TestAPromptDrawnAgainOrALineErasedIsNoTypedLine(t *testing.T) {
+	const promptEvent = "\x1b]6973;ptybridge;P;42\a" // the hooks' PROMPT event of shell 42
+	prompt := "\r\n\x1b[32muser@host\x1b[0m:~$ " + promptEvent
+	for _, c := range []struct {
+		name   string
+		chunks []string
+		typed  bool
+	}{
+		{"the prompt", []string{prompt}, false},
+		{"keys typed", []string{prompt, "e", "cho"}, true},
+		{"keys typed and erased (readline's Ctrl-U)", []string{prompt, "echo", "\b\b\b\b\x1b[K"}, false},
+		{"keys typed and erased (zsh's)", []string{prompt, "ab", "\b\b  \b\b"}, false},
+		{"keys typed, one erased", []string{prompt, "ab", "\b\x1b[K"}, true},
+		{"the prompt drawn again on a new line (zsh on a resize)", []string{prompt, "\r\n\x1b[32muser@host\x1b[0m:~$ "}, false},
+		{"the prompt drawn again in place", []string{prompt, "\r\x1b[Kuser@host:~$ "}, false},
+		{"a right prompt moved by a resize", []string{"\r\nhost% " + "\x1b[20C[right]\r\x1b[6C" + promptEvent,
+			"\r\x1b[Khost% \x1b[10C[right]\r\x1b[6C"}, false},
+		{"keys typed, the cursor moved back to the prompt's end", []string{prompt, "echo", "\b\b\b\b"}, true},
+		{"a long line typed that wrapped", []string{prompt, strings.Repeat("x", 100)}, true},
+	} {
+		s := &server{}
+		for _, p := range c.chunks {
+			s.follow([]byte(p))
+		}
+		if got := s.tracker.Snapshot().State == markers.StateTyped && !s.promptShownEmpty(); got != c.typed {
+			t.Errorf("%s: typed %v, want %v", c.name, got, c.typed)
+		}
+	}
+}
