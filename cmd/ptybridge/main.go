@@ -4,6 +4,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/call"
 	"github.com/ptybridge/ptybridge/internal/cli"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/remote/attach"
@@ -126,8 +128,14 @@ func open(c flags) error {
 		command = nil
 	}
 	since := time.Now().UnixNano()
-	if err := br.Open(width, height, bridge.LoginShell(), cwd, command...); err != nil {
+	created, err := br.Open(width, height, bridge.LoginShell(), cwd, command...)
+	if err != nil {
 		return err
+	}
+	if created && len(command) == 0 {
+		// Errors leave the shell as a shell the user started inside the bridge is: the first
+		// call finds it without hooks, and reads the screen.
+		call.SetUpShell(context.Background(), br)
 	}
 	if c.Confirm {
 		if err := br.RequireConfirm(); err != nil {

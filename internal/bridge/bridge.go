@@ -66,9 +66,9 @@ func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
 	return cmd
 }
 
-// Open creates the session unless it exists, its pane running shell (or
+// Open creates the session unless it exists (created: it did), its pane running shell (or
 // command: ptybridge -- ssh web1) in dir, and makes sure its relay runs.
-func (b Bridge) Open(width, height int, shell, dir string, command ...string) error {
+func (b Bridge) Open(width, height int, shell, dir string, command ...string) (created bool, err error) {
 	os.Remove(b.lingerFile()) // a terminal opens it: it lingers no more
 	t := b.target()
 	// A pane's history-limit is fixed when it is made, so the session
@@ -85,7 +85,7 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 		";", "set-option", "-t", t, "-F", "@ptybridge_pane", "#{pane_id}",
 		";", "set-option", "-t", t, "@ptybridge_relay", b.SocketPath(),
 		";", "pipe-pane", "-I", "-O", "-t", t, b.RelayCommand(b.SocketPath(), nil))
-	_, err := tmux.Run(args...)
+	_, err = tmux.Run(args...)
 	// A bridge closed just before (its terminal closed, then ptybridge again at once) may leave
 	// its server exiting as we reach it: the next try starts a server of its own.
 	for try := 0; tmux.IsServerEnding(err) && try < 5; try++ {
@@ -94,6 +94,7 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 	}
 	switch {
 	case err == nil:
+		created = true
 		os.Remove(b.ExitFile())
 		os.Remove(confirmFile(b.SocketPath()))
 		err = b.watchMode()
@@ -101,9 +102,9 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) er
 		_, err = b.startRelay(false)
 	}
 	if err != nil {
-		return err
+		return created, err
 	}
-	return relay.WaitFor(b.SocketPath(), 5*time.Second)
+	return created, relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
 // destroy-unattached is set once attached: a session left unattached ends, unless it lingers.

@@ -3,7 +3,8 @@
 // under --confirm, the timeouts, the two-phase kill, cancellation, and a shell the command ended.
 // The local transport sources a wrapper script from the runtime directory (stderr through a fifo,
 // the shell read in the process table); the far one types it to a shell behind ssh, su or docker
-// (stderr in frames of the stream). internal/repl runs a REPL on the same Call.
+// (stderr in frames of the stream). internal/repl runs a REPL on the same Call. SetUpShell, for
+// ptybridge, installs the hooks in a new bridge's shell the same way, before the human can type.
 package call
 
 import (

@@ -14,6 +14,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
 	"github.com/ptybridge/ptybridge/internal/platform"
+	"github.com/ptybridge/ptybridge/internal/relay"
 	"github.com/ptybridge/ptybridge/internal/rundir"
 	"github.com/ptybridge/ptybridge/internal/tmux"
 )
@@ -141,18 +142,23 @@ func (l *local) settle() {
 }
 
 // await reads the stream, a second at most, until the shell that was let go is in state want.
-func (l *local) await(want markers.PaneState) {
-	tr := markers.TrackerFrom(markers.Snapshot{State: markers.StateRunning, PID: l.shell.PID})
-	l.c.T.SetReadDeadline(time.Now().Add(time.Second))
-	defer l.c.T.SetReadDeadline(time.Time{})
+func (l *local) await(want markers.PaneState) { awaitState(l.c.T, l.shell.PID, want, time.Second) }
+
+// awaitState reads the turn's stream, for limit at most, until shell pid (running something now)
+// is in state want; false: it was not in time.
+func awaitState(t *relay.Turn, pid int, want markers.PaneState, limit time.Duration) bool {
+	tr := markers.TrackerFrom(markers.Snapshot{State: markers.StateRunning, PID: pid})
+	t.SetReadDeadline(time.Now().Add(limit))
+	defer t.SetReadDeadline(time.Time{})
 	buf := make([]byte, 4096)
 	for tr.Snapshot().State != want {
-		n, err := l.c.T.Read(buf)
+		n, err := t.Read(buf)
 		tr.Write(buf[:max(n, 0)])
 		if err != nil {
-			return
+			return tr.Snapshot().State == want
 		}
 	}
+	return true
 }
 
 // answerLimit bounds the wait for the terminal's answer to the sync query, which tmux gives in

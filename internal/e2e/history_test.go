@@ -109,7 +109,7 @@ func TestTheHistoryShowsWhoRanWhatInEachShell(t *testing.T) {
 			t.Parallel()
 			b := startShellBridge(t, sh)
 			human := b.terms[0]
-			b.run("--", sh.setVars) // installs the hooks; cd /usr/share
+			b.run("--", sh.setVars) // cd /usr/share
 			if got := b.run("--", "echo agent-said-this"); got != "agent-said-this\n" {
 				t.Fatalf("got %q", got)
 			}
@@ -121,7 +121,7 @@ func TestTheHistoryShowsWhoRanWhatInEachShell(t *testing.T) {
 				t.Fatalf("want the agent's two commands and the user's, got %+v", es)
 			}
 			setVars, echo := es[0], es[1]
-			if setVars.Who != "agent" || setVars.Command != sh.setVars || setVars.Status == nil || *setVars.Status != 0 || setVars.Cwd != "/usr/share" {
+			if setVars.Who != "agent" || setVars.Command != sh.setVars || setVars.Status == nil || *setVars.Status != 0 || setVars.Cwd != b.dir { // where it started
 				t.Errorf("the agent's first command: %+v", setVars)
 			}
 			if echo.Who != "agent" || echo.Command != "echo agent-said-this" || echo.Status == nil || *echo.Status != 0 {

@@ -69,15 +69,17 @@ func TestBothPlatformLayersGiveTheSameAnswers(t *testing.T) {
 			b.waitFor("the human's sleep", func() bool { return b.paneCommand() == "sleep" })
 			r := send(exe, "--", "echo agent")
 			b.terms[0].typeKeys("\x03")
-			b.waitFor("the prompt again", func() bool { return b.paneCommand() != "sleep" })
+			b.waitFor("the prompt again", func() bool {
+				return b.paneCommand() != "sleep" && strings.HasSuffix(strings.TrimRight(b.cursorLine(), " "), "$")
+			})
 			return []result{r}
 		}, []int{75}},
 		{"a half-typed line", func(exe string) []result {
 			b.terms[0].typeKeys("echo half-typed")
-			b.waitFor("the keys' echo", func() bool { return strings.Contains(b.paneText(), "echo half-typed") })
+			b.waitFor("the keys' echo", func() bool { return strings.Contains(b.cursorLine(), "echo half-typed") })
 			r := send(exe, "--", "echo agent")
-			b.terms[0].typeKeys("\x15\r") // Ctrl-U, then an empty line: a new prompt
-			b.waitFor("the line cleared", func() bool { return !strings.Contains(b.paneText(), "echo half-typed") })
+			b.terms[0].typeKeys("\x15") // Ctrl-U
+			b.waitFor("the line cleared", func() bool { return !strings.Contains(b.cursorLine(), "echo half-typed") })
 			return []result{r}
 		}, []int{75}},
 		{"a sudo password", func(exe string) []result {

@@ -397,9 +397,9 @@ func TestPerCommandFilesAreRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		// The relay's socket, its record of the pane, and which shell has
-		// the hooks: the session's.
-		if ext := filepath.Ext(e.Name()); ext != ".sock" && ext != ".hooked" && ext != ".pane" {
+		// The relay's socket, its record of the pane, which shell has the
+		// hooks and the prompt it showed when set up: the session's.
+		if ext := filepath.Ext(e.Name()); ext != ".sock" && ext != ".hooked" && ext != ".pane" && ext != ".prompt" {
 			t.Errorf("left behind in the runtime directory: %s", e.Name())
 		}
 	}

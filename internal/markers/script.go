@@ -268,3 +268,14 @@ func hooks(name, histIgnore, ours string) string {
 		"@MAXLINE@", strconv.Itoa(maxLine),
 	).Replace(shellFile("hooks." + name))
 }
+
+// SetUpScript is what a new bridge's shell sources, before any terminal shows it, to install the
+// hooks (Integration): then the shell's first call finds its events, and nothing for a human to
+// see is left of the line typed, which took eraseRows rows with its prompt.
+func SetUpScript(sh Shell, shellName, runtimeDir string, eraseRows int) string {
+	printf := "printf"
+	if sh != Fish {
+		printf = sh.builtin() + " printf"
+	}
+	return Integration(shellName, runtimeDir) + printf + " '" + erase(eraseRows) + "'\n"
+}

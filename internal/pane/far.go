@@ -235,22 +235,54 @@ func CheckFarPrompt(s tmux.Screen, carrier string) error {
 		return refusal(fmt.Sprintf("the shared terminal shows a full-screen program (through %s), so nothing was typed", carrier),
 			"ask the user to quit it in the ptybridge terminal, then retry")
 	}
+	p := readCursorLine(s)
+	if p.asks {
+		return askingRefusal(p.before)
+	}
+	if !p.emptyPrompt {
+		return refusal(fmt.Sprintf("the terminal runs %s, and its cursor line %q does not look like a shell prompt "+
+			"(the far shell is busy, or the user has typed part of a line), so nothing was typed", carrier, p.line),
+			"ask the user to let it finish or clear their line (Ctrl-U) in the ptybridge terminal, then retry")
+	}
+	return nil
+}
+
+// cursorLine is the screen's cursor line as a prompt: a shell whose events do not speak (no hooks
+// yet) shows there whether it waits at an empty prompt.
+type cursorLine struct {
+	line, before, after string // the whole line, trimmed; what precedes the cursor; what follows it, trimmed
+	asks                bool   // a question: a password's, a confirmation's
+	emptyPrompt         bool   // a shell's prompt with nothing typed after it
+}
+
+func readCursorLine(s tmux.Screen) cursorLine {
 	// One cell per rune: wide characters are rare in prompts, a wrong count only makes it stricter.
 	line := s.CursorLine()
 	cells := []rune(line)
 	col := min(s.CursorX, len(cells))
 	before, after := string(cells[:col]), strings.TrimSpace(string(cells[col:]))
-	if secretPrompt().MatchString(before) {
-		return refusal(fmt.Sprintf("the shared terminal asks for something (%q), so nothing was typed", strings.TrimSpace(before)),
-			"ask the user to answer it in the ptybridge terminal (a password is theirs to type), then retry")
+	if rightPrompt(cells[col:], len(cells), s.Width) {
+		after = ""
 	}
 	trimmed := strings.TrimRight(before, " ")
-	if trimmed == "" || after != "" || !promptEnd().MatchString(trimmed) || notShellPrompt().MatchString(trimmed) {
-		return refusal(fmt.Sprintf("the terminal runs %s, and its cursor line %q does not look like a shell prompt "+
-			"(the far shell is busy, or the user has typed part of a line), so nothing was typed", carrier, strings.TrimSpace(line)),
-			"ask the user to let it finish or clear their line (Ctrl-U) in the ptybridge terminal, then retry")
+	return cursorLine{line: strings.TrimSpace(line), before: before, after: after, asks: secretPrompt().MatchString(before),
+		emptyPrompt: trimmed != "" && after == "" && promptEnd().MatchString(trimmed) && !notShellPrompt().MatchString(trimmed)}
+}
+
+// rightPrompt: what follows the cursor is a right prompt (zsh's RPROMPT, fish_right_prompt): set
+// apart from the cursor by spaces and ending at the right edge. Keys typed and gone back over
+// start at the cursor.
+func rightPrompt(after []rune, lineLen, width int) bool {
+	gap := 0
+	for gap < len(after) && after[gap] == ' ' {
+		gap++
 	}
-	return nil
+	return gap > 0 && gap < len(after) && lineLen >= width-1
+}
+
+func askingRefusal(before string) error {
+	return refusal(fmt.Sprintf("the shared terminal asks for something (%q), so nothing was typed", strings.TrimSpace(before)),
+		"ask the user to answer it in the ptybridge terminal (a password is theirs to type), then retry")
 }
 
 func NoAnswerError(carrier string, line string) error {

@@ -18,6 +18,7 @@ import (
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/platform"
 	"github.com/ptybridge/ptybridge/internal/relay"
+	"github.com/ptybridge/ptybridge/internal/tmux"
 )
 
 type Want int
@@ -27,6 +28,7 @@ const (
 	IntoREPL              // input for the agent's REPL (an evaluation)
 	CloseREPL             // the keys that close the agent's REPL, interrupting it first when busy
 	Nothing               // the caller only looks (--status, --sessions, a job)
+	SetUp                 // the hooks, for a new bridge's shell that no terminal shows yet (SetUpShell)
 )
 
 // The states of the pane, most telling first, as --status names them.
@@ -111,15 +113,15 @@ const peekSettleLimit = 200 * time.Millisecond
 
 // PeekSettled is Peek on st, the relay's status, asked again (again) for a moment while the shell
 // is only on its way back to its prompt: its events say it runs something, it holds the terminal
-// itself, and neither a call nor a command of the history runs. That is a call that has just
+// itself (or is a far shell), and neither a call nor a command of the history runs. That is a call that has just
 // returned (its wrapper's last lines, the prompt hooks), no command of the user's; a call typed
 // then would wait for it too (Look). It returns the status it decided on.
 func PeekSettled(st *relay.Status, b bridge.Bridge, again func() (*relay.Status, error)) (*relay.Status, *State, error) {
 	deadline, backoff := time.Now().Add(peekSettleLimit), firstBackoff
 	for {
 		s, settle, err := peek(st, b)
-		returning := err == nil && settle && s.Kind == Busy && s.Shell != nil && s.Foreground.PID == s.Shell.PID &&
-			st.Call == nil && st.Running == nil
+		returning := err == nil && settle && s.Kind == Busy && st.Call == nil && st.Running == nil &&
+			(s.Far != nil || s.Shell != nil && s.Foreground.PID == s.Shell.PID)
 		if !returning || time.Now().After(deadline) {
 			return st, s, err
 		}
@@ -202,7 +204,7 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	switch sh, drivable := markers.ShellFor(name); {
 	case drivable && interactive(args) && platform.SharesOurUserAndNamespaces(fg):
 		s.Shell = &Shell{Process: s.Foreground, Syntax: sh}
-		return s.readLocal(b)
+		return s.readLocal(b, want)
 	case drivable && interactive(args):
 		s.Shell = s.innerShell()
 		return s.readFar(b, foreignVia(fg, name), want)
@@ -228,8 +230,8 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	return settle, err
 }
 
-// readLocal: without hooks yet (they come with the line typed now), the processes alone vouch.
-func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
+// readLocal: without hooks yet (they come with the line typed now), the processes and the screen vouch.
+func (s *State) readLocal(b bridge.Bridge, want Want) (settle bool, err error) {
 	sh, snap := s.Shell, s.View.Shell
 	sh.Hooks = snap.PID == sh.PID
 	// bash, zsh and fish always have a line editor at their prompt (a read
@@ -256,7 +258,56 @@ func (s *State) readLocal(b bridge.Bridge) (settle bool, err error) {
 	if platform.Unread(tty) > 0 {
 		return s.halfTyped()
 	}
+	if sh.NeedsHooks && want != SetUp {
+		return s.hooklessLine(b)
+	}
 	return s.idle()
+}
+
+// hooklessLine: a shell without hooks has no events that tell its prompt from keys its line
+// editor has read (or, without one, the kernel holds until Enter, which its input queue does not
+// count): as for a far shell, the cursor line must show an empty prompt, or one the bridge's shell
+// showed empty when it was set up (a shell started inside it often draws the same).
+func (s *State) hooklessLine(b bridge.Bridge) (settle bool, err error) {
+	if s.CopyMode {
+		return s.idle()
+	}
+	scr, err := tmux.Capture(s.View.PaneID) // when it fails, the line is as unclear as an unknown prompt's
+	switch p := readCursorLine(scr); {
+	case err == nil && p.asks:
+		s.Kind, s.Refusal = Busy, askingRefusal(p.before)
+	case err == nil && (p.emptyPrompt || p.after == "" && p.before == setUpPrompt(b)):
+		return s.idle()
+	default:
+		s.Kind, s.HalfTyped = HalfTyped, true
+		s.Refusal = refusal(fmt.Sprintf("the shell %s (pid %d) has no ptybridge hooks yet (the user started it in the shared terminal, "+
+			"or it replaced the shell there), so only the screen tells whether the user has typed at its prompt, and its cursor line %q "+
+			"does not look like an empty prompt; nothing was typed", s.Shell.Name, s.Shell.PID, p.line),
+			"ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry; "+
+				"if the line is empty, its prompt does not end as ptysend expects ($, #, %, > or ❯): ask the user to leave that shell (exit), then retry")
+	}
+	return true, nil
+}
+
+// RecordSetUpPrompt keeps the cursor line of a shell just set up at its empty prompt, up to the
+// cursor: a shell without hooks that shows the same waits at an empty prompt too.
+func RecordSetUpPrompt(b bridge.Bridge, paneID string) {
+	scr, err := tmux.Capture(paneID)
+	if err != nil || scr.InMode || scr.Alternate {
+		return
+	}
+	if p := readCursorLine(scr); strings.TrimSpace(p.before) != "" && !p.asks && p.after == "" {
+		os.WriteFile(b.File(".prompt"), []byte(p.before), 0o600)
+	}
+}
+
+// setUpPrompt is the prompt RecordSetUpPrompt kept, or a string no cursor line is.
+func setUpPrompt(b bridge.Bridge) string {
+	rec, err := os.ReadFile(b.File(".prompt"))
+	if err != nil || len(rec) == 0 {
+		return "\n"
+	}
+	return string(rec)
 }
 
 func RecordHooked(b bridge.Bridge, pid int) {
