@@ -123,31 +123,28 @@ func TestAPromptDrawnAgainLeavesTheShellFree(t *testing.T) {
 // A shell the user starts inside the bridge has no hooks: a prompt ptysend cannot read as one is
 // refused, unless the bridge's own shell showed the same when it was set up.
 func TestAHooklessShellsPromptOfAnUnusualShape(t *testing.T) {
-	rc := "PS1='➜  work '\n"
-	t.Run("the same as the bridge's shell's", func(t *testing.T) {
-		t.Parallel()
-		sh := shellByName(t, "bash")
-		b := startShellBridge(t, sh, withRC(sh, rc))
-		outer := b.run("--", "echo $$")
-		b.terms[0].typeKeys("bash\r")
-		b.waitFor("the inner shell's prompt", func() bool { return strings.Count(b.paneText(), "➜  work") == 2 })
-		if got := b.run("--", "echo $$"); got == outer {
-			t.Fatalf("the call must run in the inner shell, not in %s", outer)
-		}
-	})
-	t.Run("a right prompt", func(t *testing.T) {
-		t.Parallel()
-		sh := shellByName(t, "fish")
-		b := startShellBridge(t, sh, withRC(sh, fishPrompts))
-		outer := b.run("--", "echo $fish_pid")
-		b.terms[0].typeKeys("fish\r")
-		b.waitFor("the inner shell's prompt", func() bool {
+	for _, c := range []struct {
+		name, shell, rc, pidVar string
+		prompted                func(b *bridge) bool
+	}{
+		{"the same as the bridge's shell's", "bash", "PS1='➜  work '\n", "$$",
+			func(b *bridge) bool { return strings.Count(b.paneText(), "➜  work") == 2 }},
+		{"a right prompt", "fish", fishPrompts, "$fish_pid", func(b *bridge) bool {
 			return strings.Count(b.paneText(), "Welcome to fish") == 2 && strings.Contains(b.cursorLine(), "[right 0]")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			sh := shellByName(t, c.shell)
+			b := startShellBridge(t, sh, withRC(sh, c.rc))
+			outer := b.run("--", "echo "+c.pidVar)
+			b.terms[0].typeKeys(c.shell + "\r")
+			b.waitFor("the inner shell's prompt", func() bool { return c.prompted(b) })
+			if got := b.run("--", "echo "+c.pidVar); got == outer {
+				t.Fatalf("the call must run in the inner shell, not in %s", outer)
+			}
 		})
-		if got := b.run("--", "echo $fish_pid"); got == outer {
-			t.Fatalf("the call must run in the inner shell, not in %s", outer)
-		}
-	})
+	}
 	t.Run("another", func(t *testing.T) {
 		t.Parallel()
 		b := integrated(t)
