@@ -27,6 +27,7 @@ func TestAShellsFirstCallKeepsAHalfTypedLine(t *testing.T) {
 			t.Parallel()
 			b := integrated(t)
 			outer := b.run("--", "echo $$")
+			b.waitForPrompt()
 			b.terms[0].typeKeys(c.keys)
 			b.waitFor("the new shell's prompt", func() bool {
 				keys, line := strings.TrimSuffix(c.keys, "\r"), b.cursorLine()
@@ -76,7 +77,7 @@ func TestANewBridgesShellIsSetUpBeforeTheHumanSeesIt(t *testing.T) {
 			if shell, _ := st["shell"].(map[string]any); shell == nil || shell["hooks"] != true || st["state"] != "idle" {
 				t.Fatalf("the shell must have its hooks before the first call, and be idle: %v", st)
 			}
-			if pane := b.paneText(); strings.Contains(pane, b.runtimeDir()) || strings.Count(strings.TrimSpace(pane), "\n") > 2 {
+			if pane := b.paneText(); strings.Contains(pane, b.runtimeDir()) || strings.Contains(pane, "[agent]") {
 				t.Fatalf("the human must see their shell's prompt, nothing of the setting up:\n%s", pane)
 			}
 			if sh.name == "bash" {
@@ -109,6 +110,7 @@ func TestAPromptDrawnAgainLeavesTheShellFree(t *testing.T) {
 			t.Parallel()
 			b := startShellBridge(t, sh)
 			b.run("--", "true")
+			b.waitForPrompt() // keys typed before it would show before it too, and stay
 			b.terms[0].typeKeys("echo human-was-")
 			b.waitFor("the human's keys to show", func() bool { return strings.Contains(b.cursorLine(), "echo human-was-") })
 			b.terms[0].typeKeys("\x15") // Ctrl-U

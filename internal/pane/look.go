@@ -53,6 +53,7 @@ type State struct {
 	REPL                *REPLRecord // the agent's REPL (--repl-start) when it leads the foreground
 	Prompt              *PromptLine // the agent's REPL's, when it waits at it (IntoREPL)
 	CopyMode, HalfTyped bool
+	arriving            bool // keys wait for a shell that sleeps at its prompt: it reads them at once
 }
 
 type Process struct {
@@ -113,7 +114,8 @@ const peekSettleLimit = 200 * time.Millisecond
 
 // PeekSettled is Peek on st, the relay's status, asked again (again) for a moment while the shell
 // is only on its way back to its prompt: its events say it runs something, it holds the terminal
-// itself (or is a far shell), and neither a call nor a command of the history runs. That is a call that has just
+// itself (or is a far shell), and neither a call nor a command of the history runs. So it is while
+// input reaches a shell asleep at its prompt: a focus event tmux sent as a terminal attached. That is a call that has just
 // returned (its wrapper's last lines, the prompt hooks), no command of the user's; a call typed
 // then would wait for it too (Look). It returns the status it decided on.
 func PeekSettled(st *relay.Status, b bridge.Bridge, again func() (*relay.Status, error)) (*relay.Status, *State, error) {
@@ -122,7 +124,7 @@ func PeekSettled(st *relay.Status, b bridge.Bridge, again func() (*relay.Status,
 		s, settle, err := peek(st, b)
 		returning := err == nil && settle && s.Kind == Busy && st.Call == nil && st.Running == nil &&
 			(s.Far != nil || s.Shell != nil && s.Foreground.PID == s.Shell.PID)
-		if !returning || time.Now().After(deadline) {
+		if !returning && !(err == nil && s.arriving) || time.Now().After(deadline) {
 			return st, s, err
 		}
 		time.Sleep(backoff)
@@ -255,7 +257,8 @@ func (s *State) readLocal(b bridge.Bridge, want Want) (settle bool, err error) {
 	if !asleep { // running, or at its prompt still drawing it or reading keys
 		return s.shellBusy()
 	}
-	if platform.Unread(tty) > 0 {
+	if platform.Unread(tty) > 0 { // the shell sleeps: it reads them in a moment
+		s.arriving = true
 		return s.halfTyped()
 	}
 	if sh.NeedsHooks && want != SetUp {
