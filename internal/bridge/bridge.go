@@ -107,6 +107,12 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) (c
 	return created, relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
+// Attached says whether a terminal is attached to the session (false when that cannot be told).
+func (b Bridge) Attached() bool {
+	out, err := tmux.Run("display-message", "-p", "-t", b.target(), "#{session_name} #{session_attached}")
+	return err == nil && strings.TrimSpace(out) != b.Name+" 0" && strings.HasPrefix(out, b.Name+" ")
+}
+
 // destroy-unattached is set once attached: a session left unattached ends, unless it lingers.
 func (b Bridge) attachArgs() []string {
 	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-F", "-t", b.target(), "destroy-unattached",

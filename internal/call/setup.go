@@ -44,7 +44,11 @@ func trySetUp(ctx context.Context, b bridge.Bridge) (done bool, err error) {
 		return true, err
 	}
 	defer t.Close()
-	st, err := pane.Look(t, b, pane.SetUp)
+	want := pane.SetUp
+	if b.Attached() { // another ptybridge joined meanwhile: its human may type, as into any shell
+		want = pane.IntoShell
+	}
+	st, err := pane.Look(t, b, want)
 	switch {
 	case err != nil:
 		return true, err

@@ -1,8 +1,9 @@
 // Package pane decides what the shared pane is doing and whether the agent may type into it: Look
 // on a turn at the pane, Peek on a relay's status answer. Both read the relay's view of the stream,
 // the terminal's foreground process, input queue and wait channels, and the bridge's records (copy
-// mode, the far shell, the agent's REPL); they type nothing. A refusal is an error with exit 75 (it
-// clears by itself) or 125 (the agent must act), and a hint that says what to ask the user.
+// mode, the far shell, the agent's REPL); for a shell without hooks, the screen's cursor line too.
+// They type nothing. A refusal is an error with exit 75 (it clears by itself) or 125 (the agent
+// must act), and a hint that says what to ask the user.
 package pane
 
 import (
@@ -113,11 +114,13 @@ func peek(st *relay.Status, b bridge.Bridge) (s *State, settle bool, err error) 
 const peekSettleLimit = 200 * time.Millisecond
 
 // PeekSettled is Peek on st, the relay's status, asked again (again) for a moment while the shell
-// is only on its way back to its prompt: its events say it runs something, it holds the terminal
-// itself (or is a far shell), and neither a call nor a command of the history runs. So it is while
-// input reaches a shell asleep at its prompt: a focus event tmux sent as a terminal attached. That is a call that has just
-// returned (its wrapper's last lines, the prompt hooks), no command of the user's; a call typed
-// then would wait for it too (Look). It returns the status it decided on.
+// is only on its way back to its prompt, or about to read what reached it:
+//   - its events say it runs something, it holds the terminal itself (or is a far shell), and
+//     neither a call nor a command of the history runs: a call that has just returned (its
+//     wrapper's last lines, the prompt hooks), no command of the user's;
+//   - input waits for a shell asleep at its prompt (a focus event tmux sent as a terminal attached).
+//
+// A call typed then would wait for it too (Look). It returns the status it decided on.
 func PeekSettled(st *relay.Status, b bridge.Bridge, again func() (*relay.Status, error)) (*relay.Status, *State, error) {
 	deadline, backoff := time.Now().Add(peekSettleLimit), firstBackoff
 	for {
