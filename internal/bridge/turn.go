@@ -241,6 +241,10 @@ func shellWord(s string) string {
 	return markers.QuotePOSIX(s)
 }
 
+// SetUpCall names the turn in which ptybridge sets a new bridge's shell up (call.SetUpShell): a
+// call waits for it without a note, as for a shell still starting.
+const SetUpCall = "(ptybridge setting up the shared shell)"
+
 // waitNotices says on stderr what holds the terminal since when: once,
 // and again when the holder changes.
 type waitNotices struct {
@@ -250,7 +254,7 @@ type waitNotices struct {
 }
 
 func (w *waitNotices) tell(q relay.Queued) {
-	if w.told && q.Since.Equal(w.last.Since) && q.Call == w.last.Call {
+	if w.told && q.Since.Equal(w.last.Since) && q.Call == w.last.Call || q.Call == SetUpCall {
 		return
 	}
 	w.last, w.told = q, true

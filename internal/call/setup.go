@@ -39,7 +39,7 @@ func SetUpShell(ctx context.Context, b bridge.Bridge) error {
 
 // trySetUp sets the shell up if it waits at its prompt; done: it did, or never will.
 func trySetUp(ctx context.Context, b bridge.Bridge) (done bool, err error) {
-	t, err := b.Turn(ctx, "(setting up the shared shell)", 0, time.Now(), io.Discard)
+	t, err := b.Turn(ctx, bridge.SetUpCall, 0, time.Now(), io.Discard)
 	if err != nil {
 		return true, err
 	}
