@@ -205,6 +205,8 @@ func TestRemoteBridge(t *testing.T) {
 	b.run(at("--", "cd /usr/share && export PTB_KEPT=kept")...)
 	term.close()
 	h.waitAttached(b, term, false)
+	// The host's tmux writes when the session lingers until from a hook's background shell.
+	b.waitFor("the host's session to linger", func() bool { return strings.Contains(b.send(at("--status")...).stdout, "lingering") })
 	t.Run("with no terminal attached the host's ptysend refuses: nobody watches", func(t *testing.T) {
 		if r := b.send(at("--", "echo typed")...); r.code != 75 || !strings.Contains(r.stderr, "nobody would see it") {
 			t.Fatalf("want 75, got:\n%v", r)
