@@ -53,8 +53,9 @@ func trySetUp(ctx context.Context, b bridge.Bridge) (done bool, err error) {
 	case err != nil:
 		return true, err
 	case st.Refusal != nil:
-		// Still starting, or reading its rc files: the shell (or nothing yet) in the foreground.
-		return st.Shell == nil && st.Foreground.PID > 0 || st.Shell != nil && st.Foreground.PID != st.Shell.PID, nil
+		// Still starting (nothing in the foreground yet), or reading its rc files: it may come.
+		starting := st.Foreground.PID <= 0 || st.Shell != nil && st.Foreground.PID == st.Shell.PID
+		return !starting, nil
 	case st.Shell == nil || st.Far != nil || !st.Shell.NeedsHooks:
 		return true, nil
 	}

@@ -166,3 +166,27 @@ func TestAHooklessShellsPromptOfAnUnusualShape(t *testing.T) {
 		}
 	})
 }
+
+// A second ptybridge can join a new bridge while the first still waits to set its shell up: the
+// set-up then reads the screen, as a call would, and types nothing after the human's keys.
+func TestASecondTerminalsKeysDuringTheSetUpAreKept(t *testing.T) {
+	sh := shellByName(t, "bash")
+	b := newWorld(t, withShell(sh.path(t)), withRC(sh, "sleep 1\n")) // a slow rc file
+	b.openTerminal()
+	b.waitFor("the bridge session", func() bool { _, err := b.tmux("has-session", "-t", "="+b.name); return err == nil })
+	second := b.openTerminal()
+	b.waitFor("the second terminal to be attached", func() bool {
+		out, _ := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{session_name} #{session_attached}")
+		return strings.TrimSpace(out) == b.name+" 1"
+	})
+	second.typeKeys("echo half") // before the prompt: the shell takes it as typed ahead
+	b.waitFor("both terminals attached", func() bool {
+		out, _ := b.tmux("display-message", "-p", "-t", "="+b.name+":", "#{session_attached}")
+		return strings.TrimSpace(out) == "2"
+	})
+	second.typeKeys("-kept\r")
+	b.waitFor("the human's line to run whole", func() bool { return strings.Contains(b.paneText(), "\nhalf-kept\n") })
+	if pane := b.paneText(); strings.Contains(pane, b.runtimeDir()) {
+		t.Fatalf("the set-up typed after the human's keys:\n%s", pane)
+	}
+}

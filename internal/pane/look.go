@@ -282,7 +282,7 @@ func (s *State) hooklessLine(b bridge.Bridge) (settle bool, err error) {
 	switch p := readCursorLine(scr); {
 	case err == nil && p.asks:
 		s.Kind, s.Refusal = Busy, askingRefusal(p.before)
-	case err == nil && (p.emptyPrompt || p.after == "" && p.before == setUpPrompt(b)):
+	case err == nil && (p.emptyPrompt || p.after == "" && p.before == setUpPrompt(b) && p.before != ""):
 		return s.idle()
 	default:
 		s.Kind, s.HalfTyped = HalfTyped, true
@@ -307,12 +307,9 @@ func RecordSetUpPrompt(b bridge.Bridge, paneID string) {
 	}
 }
 
-// setUpPrompt is the prompt RecordSetUpPrompt kept, or a string no cursor line is.
+// setUpPrompt is the prompt RecordSetUpPrompt kept, "" when none.
 func setUpPrompt(b bridge.Bridge) string {
-	rec, err := os.ReadFile(b.File(".prompt"))
-	if err != nil || len(rec) == 0 {
-		return "\n"
-	}
+	rec, _ := os.ReadFile(b.File(".prompt"))
 	return string(rec)
 }
 
