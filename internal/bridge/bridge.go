@@ -77,6 +77,7 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) (c
 	// shell itself, not through sh -c: the pane's process is the shell.
 	args := []string{"new-session", "-d", "-s", b.Name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", dir, "cat",
 		";", "set-option", "-t", t, "history-limit", fmt.Sprint(HistoryLimit),
+		";", "set-option", "-t", t, "destroy-unattached", "off", // even when the user's is on: see attachArgs
 		";", "set-option", "-t", t, "default-shell", shell,
 		";", "new-window", "-k", "-t", "=" + b.Name + ":^", "-c", dir}
 	args = append(append(args, commandArgs(command, b.ExitFile())...),
@@ -113,10 +114,28 @@ func (b Bridge) Attached() bool {
 	return err == nil && strings.TrimSpace(out) != b.Name+" 0" && strings.HasPrefix(out, b.Name+" ")
 }
 
-// destroy-unattached is set once attached: a session left unattached ends, unless it lingers.
+// The session ends when its last terminal leaves, as tmux's destroy-unattached would have it. That
+// option stays off: every tmux released so far (3.3a to 3.7c) crashes, taking every session of the
+// server with it, when the option destroys a session that a terminal still shows while it is
+// suspended (C-b C-z) or on its way out (C-b d), once any other client comes or goes (upstream
+// GitHub issue 5497, fixed after 3.7c). Instead a server-wide hook of ours, at an index of its own
+// beside the user's hooks, ends each session marked reapOption that no terminal shows, lingering
+// ones aside, whenever a terminal leaves a session: kill-session lets go of every terminal first.
+// Session ids, not names, go into the command tmux parses: a name may hold quotes or ';'.
+const (
+	reapOption = "@ptybridge_reap"
+	reapIndex  = "[6973]"
+	reapHook   = `run-shell -C "#{S:#{?` + reapOption + `,#{?session_attached_list,,#{?` + lingerOption +
+		`,,kill-session -t '#{session_id}' ;}},}}"`
+)
+
+// attachArgs attach the terminal and mark the session to end with its last terminal.
 func (b Bridge) attachArgs() []string {
-	return []string{"attach-session", "-t", b.target(), ";", "set-option", "-F", "-t", b.target(), "destroy-unattached",
-		"#{?" + lingerOption + ",off,on}"}
+	return []string{"attach-session", "-t", b.target(),
+		";", "set-option", "-t", b.target(), "destroy-unattached", "off",
+		";", "set-option", "-t", b.target(), reapOption, "on",
+		";", "set-hook", "-g", "client-detached" + reapIndex, reapHook,
+		";", "set-hook", "-g", "client-session-changed" + reapIndex, reapHook}
 }
 
 func (b Bridge) Attach() error { return tmux.Exec(b.attachArgs()...) }

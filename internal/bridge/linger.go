@@ -37,7 +37,8 @@ tmux -S "$1" kill-session -t "=$4"
 
 func (b Bridge) lingerFile() string { return b.File(".lingering") }
 
-// lingerOption marks a session that lingers: attaching keeps destroy-unattached off there.
+// lingerOption marks a session that lingers: the hook that ends a session its last terminal left
+// spares it (attachArgs).
 // lingerHookOption holds its client-detached hook, for LingerHookOn.
 const (
 	lingerOption     = "@ptybridge_linger"

@@ -13,10 +13,10 @@ import (
 func TestBridgeCreatesThePerUserSession(t *testing.T) {
 	b := startBridge(t, withShell("/usr/bin/dash"))
 	got := b.mustTmux("display-message", "-p", "-t", "="+b.name+":",
-		"#{session_name} #{destroy-unattached} #{history_limit} #{pane_current_command}")
-	want := b.name + " 1 100000 dash"
+		"#{session_name} #{history_limit} #{pane_current_command}")
+	want := b.name + " 100000 dash"
 	if got != want {
-		t.Fatalf("session, destroy-unattached, history-limit of the first pane, shell:\nwant %q\n got %q", want, got)
+		t.Fatalf("session, history-limit of the first pane, shell:\nwant %q\n got %q", want, got)
 	}
 	if b.name != "ptybridge-"+currentUser() {
 		t.Fatalf("default name %q", b.name)
@@ -86,6 +86,39 @@ func TestSecondTerminalJoinsAndTheLastOneToCloseEndsTheSession(t *testing.T) {
 	})
 	if r := b.send("--", "true"); r.code != 125 || !strings.Contains(r.stderr, "No PTY bridge session is running") {
 		t.Fatalf("after the last terminal closed:\n%v", r)
+	}
+}
+
+// tmux's own destroy-unattached (every release to 3.7c) crashes the server, and every session of
+// the user's with it, when it destroys a session that a suspended terminal (C-b C-z) still shows:
+// any tmux command did it then. The bridge ends its session itself.
+func TestASuspendedTerminalNeitherEndsTheSessionNorCrashesTmux(t *testing.T) {
+	b := startBridge(t)
+	b.mustTmux("new-session", "-d", "-s", "users-own")
+	suspended := b.terms[0]
+	b.mustTmux("suspend-client", "-t", b.clientOf(suspended))
+	if out, err := b.tmux("list-sessions", "-F", "#{session_name}"); err != nil || !strings.Contains(out, b.name) {
+		t.Fatalf("with the terminal suspended, a tmux command must find the server and the bridge: %v\n%s", err, out)
+	}
+	if got := b.run("--", "echo after"); got != "after\n" {
+		t.Fatalf("a call with the terminal suspended: %q", got)
+	}
+
+	second := b.openTerminal()
+	b.waitFor("two terminals", func() bool { return strings.Count(b.mustTmux("list-clients", "-t", "="+b.name), "\n") == 1 })
+	second.close()
+	b.waitFor("the second terminal to leave", func() bool { return !strings.Contains(b.mustTmux("list-clients"), "\n") })
+	if _, err := b.tmux("has-session", "-t", "="+b.name); err != nil {
+		t.Fatal("the session ended while a suspended terminal still showed it")
+	}
+
+	suspended.close()
+	b.waitFor("the session to end with its last terminal", func() bool {
+		_, err := b.tmux("has-session", "-t", "="+b.name)
+		return err != nil
+	})
+	if out, err := b.tmux("list-sessions", "-F", "#{session_name}"); err != nil || out != "users-own\n" {
+		t.Fatalf("the user's other session must be left as it was: %v %q", err, out)
 	}
 }
 

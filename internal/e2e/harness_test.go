@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -205,6 +206,20 @@ func (b *bridge) mustTmux(args ...string) string {
 type terminal struct {
 	*bridgetest.Terminal
 	shown lockedBuffer
+}
+
+// clientOf is the tmux client that term's ptybridge became (it execs tmux attach-session).
+func (b *bridge) clientOf(term *terminal) string {
+	b.t.Helper()
+	pid := strconv.Itoa(term.Cmd.Process.Pid)
+	clients := b.mustTmux("list-clients", "-F", "#{client_pid} #{client_name}")
+	for line := range strings.Lines(clients) {
+		if p, name, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " "); p == pid {
+			return name
+		}
+	}
+	b.t.Fatalf("no tmux client of pid %s among:\n%s", pid, clients)
+	return ""
 }
 
 // openTerminal starts ptybridge in a new pseudo-terminal.
