@@ -322,8 +322,11 @@ func (l *local) finish() {
 	if l.errs != nil {
 		l.errs.stop()
 	}
-	for _, ext := range []string{".sh", ".err", ".ack", ".in"} {
+	for _, ext := range []string{".sh", ".err", ".ack"} {
 		os.Remove(l.path(ext))
+	}
+	if l.inPath != "" {
+		os.Remove(l.inPath)
 	}
 	rundir.Release(string(l.id))
 }

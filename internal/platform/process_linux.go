@@ -149,8 +149,9 @@ func ProcessOwner(pid int) (int, error) {
 // SharesOurUserAndNamespaces: ptysend can drive shell pid not through the terminal (far mode): it
 // has our user, to read the runtime dir, and our mount and pid namespaces, to see it and /proc.
 func SharesOurUserAndNamespaces(pid int) bool {
-	uids := strings.Fields(procValue(pid, "status", "Uid")) // real, effective, saved, file system
-	if len(uids) < 2 || uids[1] != strconv.Itoa(os.Geteuid()) {
+	// /proc/PID is owned by the process's effective user (root's when it is not dumpable, and
+	// then its cwd is hidden from us below too): one stat, where the status file is 1.5 KB made.
+	if owner, err := ProcessOwner(pid); err != nil || owner != os.Geteuid() {
 		return false
 	}
 	for _, ns := range []string{"mnt", "pid"} {
