@@ -122,6 +122,25 @@ func TestASuspendedTerminalNeitherEndsTheSessionNorCrashesTmux(t *testing.T) {
 	}
 }
 
+// A detach-client from another process marks the terminal as leaving before it is gone; then the
+// command's own client leaves, and tmux's destroy-unattached destroyed the session under the
+// leaving terminal: the server crashed in about 1 run of 10.
+func TestADetachFromElsewhereEndsTheSessionAndNothingElse(t *testing.T) {
+	for i := range 10 {
+		b := startBridge(t)
+		b.mustTmux("new-session", "-d", "-s", "users-own")
+		b.mustTmux("detach-client", "-s", "="+b.name)
+		b.waitFor("the session to end", func() bool {
+			_, err := b.tmux("has-session", "-t", "="+b.name)
+			return err != nil
+		})
+		if out, err := b.tmux("list-sessions", "-F", "#{session_name}"); err != nil || out != "users-own\n" {
+			t.Fatalf("run %d: the user's other session must be left as it was: %v %q", i, err, out)
+		}
+		b.cleanup()
+	}
+}
+
 func TestBridgeNeedsATerminal(t *testing.T) {
 	b := newWorld(t)
 	cmd := exec.Command(filepath.Join(bin, "ptybridge"))
