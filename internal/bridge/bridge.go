@@ -105,6 +105,12 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) (c
 	if err != nil {
 		return created, err
 	}
+	if err := setReapHook(); err != nil {
+		if created { // no session is left that would never end
+			tmux.Run("kill-session", "-t", t)
+		}
+		return false, err
+	}
 	return created, relay.WaitFor(b.SocketPath(), 5*time.Second)
 }
 
@@ -129,13 +135,23 @@ const (
 		`,,kill-session -t '#{session_id}' ;}},}}"`
 )
 
-// attachArgs attach the terminal and mark the session to end with its last terminal.
+// attachArgs attach the terminal and mark the session to end with its last terminal (the mark
+// comes with the first terminal: a session still waiting for it is not ended).
 func (b Bridge) attachArgs() []string {
 	return []string{"attach-session", "-t", b.target(),
 		";", "set-option", "-t", b.target(), "destroy-unattached", "off",
-		";", "set-option", "-t", b.target(), reapOption, "on",
-		";", "set-hook", "-g", "client-detached" + reapIndex, reapHook,
-		";", "set-hook", "-g", "client-session-changed" + reapIndex, reapHook}
+		";", "set-option", "-t", b.target(), reapOption, "on"}
+}
+
+// setReapHook sets the hook on the session's server (again: the same index), before attaching.
+func setReapHook() error {
+	_, err := tmux.Run("set-hook", "-g", "client-detached"+reapIndex, reapHook,
+		";", "set-hook", "-g", "client-session-changed"+reapIndex, reapHook)
+	if err != nil {
+		return &failure.Error{Msg: "tmux refused the hook that ends the shared terminal's session with its last terminal: " + err.Error(),
+			Hint: "ptybridge needs tmux 3.2 or later (see tmux -V); upgrade tmux"}
+	}
+	return nil
 }
 
 func (b Bridge) Attach() error { return tmux.Exec(b.attachArgs()...) }
