@@ -125,14 +125,15 @@ func (b Bridge) Attached() bool {
 // server with it, when the option destroys a session that a terminal still shows while it is
 // suspended (C-b C-z) or on its way out (C-b d), once any other client comes or goes (upstream
 // GitHub issue 5497, fixed after 3.7c). Instead a server-wide hook of ours, at an index of its own
-// beside the user's hooks, ends each session marked reapOption that no terminal shows, lingering
-// ones aside, whenever a terminal leaves a session: kill-session lets go of every terminal first.
+// beside the user's hooks, ends each session marked reapOption that no terminal shows whenever a
+// terminal leaves a session (a lingering one lingers: linger.go): kill-session lets go of every
+// terminal first.
 // Session ids, not names, go into the command tmux parses: a name may hold quotes or ';'.
 const (
 	reapOption = "@ptybridge_reap"
 	reapIndex  = "[6973]"
 	reapHook   = `run-shell -C "#{S:#{?` + reapOption + `,#{?session_attached_list,,#{?` + lingerOption +
-		`,,kill-session -t '#{session_id}' ;}},}}"`
+		`,#{` + lingerHookOption + `} ;,kill-session -t '#{session_id}' ;}},}}"`
 )
 
 // attachArgs attach the terminal and mark the session to end with its last terminal (the mark

@@ -12,20 +12,23 @@ import (
 )
 
 // ptybridge --linger: the session outlives its last terminal for a while, its state intact.
-// tmux's hooks keep the time: when the last terminal detaches, a background shell of the
-// server's writes the end into the lingering file and, at that end, ends the session unless a
-// terminal came back (which removes the file) or a later detach set a later end.
+// tmux's hooks keep the time: when the last terminal leaves, the server-wide hook of ours that
+// ends the bridge sessions no terminal shows (attachArgs) runs the session's lingerHookOption
+// instead. That background shell of the server's writes the end into the lingering file and, at
+// that end, ends the session unless a terminal came back (which removes the file) or a later
+// detach set a later end.
 //
-// tmux 3.3a runs a client-detached hook, and expands its formats, in the server's "best"
-// session rather than the one the client left: the most recently active, such as the hidden
-// session of a job's spare window, made after the human attached (the hook of the bridge's own
-// session then never ran, and the session ended instead of lingering). So the script asks
-// for the bridge session's terminals itself, and the hook is set on the spare's session too
-// (LingerHookOn).
+// Not a client-detached hook of the session's own: tmux 3.3a runs that hook in the server's
+// "best" session rather than the one the terminal left, the most recently active (the user's
+// other session they just typed in, the hidden session of a job's spare window), and the bridge
+// then went on with nobody watching, or ended. The server-wide hook runs whichever session is
+// best (while none has a client-detached hook of its own), and looks at every session.
 
-// lingerScript is run by the client-detached hook with the tmux server's socket, the seconds to
-// linger, the lingering file and the session.
-const lingerScript = `n=$(tmux -S "$1" display-message -p -t "=$4:" '#{session_attached}') || exit 0
+// lingerScript is run with the tmux server's socket, the seconds to linger, the lingering file
+// and the session, by the hook, which runs on every terminal's leaving: a session already
+// lingering keeps its end.
+const lingerScript = `[ -e "$3" ] && exit 0
+n=$(tmux -S "$1" display-message -p -t "=$4:" '#{session_attached}') || exit 0
 [ "$n" -eq 0 ] || exit 0
 end=$(( $(date +%s) + $2 ))
 echo "$end" >"$3"
@@ -38,8 +41,7 @@ tmux -S "$1" kill-session -t "=$4"
 func (b Bridge) lingerFile() string { return b.File(".lingering") }
 
 // lingerOption marks a session that lingers: the hook that ends a session its last terminal left
-// spares it (attachArgs).
-// lingerHookOption holds its client-detached hook, for LingerHookOn.
+// runs its lingerHookOption instead (attachArgs).
 const (
 	lingerOption     = "@ptybridge_linger"
 	lingerHookOption = "@ptybridge_linger_hook"
@@ -52,26 +54,12 @@ func (b Bridge) Linger(d time.Duration) error {
 		return err
 	}
 	format := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
-	detached := fmt.Sprintf("run-shell -b \"sh %s #{socket_path} %d %s %s\"",
+	linger := fmt.Sprintf("run-shell -b \"sh %s #{socket_path} %d %s %s\"",
 		format(script), max(1, int(d.Seconds())), format(b.lingerFile()), format(b.Name))
 	_, err := tmux.Run("set-option", "-t", b.target(), lingerOption, "on",
-		";", "set-option", "-t", b.target(), lingerHookOption, detached,
-		";", "set-option", "-t", b.target(), "destroy-unattached", "off",
-		";", "set-hook", "-t", b.target(), "client-detached", detached,
+		";", "set-option", "-t", b.target(), lingerHookOption, linger,
 		";", "set-hook", "-t", b.target(), "client-attached", "run-shell -b \"rm -f "+format(b.lingerFile())+"\"")
 	return err
-}
-
-// LingerHookOn is the tmux commands that set the client-detached hook of a lingering bridge on
-// another session of the bridge's, in case tmux runs the hook there (see above), to chain after
-// the command that makes that session (no detach comes between them); none for a bridge that
-// does not linger.
-func (b Bridge) LingerHookOn(session string) []string {
-	out, err := tmux.Run("show-options", "-v", "-t", b.target(), lingerHookOption)
-	if hook := strings.TrimSuffix(out, "\n"); err == nil && hook != "" { // an error: no such option, no lingering
-		return []string{";", "set-hook", "-t", tmux.SessionTarget(session), "client-detached", hook}
-	}
-	return nil
 }
 
 // LingeringUntil is when a lingering session with no terminal attached ends. A file whose end

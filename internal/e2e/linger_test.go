@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -52,8 +53,8 @@ func TestALingeringSessionLingersAfterAJobRanAndStopped(t *testing.T) {
 		t.Fatalf("--job-stop: %v", r)
 	}
 	b.waitFor("the job's relay to make the spare window's session", func() bool {
-		out, err := b.tmux("show-hooks", "-t", "="+b.name+"-spare:")
-		return err == nil && strings.Contains(out, "client-detached")
+		_, err := b.tmux("has-session", "-t", "="+b.name+"-spare")
+		return err == nil
 	})
 
 	human.close()
@@ -65,5 +66,36 @@ func TestALingeringSessionLingersAfterAJobRanAndStopped(t *testing.T) {
 	b.waitReady()
 	if got := b.run("--", `echo "$PTB_KEPT"`); got != "state-kept\n" {
 		t.Fatalf("reopened, the shell must be as it was: got %q", got)
+	}
+}
+
+// tmux 3.3a runs a detach's hooks in the most recently active session: the user's own, when they
+// typed in it last. The bridge's own hook did not run then (1 run in 4): the session went on
+// with nobody watching, and ptysend typed into it.
+func TestALingeringSessionLingersWhileTheUserWorksInAnotherSession(t *testing.T) {
+	tmuxPath, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		b := newWorld(t)
+		human := b.openTerminal("--linger", "30m")
+		b.waitReady()
+		b.mustTmux("new-session", "-d", "-s", "users-own")
+		own := b.openTerminalOf(tmuxPath, "attach-session", "-t", "=users-own")
+		b.waitFor("the user's other terminal", func() bool { return strings.Count(b.mustTmux("list-clients"), "\n") == 1 })
+		own.typeKeys("echo typed-in-their-own-session\r")
+		b.waitFor("the keys to reach the user's session", func() bool {
+			out, _ := b.tmux("capture-pane", "-p", "-t", "=users-own:")
+			return strings.Contains(out, "\ntyped-in-their-own-session")
+		})
+
+		human.close()
+		b.waitFor("the session to linger", func() bool { return strings.Contains(b.send("--status").stdout, "lingering until") })
+		if r := b.send("--", "echo typed"); r.code != 75 {
+			t.Fatalf("run %d: nobody watches the bridge: want a refusal (75), got:\n%v", i, r)
+		}
+		killLingerScripts(currentUser(), b.dir)
+		b.cleanup()
 	}
 }

@@ -50,12 +50,10 @@ func MakeSpare(b bridge.Bridge) error {
 	target := "=" + session + ":{end}"
 	pid := fmt.Sprint(status.PanePID)
 	// history-limit before the windows are made: a pane's is fixed then.
-	// A detach's hook may run in this session (bridge/linger.go): a lingering bridge's goes here too.
 	own := "=" + session + ":"
 	args := []string{"new-session", "-d", "-s", session, "-x", "80", "-y", "24", "-c", "/", b.Exe, "--job-spare", "", "--job-spare-pid", pid,
 		";", "set-option", "-t", own, "history-limit", fmt.Sprint(bridge.HistoryLimit),
 		";", "set-option", "-t", own, "destroy-unattached", "off"}
-	args = append(args, b.LingerHookOn(session)...)
 	_, err = tmux.Run(args...)
 	if err == nil || tmux.IsDuplicateSession(err) {
 		job := relay.JobConfig{Spare: true, Session: b.Name, SpareMaker: spareMaker(b)}
