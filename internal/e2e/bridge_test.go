@@ -141,6 +141,24 @@ func TestADetachFromElsewhereEndsTheSessionAndNothingElse(t *testing.T) {
 	}
 }
 
+// The hook that ends a bridge runs on any terminal's leaving and looks at every session: it ends
+// only the bridges no terminal shows.
+func TestClosingOneBridgesTerminalLeavesAnotherBridgeRunning(t *testing.T) {
+	b := startBridge(t)
+	second := b.openTerminal("--session", "second")
+	b.waitFor("the second bridge", func() bool { return b.send("--session", "second", "--status").code == 0 })
+	b.run("--", "export KEPT=yes")
+
+	second.close()
+	b.waitFor("the second bridge to end", func() bool {
+		_, err := b.tmux("has-session", "-t", "=second")
+		return err != nil
+	})
+	if got := b.run("--", `echo "$KEPT"`); got != "yes\n" {
+		t.Fatalf("the first bridge must run on as it was: got %q", got)
+	}
+}
+
 func TestBridgeNeedsATerminal(t *testing.T) {
 	b := newWorld(t)
 	cmd := exec.Command(filepath.Join(bin, "ptybridge"))
