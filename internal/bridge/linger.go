@@ -26,12 +26,15 @@ import (
 
 // lingerScript is run with the tmux server's socket, the seconds to linger, the lingering file
 // and the session, by the hook, which runs on every terminal's leaving: a session already
-// lingering keeps its end.
+// lingering keeps its end. A terminal that attaches removes the file at once (Linger's
+// client-attached hook waits for it); one that came back between the first look and the file's
+// writing is seen by the second look. So the end stands only while no terminal came back.
 const lingerScript = `[ -e "$3" ] && exit 0
-n=$(tmux -S "$1" display-message -p -t "=$4:" '#{session_attached}') || exit 0
-[ "$n" -eq 0 ] || exit 0
+attached() { [ "$(tmux -S "$1" display-message -p -t "=$4:" '#{session_attached}')" != 0 ]; }
+attached "$@" && exit 0
 end=$(( $(date +%s) + $2 ))
 echo "$end" >"$3"
+if attached "$@"; then rm -f "$3"; exit 0; fi
 sleep "$2"
 [ "$(cat "$3" 2>/dev/null)" = "$end" ] || exit 0
 rm -f "$3"
@@ -58,7 +61,7 @@ func (b Bridge) Linger(d time.Duration) error {
 		format(script), max(1, int(d.Seconds())), format(b.lingerFile()), format(b.Name))
 	_, err := tmux.Run("set-option", "-t", b.target(), lingerOption, "on",
 		";", "set-option", "-t", b.target(), lingerHookOption, linger,
-		";", "set-hook", "-t", b.target(), "client-attached", "run-shell -b \"rm -f "+format(b.lingerFile())+"\"")
+		";", "set-hook", "-t", b.target(), "client-attached", "run-shell \"rm -f "+format(b.lingerFile())+"\"")
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ptybridge --linger: the shared shell outlives the last terminal for a while, its state intact;
@@ -97,5 +98,23 @@ func TestALingeringSessionLingersWhileTheUserWorksInAnotherSession(t *testing.T)
 		}
 		killLingerScripts(currentUser(), b.dir)
 		b.cleanup()
+	}
+}
+
+// A terminal that comes back as the last one leaves is not taken for gone: the linger's clock,
+// started by the leaving, must neither refuse the calls it watches nor end the session under it.
+func TestATerminalBackAtOnceStopsTheLinger(t *testing.T) {
+	b := newWorld(t)
+	t.Cleanup(func() { killLingerScripts(currentUser(), b.dir) })
+	human := b.openTerminal("--linger", "1s")
+	b.waitReady()
+	for i := range 5 {
+		human.close()
+		human = b.openTerminal()
+		b.waitReady()
+		time.Sleep(1500 * time.Millisecond) // past the linger time
+		if r := b.send("--", "echo watched"); r.code != 0 || r.stdout != "watched\n" {
+			t.Fatalf("round %d: the terminal is back: the call must run, got:\n%v", i, r)
+		}
 	}
 }
