@@ -53,11 +53,14 @@ func ValidateName(name string) error {
 func (b Bridge) target() string     { return tmux.SessionTarget(b.Name) }
 func (b Bridge) SocketPath() string { return rundir.SocketPath(b.RuntimeDir, b.Name) }
 
+var relayEscapes = strings.NewReplacer("#", "##", "%", "%%")
+
 // RelayCommand is what pipe-pane -I -O runs: the relay on socket, for the
 // shared pane or a job window's.
 func (b Bridge) RelayCommand(socket string, job *relay.JobConfig) string {
-	// tmux expands formats in the command, so a literal '#' is doubled.
-	q := func(s string) string { return markers.QuotePOSIX(strings.ReplaceAll(s, "#", "##")) }
+	// pipe-pane expands formats in the command and then strftime's '%' sequences: a literal '#'
+	// and '%' are doubled (a session named "a b" has the socket a%20b.sock, which was the month).
+	q := func(s string) string { return markers.QuotePOSIX(relayEscapes.Replace(s)) }
 	cmd := fmt.Sprintf("exec %s --relay %s --relay-pane '#{pane_id}' --relay-pid '#{pane_pid}'", q(b.Exe), q(socket))
 	if job != nil {
 		js, _ := json.Marshal(job)

@@ -380,6 +380,17 @@ func TestAMissingSessionIsNamedBesideTheBridgesThatRun(t *testing.T) {
 	}
 }
 
+// A name with characters a file name keeps apart (a space: the socket is "my%20bridge.sock")
+// reaches its relay as it is: pipe-pane read that '%' as a date's (the month's name).
+func TestABridgeNamedWithASpaceRuns(t *testing.T) {
+	b := newWorld(t)
+	b.openTerminal("--session", "my bridge; #1")
+	b.waitFor("the bridge", func() bool { _, err := b.tmux("has-session", "-t", "=my bridge; #1"); return err == nil })
+	if got := b.run("--session", "my bridge; #1", "--", "echo ran"); got != "ran\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
 func TestNoBridgeMessageStandsWhenOnlyOtherTmuxSessionsRun(t *testing.T) {
 	b := newWorld(t)
 	b.mustTmux("new-session", "-d", "-s", "not-a-bridge")
