@@ -39,12 +39,13 @@ type Bridge struct {
 	asked *askedTurn
 }
 
-// ValidateName refuses names tmux would silently rewrite.
+// ValidateName refuses names tmux would silently rewrite (':' and '.' to '_', '\' and '$'
+// escaped), and '"', which would end the word the session's hooks quote it in (Linger).
 func ValidateName(name string) error {
-	if name == "" || strings.ContainsAny(name, ":.") {
+	if name == "" || strings.ContainsAny(name, `:.\$"`) {
 		return &failure.Error{
 			Msg:  fmt.Sprintf("invalid session name %q", name),
-			Hint: "a session name must be non-empty and contain no ':' or '.'",
+			Hint: `a session name must be non-empty and contain none of : . \ $ "`,
 		}
 	}
 	return nil
