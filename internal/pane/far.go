@@ -342,16 +342,6 @@ func WaitsForHuman(paneID string, panePID int) bool {
 	return platform.WaitsForInput(fg, f) || !platform.SeesReads && platform.WaitsAtPrompt(fg, f) && FarAsks(paneID) != ""
 }
 
-// waitsForInput: pid, at its prompt (a shell's, a REPL's), sleeps until the terminal has input.
-func waitsForInput(pid int, tty string, lineEditor bool) bool {
-	f := platform.OpenTTY(tty)
-	if f == nil {
-		return false
-	}
-	defer f.Close()
-	return platform.WaitsAtPrompt(pid, f) && (!lineEditor || platform.EditsLines(f))
-}
-
 func Asks(paneID string) string {
 	s, _ := tmux.Capture(paneID) // no line when it fails
 	return strings.TrimSpace(s.CursorLine())

@@ -33,6 +33,8 @@ type REPLRecord struct {
 	// Far: PID is the carrier's, Carrier its platform.ExecImage.
 	Far     bool   `json:"far,omitempty"`
 	Carrier string `json:"carrier,omitempty"`
+	// PromptMode is the terminal's mode when the REPL first waited at its prompt (see WaitsAtPrompt).
+	PromptMode string `json:"prompt_mode,omitempty"`
 }
 
 // LineView is a REPL's cursor line as a call left it, trusted at the same relay and stream offset.
@@ -64,6 +66,22 @@ func ClearREPL(b bridge.Bridge, r *REPLRecord) {
 func (r *REPLRecord) InForeground(panePID int) bool {
 	fg, err := platform.ForegroundPID(panePID)
 	return err == nil && fg == r.PID && (!r.Far || platform.ExecImage(fg) == r.Carrier)
+}
+
+// WaitsAtPrompt reports whether the REPL's process pid sleeps until tty has input, as it does at
+// its prompt. Where the OS does not tell a read of the terminal from any other sleep, the terminal
+// must also be in the mode it had at the REPL's first prompt: python's line editor leaves it cooked
+// while an evaluation sleeps, so prompt-shaped output then is not taken for the prompt.
+func (r *REPLRecord) WaitsAtPrompt(pid int, tty *os.File) bool {
+	return platform.WaitsAtPrompt(pid, tty) && (platform.SeesReads || r.PromptMode == "" || r.PromptMode == PromptModeOf(tty))
+}
+
+// PromptModeOf is what REPLRecord.PromptMode records: "editor" for a line editor's mode, else "cooked".
+func PromptModeOf(tty *os.File) string {
+	if platform.EditsLines(tty) {
+		return "editor"
+	}
+	return "cooked"
 }
 
 func (r *REPLRecord) PromptRE() *regexp.Regexp { return regexp.MustCompile(r.Prompt) }
@@ -113,7 +131,7 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 		end, saved = end-start, false
 	}
 	// A far REPL cannot be seen: its prompt on the screen is all there is.
-	waits := start >= 0 && (r.Far || waitsForInput(s.Foreground.PID, r.TTY, false))
+	waits := start >= 0 && (r.Far || r.waitsAtPrompt(s.Foreground.PID))
 	switch {
 	case !waits && want == CloseREPL:
 		return false, nil // closing a busy REPL interrupts it first
@@ -129,6 +147,15 @@ func (s *State) readREPL(b bridge.Bridge, want Want) (settle bool, err error) {
 	}
 	s.Prompt = &PromptLine{Line: line, Col: col, Saved: saved}
 	return false, nil
+}
+
+func (r *REPLRecord) waitsAtPrompt(pid int) bool {
+	tty := platform.OpenTTY(r.TTY)
+	if tty == nil {
+		return false
+	}
+	defer tty.Close()
+	return r.WaitsAtPrompt(pid, tty)
 }
 
 // noREPL: none was started, it is suspended (that clears by itself), or it is gone (forgotten now).

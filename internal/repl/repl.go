@@ -121,6 +121,9 @@ func (r *run) awaitStart() (int, error) {
 	switch o.kind {
 	case atPrompt:
 		r.rec.PID = o.pid
+		if !r.rec.Far {
+			r.rec.PromptMode = pane.PromptModeOf(r.tty)
+		}
 		if err := r.saveView(); err != nil {
 			return 0, failure.From(err)
 		}

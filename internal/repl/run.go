@@ -243,7 +243,7 @@ func (r *run) waits(fromTimer bool) (pid int, ok, again bool) {
 	}
 	written, previous := platform.BytesWritten(fg), r.written
 	r.written = written
-	if !platform.WaitsAtPrompt(fg, r.tty) || fromTimer && written != previous {
+	if !r.rec.WaitsAtPrompt(fg, r.tty) || fromTimer && written != previous {
 		return 0, false, true
 	}
 	return fg, true, false
