@@ -26,7 +26,10 @@ func TestOutputBeyondTheBoundKeepsHeadAndTailWithANote(t *testing.T) {
 	}
 	defer os.RemoveAll(dir)
 	b := bridge.Bridge{Name: "b", RuntimeDir: dir}
-	paneOut, feed := io.Pipe()
+	paneOut, feed, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() {
 		done <- relay.Serve(relay.Config{Socket: SocketPath(b, "big"), Job: &relay.JobConfig{Name: "big", ID: testID}}, paneOut, io.Discard)

@@ -29,7 +29,12 @@ func SetStdoutAside(name string) (*os.File, error) {
 // mode: complete lines only).
 func Unread(f *os.File) int {
 	n := 0
-	control(f, func(fd int) { n, _ = unix.IoctlGetInt(fd, fionread) })
+	control(f, func(fd int) { n = unreadFD(fd) })
+	return n
+}
+
+func unreadFD(fd int) int {
+	n, _ := unix.IoctlGetInt(fd, fionread)
 	return n
 }
 

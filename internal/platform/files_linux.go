@@ -47,7 +47,12 @@ func SetStdoutAside(name string) (*os.File, error) {
 // Unread is how many bytes wait in f, a pipe or terminal, to be read.
 func Unread(f *os.File) int {
 	n := 0
-	control(f, func(fd int) { n, _ = unix.IoctlGetInt(fd, unix.TIOCINQ) })
+	control(f, func(fd int) { n = unreadFD(fd) })
+	return n
+}
+
+func unreadFD(fd int) int {
+	n, _ := unix.IoctlGetInt(fd, unix.TIOCINQ)
 	return n
 }
 

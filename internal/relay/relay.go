@@ -49,8 +49,8 @@ type server struct {
 	// promptLine is lastLine when the shell last waited at its prompt with nothing typed: its
 	// prompt as drawn, and where it left the cursor (promptShownEmpty).
 	promptLine []byte
-	in         io.Reader // the pane's output
-	keys       io.Writer // the pane's input
+	in         *platform.PipeReader // the pane's output
+	keys       io.Writer            // the pane's input
 	typing     sync.Mutex
 
 	mu       sync.Mutex
@@ -71,20 +71,24 @@ type server struct {
 // standard output (its input: nothing else may ever be written there).
 func Run(cfg Config) error { return Serve(cfg, os.Stdin, os.Stdout) }
 
-// Serve serves the pane whose output in brings, typing to keys, until in ends.
-func Serve(cfg Config, in io.Reader, keys io.Writer) error {
+// Serve serves the pane whose output pipe in brings, typing to keys, until in ends.
+func Serve(cfg Config, in *os.File, keys io.Writer) error {
+	pipe, err := platform.NewPipeReader(in)
+	if err != nil {
+		return err
+	}
 	ln, err := listen(cfg)
 	if err != nil {
 		if cfg.Job != nil {
 			tellReady(cfg.Job.Ready, "error the job's relay could not listen: "+err.Error())
-			io.Copy(io.Discard, in) // keep the window's pipe drained
+			io.Copy(io.Discard, pipe) // keep the window's pipe drained
 		}
 		return err
 	}
 	mine, _ := os.Stat(cfg.Socket)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := &server{cfg: cfg, in: in, keys: keys, instance: newInstance(), ctx: ctx, paneGone: make(chan struct{})}
+	s := &server{cfg: cfg, in: pipe, keys: keys, instance: newInstance(), ctx: ctx, paneGone: make(chan struct{})}
 	s.moved = sync.NewCond(&s.mu)
 	if cfg.Job != nil {
 		s.job = newJob(s, *cfg.Job)
@@ -209,12 +213,10 @@ func drawnLine(b []byte) (string, int) {
 
 // catchUp reads what waits in the pane's pipe before an answer is given,
 // so that it describes the stream up to that moment (a prompt's event
-// already on its way must count). Call with s.mu held.
+// already on its way must count), the bytes readPane took but has not
+// applied yet included. Call with s.mu held.
 func (s *server) catchUp() {
-	target := s.streamed
-	if f, ok := s.in.(*os.File); ok {
-		target += int64(platform.Unread(f))
-	}
+	target := s.in.Reached()
 	for s.streamed < target && !s.gone {
 		s.moved.Wait()
 	}

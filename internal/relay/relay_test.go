@@ -32,7 +32,7 @@ func (k keysWriter) Write(p []byte) (int, error) {
 type testRelay struct {
 	t    *testing.T
 	sock string
-	feed *io.PipeWriter
+	feed *os.File
 	keys keysWriter
 	done chan error
 }
@@ -45,7 +45,10 @@ func startRelay(t *testing.T, cfg Config) *testRelay {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	paneOut, feed := io.Pipe()
+	paneOut, feed, err := os.Pipe() // a pipe as tmux's pipe-pane gives
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := &testRelay{t: t, sock: filepath.Join(dir, "r.sock"), feed: feed, keys: make(keysWriter, 16), done: make(chan error, 1)}
 	cfg.Socket = r.sock
 	go func() { r.done <- Serve(cfg, paneOut, r.keys) }()
