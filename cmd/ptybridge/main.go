@@ -128,7 +128,10 @@ func open(c flags) error {
 		command = nil
 	}
 	since := time.Now().UnixNano()
+	opened, stopWatch := br.EndIfAbandoned()
+	defer stopWatch()
 	created, err := br.Open(width, height, bridge.LoginShell(), cwd, command...)
+	opened(created)
 	if err != nil {
 		return err
 	}
@@ -147,6 +150,7 @@ func open(c flags) error {
 			return err
 		}
 	}
+	stopWatch()
 	if len(command) == 0 {
 		return br.Attach()
 	}

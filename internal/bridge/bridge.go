@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -160,6 +161,29 @@ func setReapHook() error {
 }
 
 func (b Bridge) Attach() error { return tmux.Exec(b.attachArgs()...) }
+
+// EndIfAbandoned, called before Open, ends the session that Open creates if ptybridge is told to
+// stop (its terminal closed, the human pressed Ctrl-C) before it attaches: the hook that ends a
+// session with its last terminal needs a terminal to leave, and none ever came. opened passes on
+// what Open said; stop ends the watch, before attaching.
+func (b Bridge) EndIfAbandoned() (opened func(created bool), stop func()) {
+	signals, created, stopped := make(chan os.Signal, 1), make(chan bool, 1), make(chan struct{})
+	signal.Notify(signals, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-signals:
+			if <-created { // once Open is done: it may be creating the session now
+				tmux.Run("kill-session", "-t", b.target())
+			}
+			os.Exit(128 + int(sig.(syscall.Signal)))
+		case <-stopped:
+		}
+	}()
+	return func(c bool) { created <- c }, sync.OnceFunc(func() {
+		signal.Stop(signals)
+		close(stopped)
+	})
+}
 
 var errNoSession = errors.New("no bridge session")
 

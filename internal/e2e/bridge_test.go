@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,6 +157,37 @@ func TestClosingOneBridgesTerminalLeavesAnotherBridgeRunning(t *testing.T) {
 	})
 	if got := b.run("--", `echo "$KEPT"`); got != "yes\n" {
 		t.Fatalf("the first bridge must run on as it was: got %q", got)
+	}
+}
+
+// ptybridge sets the new shell up before it attaches; a terminal closed (or a Ctrl-C) in that
+// moment left a session that no terminal would ever show, nor end, and that ptysend typed into.
+func TestABridgeAbandonedBeforeItAttachesLeavesNoSession(t *testing.T) {
+	for _, leave := range []string{"close the terminal", "press Ctrl-C"} {
+		b := newWorld(t)
+		// A slow shell start holds ptybridge in its set-up (it waits up to 3 s for the prompt).
+		started := filepath.Join(b.dir, "started")
+		profile := fmt.Sprintf("touch %s; sleep 20\n", started)
+		for _, rc := range []string{".bash_profile", ".bashrc"} {
+			if err := os.WriteFile(filepath.Join(b.dir, "home", rc), []byte(profile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		term := b.openTerminal()
+		b.waitFor("the shell to start", func() bool { _, err := os.Stat(started); return err == nil })
+		if clients := b.mustTmux("list-clients"); clients != "" {
+			t.Fatalf("%s: the terminal attached before the shell's set-up ended: %s", leave, clients)
+		}
+		if leave == "close the terminal" {
+			term.close()
+		} else {
+			term.typeKeys("\x03")
+		}
+		b.waitFor("the session to end", func() bool {
+			_, err := b.tmux("has-session", "-t", "="+b.name)
+			return err != nil
+		})
+		b.cleanup()
 	}
 }
 
