@@ -234,7 +234,9 @@ func TestStatusSaysWhatHoldsTheTerminalInEachShell(t *testing.T) {
 				t.Fatalf("--status with less open:\n%v", r)
 			}
 			expectQueriesWork(t, b)
-			// The user's last command is the one that runs: what it showed so far.
+			// The user's last command is the one that runs: what it showed so
+			// far. less is in the foreground a moment before it draws the file.
+			b.waitForScreen(human, "ID=debian")
 			if r := b.sendWithoutTmux("--output"); r.code != 0 || !strings.Contains(r.stdout, "ID=debian") {
 				t.Fatalf("--output of the running less:\n%v", r)
 			}
