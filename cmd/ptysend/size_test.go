@@ -56,3 +56,26 @@ func TestPtysendLinksNoCrypto(t *testing.T) {
 		}
 	}
 }
+
+// go install builds with cgo wherever a C compiler is found. A package
+// that needs cgo (os/user, net) then makes ptysend a dynamic program,
+// which costs every call the dynamic loader and libc (~1.5 ms more to
+// start on the benchmark's machine).
+func TestPtysendIsStaticInACgoBuild(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "ptysend")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(cmd.Environ(), "CGO_ENABLED=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build with cgo: %v\n%s", err, out)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Fatal("a cgo build of ptysend is dynamically linked: something it imports needs cgo (go list -deps ./cmd/ptysend | grep -x -e runtime/cgo -e os/user -e net)")
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/user"
 	"strconv"
 	"strings"
 	"time"
@@ -159,10 +158,7 @@ func shellOf(sh *pane.Shell, a *relay.Status) *Shell {
 		out.Cwd = a.ShellDir
 	}
 	if uid, err := platform.ProcessOwner(sh.PID); err == nil {
-		out.User = strconv.Itoa(uid)
-		if u, err := user.LookupId(out.User); err == nil {
-			out.User = u.Username
-		}
+		out.User = cmp.Or(platform.UserName(uid), strconv.Itoa(uid))
 	}
 	return out
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,8 +20,8 @@ func UserName() string {
 	if u := os.Getenv("USER"); u != "" {
 		return u
 	}
-	if u, err := user.Current(); err == nil {
-		return u.Username
+	if u := platform.UserName(os.Getuid()); u != "" {
+		return u
 	}
 	return strconv.Itoa(os.Getuid())
 }
