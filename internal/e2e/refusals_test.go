@@ -145,7 +145,7 @@ type refusalCase struct {
 // telltaleTexts show when keys went where they should not: the agent's
 // command line, and the complaints of the shells and of python about a
 // line spliced with the agent's text.
-var telltaleTexts = []string{"[agent]", "command not found", "Unknown command", ": not found", "Error:"}
+var telltaleTexts = []string{"[agent]", "command not found", "Unknown command", ": not found", "Error:", "Permission denied"}
 
 func (c *refusalCase) countTelltales() map[string]int {
 	pane := c.b.paneText()
@@ -364,6 +364,35 @@ func builtinRead(shell string, fresh bool) humanState {
 	}
 }
 
+// viCommandMode: the human's line editor in vi mode, Esc pressed at an
+// empty prompt. Keys typed now are vi commands: bash ran the agent's
+// line as ". '/path'" less its dot, and "/" would search the history.
+func viCommandMode(shell string) humanState {
+	return humanState{
+		name: "vi command mode in " + shell, shell: shell,
+		enter: func(b *bridge) {
+			enterViCommandMode(b, shell)
+		},
+		resume: func(c *refusalCase) {
+			c.human.typeKeys("i")
+			humanBack(c)
+		},
+	}
+}
+
+// viModeOn is what turns a shell's line editor to vi mode.
+var viModeOn = map[string]string{"bash": "set -o vi", "zsh": "bindkey -v", "fish": "fish_vi_key_bindings"}
+
+// enterViCommandMode has the human turn vi mode on and press Esc at the
+// next prompt, and waits for --status to tell.
+func enterViCommandMode(b *bridge, shell string) {
+	b.t.Helper()
+	b.terms[0].typeKeys(viModeOn[shell] + "\r")
+	b.waitForState("idle")
+	b.terms[0].typeKeys("\x1b")
+	b.waitForState("vi_command_mode")
+}
+
 var shellStates = []humanState{
 	halfTypedLine,
 	copyModeAtThePrompt,
@@ -374,6 +403,9 @@ var shellStates = []humanState{
 	builtinRead("fish", false),
 	builtinRead("dash", false),
 	aFullScreenProgram,
+	viCommandMode("bash"),
+	viCommandMode("zsh"),
+	viCommandMode("fish"),
 }
 
 // The human's states in the REPL that the agent started.

@@ -28,7 +28,7 @@ const stateNoBridge = "no_bridge" // the other states are pane's
 type Status struct {
 	Bridge    string       `json:"bridge" jsonschema:"up or down"` // "up" or "down"
 	Session   string       `json:"session"`
-	State     string       `json:"state" jsonschema:"idle, or what holds the terminal: a program, a REPL, copy mode, a half-typed line"`
+	State     string       `json:"state" jsonschema:"idle, or what holds the terminal: a program, a REPL, copy mode, a half-typed line, vi command mode"`
 	Free      bool         `json:"free" jsonschema:"a command would run now"`                       // a command (ptysend -- WORDS) would run now
 	Hint      string       `json:"hint,omitempty" jsonschema:"when not free: what to ask the user"` // what to ask the user when it is not free
 	Shell     *Shell       `json:"shell,omitempty"`
@@ -241,6 +241,8 @@ func (s *Status) describe(now time.Time) string {
 		return "copy mode: the user is scrolling back"
 	case pane.HalfTyped:
 		return "a half-typed line at the prompt"
+	case pane.ViCommand:
+		return "the prompt's line editor is in vi command mode (the user pressed Esc)"
 	case pane.Lingering:
 		until := ""
 		if s.LingeringUntil != nil {

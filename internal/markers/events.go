@@ -12,6 +12,7 @@ import (
 //	C;PID[;LINE]                 it starts running a line (LINE: the command line, when the shell says it)
 //	F;PID;STATUS[;DIR[;LINE]]    the line finished with STATUS in directory DIR
 //	O;PID, o;PID                 the shell's own text (fish's right prompt) starts, ends
+//	K;PID;MODE                   its line editor's mode: cmd (vi command mode: keys are commands), or ins
 //	S;ID, E;ID;STATUS            an agent call's wrapper starts, ends (markers.go)
 //	R;ID, r;ID                   a piece of an agent call's stderr on the terminal starts, ends (stderr.go)
 //
@@ -22,14 +23,16 @@ import (
 
 // Event is one marker of ours, parsed.
 type Event struct {
-	Kind      byte // 'P', 'C', 'F', 'O', 'o', 'S', 'E', 'R', 'r'
-	PID       int  // the shell's (P, C, F, O, o)
+	Kind      byte // 'P', 'C', 'F', 'O', 'o', 'K', 'S', 'E', 'R', 'r'
+	PID       int  // the shell's (P, C, F, O, o, K)
 	ID        ID   // the agent call's (S, E, R, r)
 	Status    int  // the exit status (F, E), if HasStatus
 	HasStatus bool
 	// Line is the command line (C, F) and Dir the working directory (F),
 	// decoded; empty when the shell did not say.
 	Line, Dir string
+	// ViCommand (K): the line editor reads keys as vi commands (after Esc).
+	ViCommand bool
 }
 
 // maxLine bounds the command line a hook puts in an event, in characters.
@@ -61,7 +64,7 @@ func ParseEvent(body []byte) (e Event, ok bool) {
 			}
 		}
 		return Event{}, false
-	case 'P', 'C', 'F', 'O', 'o':
+	case 'P', 'C', 'F', 'O', 'o', 'K':
 	default:
 		return Event{}, false
 	}
@@ -80,6 +83,11 @@ func ParseEvent(body []byte) (e Event, ok bool) {
 			return Event{}, false
 		}
 		e.Dir, e.Line = DecodeField(f[2]), DecodeField(f[3])
+	case e.Kind == 'K':
+		if len(fields) < 2 || fields[1] != "cmd" && fields[1] != "ins" {
+			return Event{}, false
+		}
+		e.ViCommand = fields[1] == "cmd"
 	}
 	return e, true // P, O, o: later versions may add fields
 }

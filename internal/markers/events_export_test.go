@@ -29,6 +29,14 @@ func EncodeField(s string) string {
 func PromptEvent(pid int) string  { return marker("P", strconv.Itoa(pid)) }
 func CommandEvent(pid int) string { return marker("C", strconv.Itoa(pid)) }
 
+// ModeEvent is a line editor's mode: vi command mode, or not.
+func ModeEvent(pid int, viCommand bool) string {
+	if viCommand {
+		return marker("K", strconv.Itoa(pid), "cmd")
+	}
+	return marker("K", strconv.Itoa(pid), "ins")
+}
+
 func CommandLineEvent(pid int, line string) string {
 	return marker("C", strconv.Itoa(pid), EncodeField(line))
 }

@@ -112,15 +112,15 @@ func TestTrackerTellsItsSinkTheOutputAndTheEvents(t *testing.T) {
 		want         transcript
 	}{
 		{"a command of the human's", "$ " + PromptEvent(42) + "ls\r\n" + CommandLineEvent(42, "ls") + "a\r\n" + FinishedEvent(42, 2, "/tmp", "") + "$ " + PromptEvent(42),
-			transcript{"bytes $ ", "event {Kind:80 PID:42 ID: Status:0 HasStatus:false Line: Dir:}", "bytes ls\r\n",
-				"event {Kind:67 PID:42 ID: Status:0 HasStatus:false Line:ls Dir:}", "bytes a\r\n",
-				"event {Kind:70 PID:42 ID: Status:2 HasStatus:true Line: Dir:/tmp}", "bytes $ ",
-				"event {Kind:80 PID:42 ID: Status:0 HasStatus:false Line: Dir:}"}},
+			transcript{"bytes $ ", "event {Kind:80 PID:42 ID: Status:0 HasStatus:false Line: Dir: ViCommand:false}", "bytes ls\r\n",
+				"event {Kind:67 PID:42 ID: Status:0 HasStatus:false Line:ls Dir: ViCommand:false}", "bytes a\r\n",
+				"event {Kind:70 PID:42 ID: Status:2 HasStatus:true Line: Dir:/tmp ViCommand:false}", "bytes $ ",
+				"event {Kind:80 PID:42 ID: Status:0 HasStatus:false Line: Dir: ViCommand:false}"}},
 		{"an agent's call", Start("0123456789abcdef") + "out" + End("0123456789abcdef", 7),
-			transcript{"event {Kind:83 PID:0 ID:0123456789abcdef Status:0 HasStatus:false Line: Dir:}", "bytes out",
-				"event {Kind:69 PID:0 ID:0123456789abcdef Status:7 HasStatus:true Line: Dir:}"}},
+			transcript{"event {Kind:83 PID:0 ID:0123456789abcdef Status:0 HasStatus:false Line: Dir: ViCommand:false}", "bytes out",
+				"event {Kind:69 PID:0 ID:0123456789abcdef Status:7 HasStatus:true Line: Dir: ViCommand:false}"}},
 		{"a long command line", CommandLineEvent(42, long) + "!",
-			transcript{fmt.Sprintf("event {Kind:67 PID:42 ID: Status:0 HasStatus:false Line:%s Dir:}", long), "bytes !"}},
+			transcript{fmt.Sprintf("event {Kind:67 PID:42 ID: Status:0 HasStatus:false Line:%s Dir: ViCommand:false}", long), "bytes !"}},
 		{"a malformed or unknown marker is neither output nor event", "a\x1b]6973;ptybridge;F;42;x\a\x1b]6973;ptybridge;Z;1\ab",
 			transcript{"bytes ab"}},
 		{"a marker-shaped run too long for its kind is output", "\x1b]6973;ptybridge;P;" + strings.Repeat("1", 80) + "\a",
@@ -142,12 +142,12 @@ func TestTrackerStateWithTheNewEvents(t *testing.T) {
 		name, stream string
 		want         Snapshot
 	}{
-		{"a command line starts a command", PromptEvent(42) + "ls\r\n" + CommandLineEvent(42, "ls -l"), Snapshot{StateRunning, 42}},
-		{"finished is not yet the prompt", CommandLineEvent(42, "ls") + FinishedEvent(42, 0, "/", "ls") + "$ ", Snapshot{StateRunning, 42}},
-		{"a long command line is no typing", PromptEvent(42) + CommandLineEvent(42, strings.Repeat("é", 3000)), Snapshot{StateRunning, 42}},
-		{"a finished event at the prompt is no typing", PromptEvent(42) + FinishedEvent(42, 0, "/", ""), Snapshot{StatePrompt, 42}},
-		{"a wrapper's start is a command, in dash too (no command line event)", PromptEvent(42) + " . /run/x.sh\r\n" + Start("0123456789abcdef") + "out", Snapshot{StateRunning, 42}},
-		{"and its end is not yet the prompt", PromptEvent(42) + " . /run/x.sh\r\n" + Start("0123456789abcdef") + End("0123456789abcdef", 0), Snapshot{StateRunning, 42}},
+		{"a command line starts a command", PromptEvent(42) + "ls\r\n" + CommandLineEvent(42, "ls -l"), Snapshot{State: StateRunning, PID: 42}},
+		{"finished is not yet the prompt", CommandLineEvent(42, "ls") + FinishedEvent(42, 0, "/", "ls") + "$ ", Snapshot{State: StateRunning, PID: 42}},
+		{"a long command line is no typing", PromptEvent(42) + CommandLineEvent(42, strings.Repeat("é", 3000)), Snapshot{State: StateRunning, PID: 42}},
+		{"a finished event at the prompt is no typing", PromptEvent(42) + FinishedEvent(42, 0, "/", ""), Snapshot{State: StatePrompt, PID: 42}},
+		{"a wrapper's start is a command, in dash too (no command line event)", PromptEvent(42) + " . /run/x.sh\r\n" + Start("0123456789abcdef") + "out", Snapshot{State: StateRunning, PID: 42}},
+		{"and its end is not yet the prompt", PromptEvent(42) + " . /run/x.sh\r\n" + Start("0123456789abcdef") + End("0123456789abcdef", 0), Snapshot{State: StateRunning, PID: 42}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, chunks := range splits(c.stream) {

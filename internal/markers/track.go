@@ -31,9 +31,12 @@ const maxEvent = 64
 type Tracker struct {
 	state PaneState
 	pid   int
-	carry // a possible start of a marker, or a marker without its BEL yet
-	modes cleantext.Modes
-	own   bool // between OWN and OWN-END: the shell's text, not typing
+	// viCommand: shell viPID's line editor said (K) that it reads keys as vi commands.
+	viCommand bool
+	viPID     int
+	carry     // a possible start of a marker, or a marker without its BEL yet
+	modes     cleantext.Modes
+	own       bool // between OWN and OWN-END: the shell's text, not typing
 	// Sink, when set, hears the stream split into output and events.
 	Sink EventSink
 }
@@ -57,15 +60,19 @@ func (t *Tracker) mode(m cleantext.Mode) cleantext.Mode {
 type Snapshot struct {
 	State PaneState
 	PID   int
+	// ViCommand: at its prompt (typed or not), the shell's line editor is in vi command mode,
+	// where typed keys are commands (. repeats, / searches the history, Enter runs what it found).
+	ViCommand bool
 }
 
 func (s Snapshot) String() string { return fmt.Sprintf("%s:%d", s.State, s.PID) }
 
 func (t *Tracker) Snapshot() Snapshot {
 	if t.state == "" {
-		return Snapshot{StateUnknown, 0}
+		return Snapshot{State: StateUnknown}
 	}
-	return Snapshot{t.state, t.pid}
+	atPrompt := t.state == StatePrompt || t.state == StateTyped
+	return Snapshot{State: t.state, PID: t.pid, ViCommand: atPrompt && t.viCommand && t.viPID == t.pid}
 }
 
 func (t *Tracker) Write(p []byte) (int, error) {
@@ -133,6 +140,10 @@ func (t *Tracker) event(body []byte) {
 		t.state, t.pid, t.own = StatePrompt, e.PID, false
 	case 'C':
 		t.state, t.pid, t.own = StateRunning, e.PID, false
+		t.viCommand = false // the next prompt's editor says its mode again
+	case 'K':
+		// bash's comes before its prompt's P (readline draws the mode first), zsh's and fish's after.
+		t.viCommand, t.viPID = e.ViCommand, e.PID
 	case 'S':
 		// A wrapper's START after the echo of the line that sourced it: the line runs, as a 'C' would
 		// say, had the shell one (dash has none). Elsewhere (a REPL's, a far shell's) it says nothing.
@@ -154,5 +165,5 @@ func TrackerFrom(s Snapshot) *Tracker {
 	if s.State == StateUnknown {
 		return &Tracker{}
 	}
-	return &Tracker{state: s.State, pid: s.PID}
+	return &Tracker{state: s.State, pid: s.PID, viCommand: s.ViCommand, viPID: s.PID}
 }

@@ -14,26 +14,26 @@ func TestTrackerFollowsTheShellsEvents(t *testing.T) {
 		stream string
 		want   Snapshot
 	}{
-		{"nothing said yet", "some output\r\n", Snapshot{StateUnknown, 0}},
-		{"at an empty prompt", "out\r\n$ " + PromptEvent(42), Snapshot{StatePrompt, 42}},
-		{"the human typed after the prompt", PromptEvent(42) + "ech", Snapshot{StateTyped, 42}},
-		{"the line editor's escape sequences are not typing", "$ " + PromptEvent(42) + "\x1b[?2004h\x1b]0;title\a\x1b]2;t\x1b\\\x1b=\r", Snapshot{StatePrompt, 42}},
-		{"typing after escape sequences", PromptEvent(42) + "\x1b[?2004hx", Snapshot{StateTyped, 42}},
-		{"a line started", PromptEvent(42) + "ls\r\n" + CommandEvent(42), Snapshot{StateRunning, 42}},
-		{"back at the prompt after output", CommandEvent(42) + "a\r\nb\r\n$ " + PromptEvent(42), Snapshot{StatePrompt, 42}},
-		{"a nested shell's prompt", CommandEvent(42) + PromptEvent(77), Snapshot{StatePrompt, 77}},
-		{"a call's markers say nothing about the prompt", PromptEvent(42) + Start("0123456789abcdef") + End("0123456789abcdef", 0), Snapshot{StatePrompt, 42}},
-		{"an event with a bad pid is ignored", PromptEvent(42) + "\x1b]6973;ptybridge;C;x\a", Snapshot{StatePrompt, 42}},
-		{"a marker-shaped run longer than any event is a foreign escape, not typing", PromptEvent(42) + "\x1b]6973;ptybridge;P;" + strings.Repeat("1", 80) + "\a", Snapshot{StatePrompt, 42}},
-		{"a pid of zero is ignored", "\x1b]6973;ptybridge;P;0\a", Snapshot{StateUnknown, 0}},
-		{"an unterminated marker longer than any event is a foreign escape", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100), Snapshot{StatePrompt, 42}},
-		{"a right prompt the shell draws after its prompt is not typing", "> " + PromptEvent(42) + "\x1b[K\r\x1b[93C" + OwnEvent(42) + "[right]" + OwnEndEvent(42) + "\r\x1b[5C", Snapshot{StatePrompt, 42}},
-		{"typing before the redrawn right prompt", "> " + PromptEvent(42) + "e\r\x1b[93C" + OwnEvent(42) + "[right]" + OwnEndEvent(42), Snapshot{StateTyped, 42}},
-		{"typing after the right prompt", PromptEvent(42) + OwnEvent(42) + "[right]" + OwnEndEvent(42) + "\r\x1b[5Ce", Snapshot{StateTyped, 42}},
-		{"the next prompt ends an unfinished right prompt", OwnEvent(42) + "[ri" + PromptEvent(42) + "e", Snapshot{StateTyped, 42}},
-		{"a command's stderr framed after the prompt is not typing", PromptEvent(42) + string(AppendStderrFrame(nil, "0123456789abcdef", []byte("late\r\n"))), Snapshot{StatePrompt, 42}},
-		{"typing after a framed stderr", PromptEvent(42) + string(AppendStderrFrame(nil, "0123456789abcdef", []byte("late"))) + "e", Snapshot{StateTyped, 42}},
-		{"typing after a foreign escape ends", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100) + "\ay", Snapshot{StateTyped, 42}},
+		{"nothing said yet", "some output\r\n", Snapshot{State: StateUnknown, PID: 0}},
+		{"at an empty prompt", "out\r\n$ " + PromptEvent(42), Snapshot{State: StatePrompt, PID: 42}},
+		{"the human typed after the prompt", PromptEvent(42) + "ech", Snapshot{State: StateTyped, PID: 42}},
+		{"the line editor's escape sequences are not typing", "$ " + PromptEvent(42) + "\x1b[?2004h\x1b]0;title\a\x1b]2;t\x1b\\\x1b=\r", Snapshot{State: StatePrompt, PID: 42}},
+		{"typing after escape sequences", PromptEvent(42) + "\x1b[?2004hx", Snapshot{State: StateTyped, PID: 42}},
+		{"a line started", PromptEvent(42) + "ls\r\n" + CommandEvent(42), Snapshot{State: StateRunning, PID: 42}},
+		{"back at the prompt after output", CommandEvent(42) + "a\r\nb\r\n$ " + PromptEvent(42), Snapshot{State: StatePrompt, PID: 42}},
+		{"a nested shell's prompt", CommandEvent(42) + PromptEvent(77), Snapshot{State: StatePrompt, PID: 77}},
+		{"a call's markers say nothing about the prompt", PromptEvent(42) + Start("0123456789abcdef") + End("0123456789abcdef", 0), Snapshot{State: StatePrompt, PID: 42}},
+		{"an event with a bad pid is ignored", PromptEvent(42) + "\x1b]6973;ptybridge;C;x\a", Snapshot{State: StatePrompt, PID: 42}},
+		{"a marker-shaped run longer than any event is a foreign escape, not typing", PromptEvent(42) + "\x1b]6973;ptybridge;P;" + strings.Repeat("1", 80) + "\a", Snapshot{State: StatePrompt, PID: 42}},
+		{"a pid of zero is ignored", "\x1b]6973;ptybridge;P;0\a", Snapshot{State: StateUnknown, PID: 0}},
+		{"an unterminated marker longer than any event is a foreign escape", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100), Snapshot{State: StatePrompt, PID: 42}},
+		{"a right prompt the shell draws after its prompt is not typing", "> " + PromptEvent(42) + "\x1b[K\r\x1b[93C" + OwnEvent(42) + "[right]" + OwnEndEvent(42) + "\r\x1b[5C", Snapshot{State: StatePrompt, PID: 42}},
+		{"typing before the redrawn right prompt", "> " + PromptEvent(42) + "e\r\x1b[93C" + OwnEvent(42) + "[right]" + OwnEndEvent(42), Snapshot{State: StateTyped, PID: 42}},
+		{"typing after the right prompt", PromptEvent(42) + OwnEvent(42) + "[right]" + OwnEndEvent(42) + "\r\x1b[5Ce", Snapshot{State: StateTyped, PID: 42}},
+		{"the next prompt ends an unfinished right prompt", OwnEvent(42) + "[ri" + PromptEvent(42) + "e", Snapshot{State: StateTyped, PID: 42}},
+		{"a command's stderr framed after the prompt is not typing", PromptEvent(42) + string(AppendStderrFrame(nil, "0123456789abcdef", []byte("late\r\n"))), Snapshot{State: StatePrompt, PID: 42}},
+		{"typing after a framed stderr", PromptEvent(42) + string(AppendStderrFrame(nil, "0123456789abcdef", []byte("late"))) + "e", Snapshot{State: StateTyped, PID: 42}},
+		{"typing after a foreign escape ends", PromptEvent(42) + "\x1b]6973;ptybridge;" + strings.Repeat("x", 100) + "\ay", Snapshot{State: StateTyped, PID: 42}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -66,10 +66,41 @@ func splits(s string) [][]string {
 	return append(out, bytewise)
 }
 
+func TestTrackerFollowsTheLineEditorsViMode(t *testing.T) {
+	at := func(state PaneState, vi bool) Snapshot { return Snapshot{State: state, PID: 42, ViCommand: vi} }
+	cases := []struct {
+		name   string
+		stream string
+		want   Snapshot
+	}{
+		{"bash draws the mode before its prompt", "\r" + ModeEvent(42, true) + "$ " + PromptEvent(42), at(StatePrompt, true)},
+		{"zsh and fish say it after their prompt", "$ " + PromptEvent(42) + ModeEvent(42, true), at(StatePrompt, true)},
+		{"back to insert mode", PromptEvent(42) + ModeEvent(42, true) + "\r" + ModeEvent(42, false) + "$ " + PromptEvent(42), at(StatePrompt, false)},
+		{"a line recalled in command mode", PromptEvent(42) + ModeEvent(42, true) + "ls -l", at(StateTyped, true)},
+		{"the line it ran ends command mode", PromptEvent(42) + ModeEvent(42, true) + "\r\n" + CommandEvent(42) + "out\r\n$ " + PromptEvent(42), at(StatePrompt, false)},
+		{"while a command runs it says nothing", PromptEvent(42) + ModeEvent(42, true) + CommandEvent(42), at(StateRunning, false)},
+		{"another shell's mode is not this one's", ModeEvent(7, true) + PromptEvent(42), at(StatePrompt, false)},
+		{"a nested shell's prompt is not in the outer one's mode", PromptEvent(7) + ModeEvent(7, true) + PromptEvent(42), at(StatePrompt, false)},
+		{"an unknown mode is no event", PromptEvent(42) + "\x1b]6973;ptybridge;K;42;visual\a", at(StatePrompt, false)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, chunks := range splits(c.stream) {
+				if got := fed(chunks).Snapshot(); got != c.want {
+					t.Fatalf("fed as %q: want %+v, got %+v", chunks, c.want, got)
+				}
+			}
+		})
+	}
+	if got := TrackerFrom(at(StatePrompt, true)).Snapshot(); got != at(StatePrompt, true) {
+		t.Fatalf("a tracker from a snapshot in vi command mode: %+v", got)
+	}
+}
+
 func TestTrackerFromASnapshotContinuesFromIt(t *testing.T) {
-	tr := TrackerFrom(Snapshot{StateRunning, 7})
+	tr := TrackerFrom(Snapshot{State: StateRunning, PID: 7})
 	tr.Write([]byte("\r\n$ " + PromptEvent(7)))
-	if got := tr.Snapshot(); got != (Snapshot{StatePrompt, 7}) {
+	if got := tr.Snapshot(); got != (Snapshot{State: StatePrompt, PID: 7}) {
 		t.Fatalf("got %v", got)
 	}
 }

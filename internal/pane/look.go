@@ -41,7 +41,8 @@ const (
 	Busy        = "busy"
 	CopyMode    = "copy_mode"
 	HalfTyped   = "half_typed_line"
-	Lingering   = "lingering" // no terminal of the user's is open (ptybridge --linger)
+	ViCommand   = "vi_command_mode" // the line editor reads keys as vi commands (the user pressed Esc)
+	Lingering   = "lingering"       // no terminal of the user's is open (ptybridge --linger)
 )
 
 type State struct {
@@ -256,6 +257,8 @@ func (s *State) readLocal(b bridge.Bridge, want Want) (settle bool, err error) {
 		return s.shellBusy()
 	case snap.State == markers.StateTyped:
 		return s.halfTyped()
+	case snap.ViCommand:
+		return s.viCommand()
 	}
 	if !asleep { // running, or at its prompt still drawing it or reading keys
 		return s.shellBusy()

@@ -33,6 +33,11 @@ func (s *State) halfTyped() (settle bool, err error) {
 	return true, nil
 }
 
+func (s *State) viCommand() (settle bool, err error) {
+	s.Kind, s.Refusal = ViCommand, ViCommandError
+	return true, nil
+}
+
 func (s *State) shellBusy() (settle bool, err error) {
 	s.Kind, s.Refusal = Busy, refusal(fmt.Sprintf("the shared terminal is busy: its shell (%s) is running a command of the user's, so nothing was typed", s.Shell.Name),
 		"ask the user to let it finish, or to press Ctrl-C in the ptybridge terminal, then retry")
@@ -63,6 +68,12 @@ func refusal(msg, hint string) error {
 var HalfTypedError = refusal("the user has typed at the shared terminal's prompt and not pressed Enter (or runs a command of theirs); "+
 	"nothing was typed, so their input stays intact",
 	"ask the user to finish their line (Enter) or clear it (Ctrl-U) in the ptybridge terminal, then retry")
+
+// ViCommandError: in vi command mode a typed line is commands (. repeats the last change, /
+// searches the history and Enter runs what it found), not text.
+var ViCommandError = refusal("the line editor at the shared terminal's prompt is in vi command mode (the user pressed Esc there), "+
+	"where typed keys are commands, so nothing was typed",
+	"ask the user to press i in the ptybridge terminal (back to insert mode), or to run or clear their line, then retry")
 
 // CopyModeError: keys sent now would drift the human's scrolled view.
 var CopyModeError = refusal("the user is scrolling in the shared terminal (tmux copy mode), so nothing was typed",

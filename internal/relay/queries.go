@@ -41,18 +41,18 @@ func (s *server) view() []any {
 	if snap.State == markers.StateTyped && s.promptShownEmpty() {
 		snap.State = markers.StatePrompt
 	}
-	return []any{s.cfg.PaneID, s.cfg.PanePID, word(snap.State), snap.PID, s.instance, s.streamed,
+	return []any{s.cfg.PaneID, s.cfg.PanePID, word(snap.State), snap.PID, snap.ViCommand, s.instance, s.streamed,
 		word(s.tracker.Paste()), word(s.tracker.Alternate()), s.cursorColumn()}
 }
 
 func parseView(m *message, i int) View {
 	return View{PaneID: m.text(i), PanePID: m.int(i + 1),
-		Shell: markers.Snapshot{State: markers.PaneState(m.field(i + 2)), PID: m.int(i + 3)},
-		Relay: m.field(i + 4), Offset: m.int64(i + 5),
-		Paste: cleantext.Mode(m.field(i + 6)), Alternate: cleantext.Mode(m.field(i + 7)), Column: m.int(i + 8)}
+		Shell: markers.Snapshot{State: markers.PaneState(m.field(i + 2)), PID: m.int(i + 3), ViCommand: m.bool(i + 4)},
+		Relay: m.field(i + 5), Offset: m.int64(i + 6),
+		Paste: cleantext.Mode(m.field(i + 7)), Alternate: cleantext.Mode(m.field(i + 8)), Column: m.int(i + 9)}
 }
 
-const viewFields = 9
+const viewFields = 10
 
 // Status is the relay's answer to "status".
 type Status struct {

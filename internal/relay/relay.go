@@ -29,7 +29,7 @@ import (
 
 // Version is the protocol's: a relay of another version (an older
 // ptybridge's) is replaced by the next call, as a dead one is.
-const Version = 11
+const Version = 12
 
 // Config is what a relay serves.
 type Config struct {

@@ -15,7 +15,7 @@ import (
 // first naming the message; a "data" message ("data STREAM OFFSET LENGTH")
 // is followed by LENGTH bytes. A call's turn (turns.go):
 //
-//	turn CALL  ->  queued AHEAD SINCE CALL ..., hello VERSION PANE PID STATE SHELL RELAY OFFSET PASTE ALT
+//	turn CALL  ->  queued AHEAD SINCE CALL ..., hello VERSION PANE PID STATE SHELL VICMD RELAY OFFSET PASTE ALT COLUMN
 //	then the stream as data messages, and the call's requests:
 //	type KEYS    runs ID COMMAND    type-if OFFSET KEYS -> typed | moved OFFSET
 //

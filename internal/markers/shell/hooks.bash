@@ -14,6 +14,12 @@
 # each of ptysend's commands too), and only when the history grew (\!, its
 # next number, changed): a line kept out of it forks nothing and is not
 # taken for the one before.
+#
+# MODE: readline (bash 4.4 and later) draws a mode string before the
+# prompt's last line when show-mode-in-prompt is on, at each prompt and at
+# each change of vi mode. Ours go first, invisible (\1 \2): K;cmd or K;ins.
+# The human's own strings stay after them where they showed; where they did
+# not (show-mode-in-prompt off), they still do not.
 if [ -z "${__ptybridge_hooks-}" ]; then
 __ptybridge_hooks=1
 __ptybridge_prompt() {
@@ -65,5 +71,28 @@ if (( BASH_VERSINFO[0] > 5 || BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1 ));
   PROMPT_COMMAND=(__ptybridge_done "${PROMPT_COMMAND[@]}")
 else
   PROMPT_COMMAND=__ptybridge_done${PROMPT_COMMAND:+$'\n'$PROMPT_COMMAND}
+fi
+fi
+if [ "${__ptybridge_hooks-}" = 2 ]; then
+__ptybridge_hooks=3
+if (( BASH_VERSINFO[0] > 4 || BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4 )); then
+__ptybridge_modes() {
+  local line show=off cmd= ins= emacs= k='\1\e]6973;ptybridge;K;'$$
+  while IFS= read -r line; do
+    case $line in
+    'set show-mode-in-prompt '*) show=${line##* } ;;
+    'set vi-cmd-mode-string '*) cmd=${line#set vi-cmd-mode-string } ;;
+    'set vi-ins-mode-string '*) ins=${line#set vi-ins-mode-string } ;;
+    'set emacs-mode-string '*) emacs=${line#set emacs-mode-string } ;;
+    esac
+  done <<<"$(builtin bind -v 2>/dev/null)"
+  [[ $show == on ]] || cmd= ins= emacs=
+  [[ $cmd == *'6973;ptybridge;K;'* ]] && return
+  builtin bind "set vi-cmd-mode-string \"$k;cmd\a\2$cmd\"" 2>/dev/null
+  builtin bind "set vi-ins-mode-string \"$k;ins\a\2$ins\"" 2>/dev/null
+  builtin bind "set emacs-mode-string \"$k;ins\a\2$emacs\"" 2>/dev/null
+  builtin bind 'set show-mode-in-prompt on' 2>/dev/null
+}
+__ptybridge_modes
 fi
 fi

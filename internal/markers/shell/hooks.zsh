@@ -2,7 +2,9 @@
 # once the prompt and any right prompt are drawn; COMMAND with the line from
 # preexec; FINISHED from the first precmd hook (zsh gives every hook the
 # command's $?). zshaddhistory refuses ptysend's lines. The functions run
-# with zsh's default options (emulate -L), whatever the human's are.
+# with zsh's default options (emulate -L), whatever the human's are. MODE
+# says K;cmd (vi command mode) or K;ins as each line starts (after PROMPT)
+# and as its keymap changes (Esc, i).
 if [[ -z ${__ptybridge_hooks-} ]]; then
 typeset -g __ptybridge_hooks=1
 autoload -Uz add-zle-hook-widget add-zsh-hook
@@ -42,4 +44,15 @@ __ptybridge_precmd() {
   emulate -L zsh
   precmd_functions=(__ptybridge_precmd ${precmd_functions:#__ptybridge_precmd})
 }
+fi
+if [[ ${__ptybridge_hooks-} == 2 ]]; then
+typeset -g __ptybridge_hooks=3
+__ptybridge_keymap() {
+  emulate -L zsh
+  local m=ins
+  [[ $KEYMAP == (vicmd|viopp|visual) ]] && m=cmd
+  printf '\033]6973;ptybridge;K;%s;%s\007' $$ $m >/dev/tty
+}
+add-zle-hook-widget line-init __ptybridge_keymap
+add-zle-hook-widget keymap-select __ptybridge_keymap
 fi
