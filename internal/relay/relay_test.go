@@ -347,3 +347,32 @@ func TestAPromptDrawnAgainOrALineErasedIsNoTypedLine(t *testing.T) {
 		}
 	}
 }
+
+// The line editor's vi command mode reaches a status and a turn's hello,
+// also when what it drew reads as typing that left the prompt empty
+// (zsh's line erased with dd in command mode).
+func TestTheViewSaysTheLineEditorIsInViCommandMode(t *testing.T) {
+	r := sharedPane(t)
+	viMode := func(cmd bool) string {
+		return map[bool]string{true: "\x1b]6973;ptybridge;K;9;cmd\a", false: "\x1b]6973;ptybridge;K;9;ins\a"}[cmd]
+	}
+	wantVi := func(stream string, want bool) {
+		t.Helper()
+		r.write(stream)
+		turn := r.turn("check")
+		if turn.Shell.ViCommand != want || turn.Shell.PID != 9 {
+			t.Fatalf("after %q: the hello says %+v, want vi command mode %v", stream, turn.Shell, want)
+		}
+		turn.Close()
+		s, err := QueryStatus(r.sock)
+		if err != nil || s.Shell.ViCommand != want {
+			t.Fatalf("after %q: the status says %+v (%v), want vi command mode %v", stream, s.Shell, err, want)
+		}
+	}
+	wantVi("$ "+promptEvent(9)+viMode(false), false)
+	wantVi(viMode(true), true)
+	wantVi("ls -l", true)                                        // a line recalled (k): typed, in command mode
+	wantVi("\b\b\b\b\b\x1b[K", true)                             // and erased (dd): the prompt, in command mode
+	wantVi(viMode(false), false)                                 // i
+	wantVi(viMode(true)+"\r\n"+commandLineEvent(9, "ls"), false) // Enter runs the line
+}
