@@ -148,6 +148,9 @@ func TestClosingOneBridgesTerminalLeavesAnotherBridgeRunning(t *testing.T) {
 	b := startBridge(t)
 	second := b.openTerminal("--session", "second")
 	b.waitFor("the second bridge", func() bool { return b.send("--session", "second", "--status").code == 0 })
+	// Its shell is set up before its terminal attaches: the terminal closed
+	// is one that shows it.
+	b.waitFor("the second terminal to attach", func() bool { return b.mustTmux("list-clients", "-t", "=second") != "" })
 	b.run("--", "export KEPT=yes")
 
 	second.close()
