@@ -153,6 +153,9 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 			return s.halfTyped()
 		case markers.StatePrompt:
 			f.Hooked = true
+			if s.View.Shell.ViCommand { // a far fish says its mode, as a local one does
+				return s.viCommand()
+			}
 			return s.free(s.View.PanePID)
 		}
 		// It runs a command: perhaps another shell the human started in it
