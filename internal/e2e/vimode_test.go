@@ -73,24 +73,29 @@ func TestBashsModeIndicatorsOfTheUsersOwnStay(t *testing.T) {
 	b.waitFor("the user's insert indicator again", func() bool { return strings.HasPrefix(b.cursorLine(), "<ins>") })
 }
 
-// A far fish has the local fish's hooks, its mode among them.
-func TestAFarFishInViCommandModeIsRefused(t *testing.T) {
+// A far shell has the local shell's hooks, its line editor's mode among them.
+func TestAFarShellInViCommandModeIsRefused(t *testing.T) {
 	needOtherUser(t)
 	otherHome(t)
-	b := newWorld(t)
-	term := b.openTerminal()
-	b.waitReady()
-	suOther(t, b, term, shellByName(t, "fish").path(t))
-	b.run("--", "true") // the far shell's hooks
-	enterViCommandMode(b, "fish")
-	r := b.send("--", "echo agent-ran")
-	expectRefusal(t, r)
-	if strings.Contains(b.paneText(), "agent-ran") {
-		t.Fatalf("nothing may be typed; the pane shows:\n%s", b.paneText())
-	}
-	term.typeKeys("i")
-	b.waitForState("idle")
-	if got := b.run("--", "echo agent-ran"); got != "agent-ran\n" {
-		t.Fatalf("got %q", got)
+	for _, name := range []string{"bash", "zsh", "fish"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := newWorld(t)
+			term := b.openTerminal()
+			b.waitReady()
+			suOther(t, b, term, shellByName(t, name).path(t))
+			b.run("--", "true") // the far shell's hooks
+			enterViCommandMode(b, name)
+			r := b.send("--", "echo agent-ran")
+			expectRefusal(t, r)
+			if strings.Contains(b.paneText(), "agent-ran") {
+				t.Fatalf("nothing may be typed; the pane shows:\n%s", b.paneText())
+			}
+			term.typeKeys("i")
+			b.waitForState("idle")
+			if got := b.run("--", "echo agent-ran"); got != "agent-ran\n" {
+				t.Fatalf("got %q", got)
+			}
+		})
 	}
 }
