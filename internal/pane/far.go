@@ -153,7 +153,7 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 			return s.halfTyped()
 		case markers.StatePrompt:
 			f.Hooked = true
-			if s.View.Shell.ViCommand { // a far fish says its mode, as a local one does
+			if s.View.Shell.ViCommand { // its hooks say the mode, as a local shell's do
 				return s.viCommand()
 			}
 			return s.free(s.View.PanePID)
