@@ -40,6 +40,13 @@ func TestAViModeLineEditorTakesTheAgentsCommandsInInsertMode(t *testing.T) {
 			b.waitForState("idle")
 			expectRuns("at the prompt after Enter in command mode")
 
+			// Ctrl-C in command mode gives up the line: a new prompt.
+			human.typeKeys("\x1b")
+			b.waitForState("vi_command_mode")
+			human.typeKeys("\x03")
+			b.waitForState("idle")
+			expectRuns("at the prompt after Ctrl-C in command mode")
+
 			// A line the human recalled in command mode and ran.
 			human.typeKeys("echo human-ran\r\x1b")
 			b.waitForState("vi_command_mode")
