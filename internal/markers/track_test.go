@@ -114,6 +114,7 @@ func FuzzTrackerIgnoresHowTheStreamIsCut(f *testing.F) {
 	f.Add([]byte(Start("0123456789abcdef")+"out"+End("0123456789abcdef", 2)+FinishedEvent(9, 0, "/", "make")), uint8(2))
 	f.Add([]byte("\x1b]6973;ptybridge;F;9;1;/;"+strings.Repeat("a", 70)), uint8(9))
 	f.Add([]byte("\x1b]6973;ptybridge;C;1;\x1b]6973;ptybridge;P;1\a"), uint8(4))
+	f.Add([]byte("\r"+ModeEvent(3, true)+"$ "+PromptEvent(3)+"k"+ModeEvent(3, false)+"\x1b]6973;ptybridge;K;3;vis\a"), uint8(6))
 	f.Fuzz(func(t *testing.T, stream []byte, step uint8) {
 		var wholeHeard, cutHeard transcript
 		whole := Tracker{Sink: &wholeHeard}
