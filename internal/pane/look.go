@@ -87,6 +87,9 @@ func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 	for {
 		s := &State{View: t.View}
 		s.View.Shell, s.View.Offset = t.Tracker.Snapshot(), t.StreamOffset()
+		if s.View.Shell.State == markers.StateTyped {
+			s.View.Shell = relaysReading(t, s.View)
+		}
 		settle, err := s.read(b, want)
 		if err != nil || !settle || time.Now().After(deadline) {
 			return s, err
@@ -95,6 +98,19 @@ func Look(t *relay.Turn, b bridge.Bridge, want Want) (*State, error) {
 			return s, b.Closed(false)
 		}
 	}
+}
+
+// relaysReading is the relay's reading of the shell's state at v's offset of the stream, where the
+// turn's own tracker reads typing at the prompt. The relay also keeps the prompt as it was drawn
+// with nothing typed: output that left the line so (zsh drew its prompt again on a resize, the
+// human erased their line) is the prompt again. The turn's stream began after that drawing. When
+// the relay has read further, the caller's next look reads up to it and asks again.
+func relaysReading(t *relay.Turn, v relay.View) markers.Snapshot {
+	st, err := relay.QueryStatus(t.Path)
+	if err != nil || st.Relay != v.Relay || st.Offset != v.Offset || st.Shell.PID != v.Shell.PID {
+		return v.Shell
+	}
+	return st.Shell
 }
 
 func Peek(st *relay.Status, b bridge.Bridge) (*State, error) {
