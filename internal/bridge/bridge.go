@@ -107,16 +107,19 @@ func (b Bridge) Open(width, height int, shell, dir string, command ...string) (c
 	case tmux.IsDuplicateSession(err): // it exists: make sure its relay is alive
 		_, err = b.startRelay(false)
 	}
-	if err != nil {
-		return created, err
+	if err == nil {
+		err = setReapHook()
 	}
-	if err := setReapHook(); err != nil {
-		if created { // no session is left that would never end
+	if err == nil {
+		err = relay.WaitFor(b.SocketPath(), 5*time.Second)
+	}
+	if err != nil {
+		if created { // no session is left that no terminal would ever end
 			tmux.Run("kill-session", "-t", t)
 		}
 		return false, err
 	}
-	return created, relay.WaitFor(b.SocketPath(), 5*time.Second)
+	return created, nil
 }
 
 // Attached says whether a terminal is attached to the session (false when that cannot be told).
@@ -165,11 +168,14 @@ func (b Bridge) Attach() error { return tmux.Exec(b.attachArgs()...) }
 // EndIfAbandoned, called before Open, ends the session that Open creates if ptybridge is told to
 // stop (its terminal closed, the human pressed Ctrl-C) before it attaches: the hook that ends a
 // session with its last terminal needs a terminal to leave, and none ever came. opened passes on
-// what Open said; stop ends the watch, before attaching.
+// what Open said; stop ends the watch, before attaching. A stop that comes once a signal was
+// taken waits for the session's end and ptybridge's exit: an error of a tmux command the same
+// signal interrupted must not end ptybridge first.
 func (b Bridge) EndIfAbandoned() (opened func(created bool), stop func()) {
-	signals, created, stopped := make(chan os.Signal, 1), make(chan bool, 1), make(chan struct{})
+	signals, created, stopped, done := make(chan os.Signal, 1), make(chan bool, 1), make(chan struct{}), make(chan struct{})
 	signal.Notify(signals, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
+		defer close(done)
 		select {
 		case sig := <-signals:
 			if <-created { // once Open is done: it may be creating the session now
@@ -182,6 +188,7 @@ func (b Bridge) EndIfAbandoned() (opened func(created bool), stop func()) {
 	return func(c bool) { created <- c }, sync.OnceFunc(func() {
 		signal.Stop(signals)
 		close(stopped)
+		<-done
 	})
 }
 

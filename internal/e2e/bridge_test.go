@@ -194,6 +194,30 @@ func TestABridgeAbandonedBeforeItAttachesLeavesNoSession(t *testing.T) {
 	}
 }
 
+// A Ctrl-C that interrupts one of the tmux commands that open the session (here the hook that
+// records copy mode, held back by a tmux on PATH that waits before it runs the real one) failed
+// Open: ptybridge printed the error and exited before the session it had made was ended.
+func TestABridgeInterruptedWhileItOpensTheSessionLeavesNoSession(t *testing.T) {
+	realTmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newWorld(t)
+	shim := filepath.Join(b.dir, "slow-tmux")
+	reached := filepath.Join(b.dir, "reached")
+	must(t, os.MkdirAll(shim, 0o755))
+	script := fmt.Sprintf("#!/bin/sh\ncase \"$*\" in *pane-mode-changed*) touch %s; sleep 5 ;; esac\nexec %s \"$@\"\n", reached, realTmux)
+	must(t, os.WriteFile(filepath.Join(shim, "tmux"), []byte(script), 0o755))
+	b.setenv("PATH", shim+":"+b.getenv("PATH"))
+	term := b.openTerminal()
+	b.waitFor("ptybridge to run the hook's tmux command", func() bool { _, err := os.Stat(reached); return err == nil })
+	term.typeKeys("\x03")
+	b.waitFor("the session to end", func() bool {
+		_, err := b.tmux("has-session", "-t", "="+b.name)
+		return err != nil
+	})
+}
+
 func TestBridgeNeedsATerminal(t *testing.T) {
 	b := newWorld(t)
 	cmd := exec.Command(filepath.Join(bin, "ptybridge"))
