@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -295,14 +294,7 @@ func LoginShell() string {
 	if s := os.Getenv("SHELL"); s != "" {
 		return s
 	}
-	passwd, _ := os.ReadFile("/etc/passwd")
-	uid := strconv.Itoa(os.Getuid())
-	for _, line := range strings.Split(string(passwd), "\n") {
-		if fields := strings.Split(line, ":"); len(fields) >= 7 && fields[2] == uid {
-			return cmp.Or(fields[6], "/bin/sh")
-		}
-	}
-	return "/bin/sh"
+	return cmp.Or(platform.LoginShellOf(os.Getuid()), "/bin/sh")
 }
 
 // A bridge opened with a command (ptybridge -- ssh web1) runs it instead

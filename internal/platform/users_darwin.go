@@ -5,13 +5,11 @@ import (
 	"strconv"
 )
 
-// UserName is the login name of user id uid; "" when the OS knows none. macOS's users are in
-// Directory Services, not /etc/passwd: os/user asks libSystem there, which every macOS program
-// links, cgo or not.
+// UserName is the login name of user id uid; "" when the OS knows none. os/user asks Directory
+// Services through libSystem, which every macOS program links, cgo or not.
 func UserName(uid int) string {
-	u, err := user.LookupId(strconv.Itoa(uid))
-	if err != nil {
-		return ""
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		return u.Username
 	}
-	return u.Username
+	return passwdField(uid, 0)
 }

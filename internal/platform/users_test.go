@@ -1,26 +1,30 @@
-//go:build !darwin
-
 package platform
 
 import (
-	"bufio"
-	"os"
 	"os/user"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-func TestUserNameIsThePasswdEntrysName(t *testing.T) {
+func TestThePasswdEntrysFields(t *testing.T) {
 	passwd := `root:x:0:0:root:/root:/bin/bash
 #commented:x:1000:1000::/home/c:/bin/sh
 ada:x:1000:1000:Ada:/home/ada:/bin/zsh
-short:x
-bob:x:10000:10000::/home/bob:/bin/sh
+short:x:1
+bob:x:10000:10000::/home/bob:
 `
-	for uid, want := range map[int]string{0: "root", 1000: "ada", 10000: "bob", 1: "", 100: ""} {
-		if got := userNameIn(bufio.NewScanner(strings.NewReader(passwd)), uid); got != want {
-			t.Errorf("uid %d: got %q, want %q", uid, got, want)
+	for _, c := range []struct {
+		uid, field int
+		want       string
+	}{
+		{0, 0, "root"}, {0, 6, "/bin/bash"},
+		{1000, 0, "ada"}, {1000, 6, "/bin/zsh"},
+		{10000, 0, "bob"}, {10000, 6, ""},
+		{1, 0, ""}, {100, 6, ""},
+	} {
+		if got := passwdFieldIn(strings.NewReader(passwd), c.uid, c.field); got != c.want {
+			t.Errorf("uid %d, field %d: got %q, want %q", c.uid, c.field, got, c.want)
 		}
 	}
 }
@@ -32,9 +36,6 @@ func TestUserNameAgreesWithOSUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
-	if _, err := os.Stat("/etc/passwd"); err != nil {
-		t.Fatal(err)
-	}
 	if got := UserName(uid); got != u.Username {
 		t.Fatalf("UserName(%d) = %q, os/user says %q", uid, got, u.Username)
 	}
