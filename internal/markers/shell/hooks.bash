@@ -94,5 +94,6 @@ __ptybridge_modes() {
   builtin bind 'set show-mode-in-prompt on' 2>/dev/null
 }
 __ptybridge_modes
+unset -f __ptybridge_modes
 fi
 fi
