@@ -36,7 +36,7 @@ type local struct {
 func newLocal(c *Call, shell pane.Shell) *local {
 	return &local{shell: shell, prompt: newPromptSeen(), quit: make(chan struct{}), questions: questions{c: c,
 		waits: func() bool { return pane.WaitsForHuman(c.T.PaneID, c.T.PanePID) },
-		asks:  func() string { return pane.Asks(c.T.PaneID) }}}
+		asks:  func() (string, bool) { return pane.Asks(c.T.PaneID) }}}
 }
 
 func (l *local) path(ext string) string { return filepath.Join(l.c.B.RuntimeDir, string(l.id)+ext) }

@@ -16,8 +16,8 @@ type questions struct {
 	taken    bool
 	shown    string // the question at the terminal's cursor line
 	captures int
-	waits    func() bool   // the look; tests replace it
-	asks     func() string // and the reading of the question
+	waits    func() bool           // the look; tests replace it
+	asks     func() (string, bool) // and the reading of the question; true: a full-screen program's
 }
 
 // maxCaptures bounds one question's tmux reads: the screen can lag, a read may have no prompt.
@@ -39,7 +39,14 @@ func (q *questions) question() string {
 	waits := q.waits()
 	if waits && q.shown == "" && q.captures < maxCaptures {
 		q.captures++
-		q.shown = q.asks()
+		var fullScreen bool
+		if q.shown, fullScreen = q.asks(); fullScreen {
+			// The stream has yet to bring the switch to the alternate screen: a full-screen
+			// program waits for the human's keys, and its rows ask nothing (waitingOn).
+			q.shown = ""
+			q.c.fullScreen.Store(true)
+			return ""
+		}
 	}
 	if !waits || q.errs.over.Load() {
 		return ""

@@ -16,6 +16,7 @@ type fakeQuestions struct {
 	waits, duringLook func() bool
 	early             []string
 	question          string
+	fullScreen        bool // tmux shows the alternate screen, which the stream has not brought yet
 	duringAsk         func()
 }
 
@@ -26,16 +27,16 @@ func (f *fakeQuestions) waitsForHuman() bool {
 	return f.waits()
 }
 
-func (f *fakeQuestions) asks() string {
+func (f *fakeQuestions) asks() (string, bool) {
 	if f.duringAsk != nil {
 		f.duringAsk()
 	}
 	if len(f.early) > 0 {
 		q := f.early[0]
 		f.early = f.early[1:]
-		return q
+		return q, false
 	}
-	return f.question
+	return f.question, f.fullScreen
 }
 
 // lookingCall is a call whose command has started, in clean text, looked
@@ -90,6 +91,21 @@ func TestACommandThatEndsWhileTheQuestionIsReadIsNoQuestion(t *testing.T) {
 	}
 	if stderr.Len() > 0 {
 		t.Errorf("a note for a command that ended: %q", stderr)
+	}
+}
+
+// tmux draws a full-screen program's screen before the stream brings its switch to the
+// alternate screen: its "Press a key: " row, on which it waits for the human, is no question.
+func TestARowOfAFullScreenProgramTmuxShowsFirstIsNoQuestion(t *testing.T) {
+	q := &fakeQuestions{question: "Press a key:", fullScreen: true, waits: func() bool { return true }}
+	c, stdout, stderr := lookingCall(q)
+	c.c.clean.Write([]byte("before\nPress a key: "))
+	if got := c.question(); got != "" || !c.c.fullScreen.Load() {
+		t.Errorf("question %q, full screen %v: want none, and the full-screen program known", got, c.c.fullScreen.Load())
+	}
+	c.c.clean.Close()
+	if stderr.Len() > 0 || stdout.String() != "before\nPress a key: " {
+		t.Errorf("stdout %q, stderr %q: want the output kept, no note", stdout, stderr)
 	}
 }
 

@@ -128,7 +128,9 @@ func (c *Call) run(tr transport) (int, error) {
 // (the alternate screen), which the human uses there; its rows are no questions.
 func (c *Call) waitingOn(tr transport) bool {
 	if !c.fullScreen.Load() {
-		return c.waiting(tr.question())
+		if q := tr.question(); q != "" || !c.fullScreen.Load() { // a look may find one (questions)
+			return c.waiting(q)
+		}
 	}
 	if !c.toldFullScreen {
 		c.toldFullScreen = true

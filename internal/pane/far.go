@@ -345,16 +345,18 @@ func WaitsForHuman(paneID string, panePID int) bool {
 	return platform.WaitsForInput(fg, f) || !platform.SeesReads && platform.WaitsAtPrompt(fg, f) && FarAsks(paneID) != ""
 }
 
-func Asks(paneID string) string {
+// Asks is the pane's cursor line as tmux shows it, and whether a full-screen program (the alternate
+// screen) drew it: tmux can be ahead of the stream the relay brings.
+func Asks(paneID string) (line string, fullScreen bool) {
 	s, _ := tmux.Capture(paneID) // no line when it fails
-	return strings.TrimSpace(s.CursorLine())
+	return strings.TrimSpace(s.CursorLine()), s.Alternate
 }
 
 var farAsks = lazyRegexp(`[:?]\s*$`)
 
 // FarAsks is what a far command asks the human, from the cursor line: the kernel does not see it.
 func FarAsks(paneID string) string {
-	line := Asks(paneID)
+	line, _ := Asks(paneID)
 	if line == "" || !(secretPrompt().MatchString(line) || farAsks().MatchString(line)) {
 		return ""
 	}
