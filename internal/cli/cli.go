@@ -60,13 +60,10 @@ type OptionalValue struct {
 	Value string // "" when given without one
 }
 
-// IsBool makes kong take no separate value (it reads this type in tests only: see Flags).
-func (o *OptionalValue) IsBool() bool { return true }
-
-// Report prints err as "tool: error: ..." and "hint: ...", and returns the exit code.
 // fallbackHint is the hint line of an error that brought none: every error has one.
 const fallbackHint = "retry; if it fails the same way, show this message to the user"
 
+// Report prints err as "tool: error: ..." and "hint: ...", and returns the exit code.
 func Report(w io.Writer, tool string, err error) int {
 	e := failure.From(err)
 	switch {

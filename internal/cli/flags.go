@@ -51,9 +51,6 @@ func (f *Flags) add(v reflect.Value) {
 		case tag.arg:
 			f.words = value
 		case field.Anonymous || tag.embed:
-			if value.Kind() == reflect.Pointer {
-				value = value.Elem()
-			}
 			f.add(value)
 		default:
 			f.flags = append(f.flags, &flagField{name: flagName(field.Name, tag), value: value, tag: tag})

@@ -11,10 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ptybridge/ptybridge/internal/bridge"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/remote"
-	"github.com/ptybridge/ptybridge/internal/rundir"
 )
 
 // A tool call for a remote bridge (ptybridge --host) runs on its host: the host's own MCP server
@@ -35,16 +33,6 @@ type hosts struct {
 type hostServer struct {
 	cs     *mcp.ClientSession
 	stderr *syncBuffer
-}
-
-// remoteRecord is the remote bridge b names, if it is one. A record names the program to run
-// (ssh): trusted only in a private runtime directory.
-func remoteRecord(b bridge.Bridge) (*remote.Record, bool) {
-	r, ok := remote.Find(b.RuntimeDir, b.Name)
-	if !ok || rundir.Ensure(b.RuntimeDir) != nil {
-		return nil, false
-	}
-	return r, true
 }
 
 // remoteCall runs the tool call on the host of the remote bridge r.

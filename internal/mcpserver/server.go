@@ -33,6 +33,8 @@ import (
 	"github.com/ptybridge/ptybridge/internal/look"
 	"github.com/ptybridge/ptybridge/internal/modes"
 	"github.com/ptybridge/ptybridge/internal/platform"
+	"github.com/ptybridge/ptybridge/internal/remote"
+	"github.com/ptybridge/ptybridge/internal/rundir"
 )
 
 // Config is what every tool call shares.
@@ -234,7 +236,8 @@ func (s *server) call(ctx context.Context, req *mcp.CallToolRequest, typ reflect
 	}
 	s.calls.Add(1)
 	defer s.calls.Done()
-	if r, ok := remoteRecord(b); ok && !about.Local {
+	// A remote bridge's record names the program to run (ssh): trusted only in a private runtime directory.
+	if r, ok := remote.Find(b.RuntimeDir, b.Name); ok && !about.Local && rundir.Ensure(b.RuntimeDir) == nil {
 		return s.remoteCall(ctx, req, r)
 	}
 	start := time.Now()

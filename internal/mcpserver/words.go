@@ -34,8 +34,7 @@ type valueKind int
 
 const (
 	flagOnly valueKind = iota // a bool
-	number
-	duration
+	number                    // a number or a duration
 	text
 	list
 )
@@ -104,19 +103,15 @@ func kindOf(t reflect.Type) valueKind {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch {
-	case t == reflect.TypeFor[cli.Duration]():
-		return duration
-	case t == reflect.TypeFor[cli.OptionalValue]():
-		return number // --history=N, --output=ID
-	case t.Kind() == reflect.Bool:
+	switch t.Kind() {
+	case reflect.Bool:
 		return flagOnly
-	case t.Kind() == reflect.Slice:
+	case reflect.Slice:
 		return list
-	case t.Kind() == reflect.String:
+	case reflect.String:
 		return text
 	}
-	return number
+	return number // and a cli.Duration, and --history=N, --output=ID (a cli.OptionalValue)
 }
 
 // The CLI's spellings that words rewrites: a flag (maybe after "ptysend ", maybe with =VALUE),
@@ -188,17 +183,13 @@ func (w words) say(text string) string {
 // connectives follow a flag in a sentence, where a name would in an example.
 var connectives = []string{"or", "and", "to", "with", "is", "as", "then", "first", "again", "prints", "shows", "lists"}
 
-// value is the value of the flag that flagRE found at loc in text (after its '=', or taken from the
-// words after it), and the text after it.
-func (fw flagWord) value(text string, loc []int) (val, rest string) {
+// value is the value of the flag that flagRE found at loc in s (after its '=', or taken from the
+// words after it, when one is there), and the text after it.
+func (fw flagWord) value(s string, loc []int) (val, rest string) {
+	rest = s[loc[1]:]
 	if loc[4] >= 0 {
-		return text[loc[4]:loc[5]], text[loc[1]:]
+		return s[loc[4]:loc[5]], rest
 	}
-	return fw.take(text[loc[1]:])
-}
-
-// take reads the flag's value from the words after it, when one is there.
-func (fw flagWord) take(rest string) (val, after string) {
 	if fw.kind == flagOnly {
 		return "", rest
 	}
@@ -210,7 +201,7 @@ func (fw flagWord) take(rest string) (val, after string) {
 	quoted := tok[0] == '\'' || tok[0] == '"'
 	ok := placeholder().MatchString(tok)
 	switch fw.kind {
-	case number, duration:
+	case number:
 		ok = ok || tok[0] >= '0' && tok[0] <= '9'
 	case list:
 		ok = ok || quoted || strings.Contains(tok, "=")
@@ -238,7 +229,7 @@ func (fw flagWord) render(val string) string {
 	}
 	_, err := strconv.ParseFloat(val, 64)
 	switch {
-	case (fw.kind == number || fw.kind == duration) && err == nil:
+	case fw.kind == number && err == nil:
 		return fw.param + ": " + val
 	case fw.kind == list:
 		return fw.param + ": [" + strconv.Quote(val) + "]"
