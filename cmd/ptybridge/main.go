@@ -101,10 +101,7 @@ func open(c flags) error {
 	if err := bridge.ValidateName(name); err != nil {
 		return err
 	}
-	command := c.Command
-	if len(command) > 0 && command[0] == "--" {
-		command = command[1:]
-	}
+	command := cli.Words(c.Command)
 	dir := rundir.Path()
 	if err := rundir.Ensure(dir); err != nil {
 		return err

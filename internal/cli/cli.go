@@ -60,6 +60,14 @@ type OptionalValue struct {
 	Value string // "" when given without one
 }
 
+// Words are a command's words after "--", without it (a passthrough argument keeps it).
+func Words(w []string) []string {
+	if len(w) > 0 && w[0] == "--" {
+		return w[1:]
+	}
+	return w
+}
+
 // fallbackHint is the hint line of an error that brought none: every error has one.
 const fallbackHint = "retry; if it fails the same way, show this message to the user"
 

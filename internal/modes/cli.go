@@ -117,7 +117,7 @@ func usageError(msg string) int {
 // valueApart catches --history 3 and --output 7: the number is taken for
 // a command's words (as kong does), as an optional value must follow its '='.
 func valueApart(m Mode, cmd *command) error {
-	words := words(cmd.Words)
+	words := cli.Words(cmd.Words)
 	if len(words) != 1 || cmd.Words[0] == "--" {
 		return nil
 	}
@@ -145,7 +145,7 @@ func choose(opts *Options, modes []Mode) (Mode, error) {
 			return nil, errors.New("use one of --repl-start, --repl-eval, --repl-close, --screen, --notify, --mcp, --skill, --status, --history, --output, --sessions, the --job modes, or -- WORDS, not several")
 		}
 		if tw, ok := mode.(interface{ takeWords([]string) }); ok {
-			tw.takeWords(words(cmd.Words))
+			tw.takeWords(cli.Words(cmd.Words))
 			cmd.Words = nil
 		}
 		m = mode
@@ -211,14 +211,6 @@ func find[T Mode](modes []Mode) T {
 		}
 	}
 	panic("no such mode")
-}
-
-// words are a command's words after "--", without it.
-func words(w []string) []string {
-	if len(w) > 0 && w[0] == "--" {
-		return w[1:]
-	}
-	return w
 }
 
 // The modes of the command line only.

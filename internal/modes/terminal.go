@@ -33,7 +33,7 @@ func (*command) About() About {
 }
 
 // code is the tool's command or the command line's words (one is empty).
-func (m *command) code() string { return m.Command + strings.Join(words(m.Words), " ") }
+func (m *command) code() string { return m.Command + strings.Join(cli.Words(m.Words), " ") }
 
 func (m *command) Check() error {
 	if len(m.Words) > 0 && m.Words[0] != "--" && strings.HasPrefix(m.Words[0], "-") {
@@ -66,8 +66,7 @@ func (m *command) Run(ctx context.Context, e *Env) (int, error) {
 // callRequest is the request of a mode that types, from the options.
 func (e *Env) callRequest(typed string) call.Request {
 	req := call.Request{Typed: typed, Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr, Notes: e.Notes, Raw: e.Raw,
-		StopsCaught: e.StopsCaught}
-	req.Timeout, req.MaxTime = e.Timeout.Duration(), e.MaxTime.Duration()
+		StopsCaught: e.StopsCaught, Timeout: e.Timeout.Duration(), MaxTime: e.MaxTime.Duration()}
 	if e.WaitFree != nil {
 		req.WaitFree = e.WaitFree.Duration()
 	}
