@@ -39,19 +39,14 @@ func (d *Duration) UnmarshalText(b []byte) error {
 
 func (d Duration) Duration() time.Duration { return time.Duration(d) }
 
-// UnmarshalJSON takes seconds or a duration string (MCP tools' limits).
+// UnmarshalJSON takes seconds (a JSON number) or a duration string (MCP tools' limits; their
+// schema lets nothing else through).
 func (d *Duration) UnmarshalJSON(b []byte) error {
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
+	var s string
+	if json.Unmarshal(b, &s) != nil {
+		s = string(b)
 	}
-	switch v := v.(type) {
-	case float64:
-		return d.UnmarshalText([]byte(strconv.FormatFloat(v, 'f', -1, 64)))
-	case string:
-		return d.UnmarshalText([]byte(v))
-	}
-	return fmt.Errorf("%s is not a duration: use seconds (10) or a unit (\"90s\", \"2m\")", b)
+	return d.UnmarshalText([]byte(s))
 }
 
 // OptionalValue is a flag whose value may be left out: --history or --history=5, not the next word.
