@@ -18,8 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,11 +56,9 @@ func SocketPath(b bridge.Bridge, name string) string {
 	return b.File(socketPrefix + name + socketSuffix)
 }
 
-// names lists the jobs of bridge b whose relay sockets exist, sorted.
-func names(b bridge.Bridge) []string { return namesWith(b, socketSuffix) }
-
-// namesWith lists the job names of bridge b's runtime files ending in suffix, sorted.
-func namesWith(b bridge.Bridge, suffix string) []string {
+// jobNames lists the job names of bridge b's runtime files ending in suffix, sorted: socketSuffix
+// for the jobs whose relay sockets exist, keptSuffix for the kept ones, whatever their session.
+func jobNames(b bridge.Bridge, suffix string) []string {
 	base := filepath.Base(b.File(socketPrefix))
 	entries, _ := os.ReadDir(b.RuntimeDir)
 	var out []string
@@ -77,7 +77,7 @@ func namesWith(b bridge.Bridge, suffix string) []string {
 // still open; it explains a name it does not find.
 func open(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
 	c, info, err := connect(b, name)
-	if errors.Is(err, errNoRelay) {
+	if errors.Is(err, relay.ErrNoRelay) {
 		err = noSuchJob(b, name)
 	}
 	return c, info, err
@@ -87,7 +87,7 @@ func open(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
 // (k, with its output); it explains a name it does not find.
 func find(b bridge.Bridge, name string) (c *relay.JobClient, k *relay.Kept, info relay.Info, err error) {
 	c, info, err = connect(b, name)
-	if errors.Is(err, errNoRelay) {
+	if errors.Is(err, relay.ErrNoRelay) {
 		if k = findKept(b, name); k != nil {
 			return nil, k, k.Info, nil
 		}
@@ -96,16 +96,15 @@ func find(b bridge.Bridge, name string) (c *relay.JobClient, k *relay.Kept, info
 	return c, nil, info, err
 }
 
-// errNoRelay: no relay listens for the name (no such job, or a stopped one).
-var errNoRelay = errors.New("no relay")
-
+// connect connects to the relay of job name; relay.ErrNoRelay when none listens (no such job, or
+// a stopped one).
 func connect(b bridge.Bridge, name string) (*relay.JobClient, relay.Info, error) {
 	if err := ValidName(name); err != nil {
 		return nil, relay.Info{}, err
 	}
 	c, err := relay.DialJob(SocketPath(b, name))
 	if err != nil {
-		return nil, relay.Info{}, errNoRelay
+		return nil, relay.Info{}, err
 	}
 	info, err := c.Info()
 	if err != nil {
@@ -124,10 +123,7 @@ func noSuchJob(b bridge.Bridge, name string) error {
 			Hint: "ptysend --job-output " + name + " shows what it printed; start it again with ptysend --job " + name + " -- WORDS",
 		}
 	}
-	known := names(b)
-	for n := range kept {
-		known = append(known, n)
-	}
+	known := append(jobNames(b, socketSuffix), slices.Collect(maps.Keys(kept))...)
 	sort.Strings(known)
 	there := "there are no jobs"
 	if len(known) > 0 {
@@ -157,7 +153,7 @@ func relayFailed(name string, err error) error {
 func Infos(b bridge.Bridge) []relay.Info {
 	infos := []relay.Info{}
 	live := map[string]bool{}
-	for _, name := range names(b) {
+	for _, name := range jobNames(b, socketSuffix) {
 		if c, info, err := connect(b, name); err == nil {
 			c.Close()
 			infos = append(infos, info)

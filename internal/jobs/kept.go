@@ -61,49 +61,43 @@ func sessionIdentity(b bridge.Bridge) string {
 	return identity
 }
 
-// keptNames lists the names of the bridge's kept jobs, sorted, whatever their session.
-func keptNames(b bridge.Bridge) []string { return namesWith(b, keptSuffix) }
-
 // keptJobsOf reads the headers of the bridge's kept jobs of this session, by name.
 func keptJobsOf(b bridge.Bridge) map[string]*relay.Kept {
-	names := keptNames(b)
+	names := jobNames(b, keptSuffix)
 	if len(names) == 0 {
 		return nil
 	}
 	session := sessionIdentity(b)
 	jobs := map[string]*relay.Kept{}
 	for _, name := range names {
-		if k, ok := ofSession(b, name, session, false); ok {
+		if k := ofSession(b, name, session, false); k != nil {
 			jobs[name] = k
 		}
 	}
 	return jobs
 }
 
-// findKept is the kept job name of this bridge session, with its output; nil when there is none.
+// findKept is the kept job name (valid: connect checked it) of this bridge session, with its output;
+// nil when there is none.
 func findKept(b bridge.Bridge, name string) *relay.Kept {
-	if ValidName(name) != nil {
-		return nil
-	}
 	if _, err := os.Stat(keptPath(b, name)); err != nil {
 		return nil // no tmux call on the way to "no such job"
 	}
-	k, _ := ofSession(b, name, sessionIdentity(b), true)
-	return k
+	return ofSession(b, name, sessionIdentity(b), true)
 }
 
 // ofSession reads the kept job name if it is of the session; one of another session, or that
 // cannot be read, is removed. A session that tmux did not tell ("") keeps its files.
-func ofSession(b bridge.Bridge, name, session string, withOutput bool) (*relay.Kept, bool) {
+func ofSession(b bridge.Bridge, name, session string, withOutput bool) *relay.Kept {
 	k, err := relay.ReadKept(keptPath(b, name), withOutput)
 	switch {
 	case errors.Is(err, os.ErrNotExist) || session == "":
-		return nil, false
+		return nil
 	case err != nil || k.Session != session:
 		os.Remove(keptPath(b, name))
-		return nil, false
+		return nil
 	}
-	return k, true
+	return k
 }
 
 // countStart counts one more job started in the bridge and returns the count. Call it with
@@ -124,12 +118,11 @@ func startsSoFar(b bridge.Bridge) int64 {
 // oldest while they take more than keptBytes together. Call it with the start lock held.
 func pruneKept(b bridge.Bridge, starts int64) {
 	type file struct {
-		path   string
-		serial int64
-		size   int64
+		path         string
+		serial, size int64
 	}
 	var files []file
-	for _, name := range keptNames(b) {
+	for _, name := range jobNames(b, keptSuffix) {
 		path := keptPath(b, name)
 		k, err := relay.ReadKept(path, false)
 		fi, serr := os.Stat(path)

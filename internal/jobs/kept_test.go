@@ -83,11 +83,11 @@ func TestKeptJobsGoAHundredStartsLater(t *testing.T) {
 		countStart(b)
 	}
 	pruneKept(b, startsSoFar(b))
-	if got := keptNames(b); !slices.Equal(got, []string{"newer", "old"}) {
+	if got := jobNames(b, keptSuffix); !slices.Equal(got, []string{"newer", "old"}) {
 		t.Fatalf("%d starts after old was stopped: %q", keptJobs, got)
 	}
 	pruneKept(b, countStart(b))
-	if got := keptNames(b); !slices.Equal(got, []string{"newer"}) {
+	if got := jobNames(b, keptSuffix); !slices.Equal(got, []string{"newer"}) {
 		t.Fatalf("%d starts after old was stopped: %q", keptJobs+1, got)
 	}
 }
@@ -101,7 +101,7 @@ func TestKeptJobsTakeBoundedSpace(t *testing.T) {
 	}
 	pruneKept(b, 8)
 	want := []string{"job1", "job2", "job3", "job4", "job5", "job6", "job7"} // 63 MiB and their headers
-	if got := keptNames(b); !slices.Equal(got, want) {
+	if got := jobNames(b, keptSuffix); !slices.Equal(got, want) {
 		t.Fatalf("kept %q, want %q", got, want)
 	}
 }

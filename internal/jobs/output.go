@@ -146,7 +146,7 @@ type WaitRequest struct {
 	Since            int64
 	Timeout, MaxTime time.Duration
 	Out, Notes       io.Writer
-	// Result, when set, is filled with how the wait ended (the MCP tool's result).
+	// Result is filled with how the wait ended (the MCP tool's result).
 	Result *WaitResult
 }
 
@@ -159,13 +159,6 @@ type WaitResult struct {
 	Running bool   `json:"running" jsonschema:"the job still runs"`
 	// ExitStatus is the job's, once it ended.
 	ExitStatus *int `json:"exit_status" jsonschema:"the job's exit status once it ended; null while it runs"`
-}
-
-// record fills req.Result, when asked.
-func (req WaitRequest) record(r WaitResult) {
-	if req.Result != nil {
-		*req.Result = r
-	}
 }
 
 // Wait waits until a line of the job's output or stderr (clean text, the
@@ -196,8 +189,6 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 	m := map[string]*lineMatcher{"out": {re: re, pos: -1}, "err": {re: re, pos: -1}}
 	noOutput := call.NewTimer(req.Timeout)
 	overall := call.NewTimer(call.Remaining(start, req.MaxTime))
-	defer noOutput.Stop()
-	defer overall.Stop()
 	for {
 		select {
 		case ev := <-events:
@@ -219,7 +210,7 @@ func Wait(ctx context.Context, req WaitRequest) (int, error) {
 						Hint: "ptysend --job-output " + req.Name + " shows what it printed",
 					}
 				}
-				req.record(WaitResult{ExitStatus: &ev.Status})
+				*req.Result = WaitResult{ExitStatus: &ev.Status}
 				return ev.Status, nil
 			case "gone":
 				return 0, relayFailed(req.Name, relay.ErrHungUp)
@@ -292,7 +283,7 @@ func (req WaitRequest) timedOut(flag, format string, args ...any) (int, error) {
 
 // matched prints the matching line and where to go on from.
 func (req WaitRequest) matched(stream, line string, next int64) (int, error) {
-	req.record(WaitResult{Matched: true, Line: line, Stream: map[string]string{"out": "stdout", "err": "stderr"}[stream], Next: next, Running: true})
+	*req.Result = WaitResult{Matched: true, Line: line, Stream: map[string]string{"out": "stdout", "err": "stderr"}[stream], Next: next, Running: true}
 	fmt.Fprintln(req.Out, line)
 	format := "ptysend: matched on the job's output; next offset %d (--job-output %s --since %d prints what comes after)\n"
 	if stream == "err" {
