@@ -39,14 +39,6 @@ type Request struct {
 	Prompt, Continuation string
 }
 
-// notes is where ptysend's own notes go before call.Do sets them up.
-func (req Request) notes() io.Writer {
-	if req.Notes != nil {
-		return req.Notes
-	}
-	return req.Stderr
-}
-
 // Start runs command in the shared pane and returns once the REPL shows
 // its prompt; what it printed until then goes to Stdout.
 func Start(ctx context.Context, b bridge.Bridge, req Request, command string) (int, error) {
@@ -248,8 +240,12 @@ func (r *run) ctrlC() outcome {
 // Ctrl-C, Ctrl-\), until the shell is back. A busy REPL, the agent's, gets
 // Ctrl-C first; a line the human types at its prompt is refused.
 func Close(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
+	notes := req.Notes // where ptysend's own notes go before call.Do sets them up
+	if notes == nil {
+		notes = req.Stderr
+	}
 	if pane.LoadREPL(b) == nil {
-		fmt.Fprintln(req.notes(), "ptysend: no REPL is open in the shared terminal; nothing to close")
+		fmt.Fprintln(notes, "ptysend: no REPL is open in the shared terminal; nothing to close")
 		return 0, nil
 	}
 	// What the REPL shows on its way out (its prompt, which Ctrl-D's
@@ -263,7 +259,7 @@ func Close(ctx context.Context, b bridge.Bridge, req Request) (int, error) {
 	var gone *pane.REPLGone
 	if errors.As(err, &gone) || errors.Is(err, pane.ErrNoREPL) {
 		if gone != nil {
-			fmt.Fprintf(req.notes(), "ptysend: the REPL %s had already exited; forgot it\n", gone.R.Program)
+			fmt.Fprintf(notes, "ptysend: the REPL %s had already exited; forgot it\n", gone.R.Program)
 		}
 		return 0, nil
 	}

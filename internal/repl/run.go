@@ -148,9 +148,6 @@ const (
 // continuation prompt; a zero limit is none.
 func (r *run) waitPrompt(noOutputLimit, overallLimit time.Duration) outcome {
 	noOutput, overall, stuckLook := call.NewTimer(noOutputLimit), call.NewTimer(overallLimit), r.stuckTimer()
-	defer noOutput.Stop()
-	defer overall.Stop()
-	defer stuckLook.Stop()
 	var recheck <-chan time.Time
 	backoff := recheckFirst
 	look := func(fromTimer bool) (outcome, bool) {
@@ -275,8 +272,7 @@ func (r *run) endOutcome(err error) outcome {
 // waitEnd waits up to limit for the REPL's END, or its death and then
 // deathGrace for the END that carries the status; else it is timeout.
 func (r *run) waitEnd(limit time.Duration, death <-chan struct{}, timeout outcomeKind) outcome {
-	deadline := time.NewTimer(limit)
-	defer deadline.Stop()
+	deadline := time.After(limit)
 	for {
 		select {
 		case err := <-r.done:
@@ -284,7 +280,7 @@ func (r *run) waitEnd(limit time.Duration, death <-chan struct{}, timeout outcom
 		case <-death:
 			return r.waitEnd(deathGrace, nil, died)
 		case <-r.chunks:
-		case <-deadline.C:
+		case <-deadline:
 			return outcome{kind: timeout}
 		}
 	}
