@@ -209,7 +209,6 @@ func spareMaker(b bridge.Bridge) []string { return []string{b.Exe, "--job-spare-
 // kernel shows no other: --env carries what was exported since).
 type sharedShell struct {
 	PaneID  string // the shared pane
-	PID     int
 	Program string // the shell's executable
 	Name    string // as the human would call it: bash, zsh, fish, sh
 	Dir     string
@@ -227,10 +226,10 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 	if err != nil {
 		return sharedShell{}, err
 	}
-	var sh sharedShell
+	sh, pid := sharedShell{PaneID: status.PaneID}, status.PanePID
 	switch {
 	case st.Shell != nil:
-		sh = sharedShell{PID: st.Shell.PID, Name: st.Shell.Name, Program: shellProgram(st.Shell.PID, st.Shell.Name)}
+		pid, sh.Name, sh.Program = st.Shell.PID, st.Shell.Name, shellProgram(st.Shell.PID, st.Shell.Name)
 	case st.Kind == pane.Unsupported:
 		return sharedShell{}, &failure.Error{
 			Msg: fmt.Sprintf("the shared terminal runs %s, a shell ptysend cannot start jobs in", st.Foreground.Name),
@@ -239,7 +238,7 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 		}
 	case platform.OwnedByUs(status.PanePID):
 		// No shell of ours (ptybridge -- ssh HOST): the user's login shell.
-		sh = sharedShell{PID: status.PanePID, Program: loginShell(status.PanePID)}
+		sh.Program = loginShell(pid)
 		sh.Name = filepath.Base(sh.Program)
 	default:
 		return sharedShell{}, &failure.Error{
@@ -247,14 +246,13 @@ func findSharedShell(b bridge.Bridge) (sharedShell, error) {
 			Hint: "ask the user to start a shell (bash, zsh, fish or sh) in the ptybridge terminal, then retry",
 		}
 	}
-	if sh.Dir, err = platform.Cwd(sh.PID); err != nil {
+	if sh.Dir, err = platform.Cwd(pid); err != nil {
 		return sharedShell{}, &failure.Error{
 			Msg:  "cannot read the shared shell's directory: " + err.Error(),
 			Hint: "ptysend must run as the same user as ptybridge; or give the job's directory with --cwd",
 		}
 	}
-	sh.Env = platform.Environ(sh.PID) // the supervisor leaves out tmux's (jobEnv)
-	sh.PaneID = status.PaneID
+	sh.Env = platform.Environ(pid) // the supervisor leaves out tmux's (jobEnv)
 	return sh, nil
 }
 
