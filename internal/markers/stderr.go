@@ -45,6 +45,7 @@ type StderrStream struct {
 	token []byte
 	done  bool
 	carry
+	writer
 }
 
 func NewStderrStream(id ID, out io.Writer) *StderrStream {
@@ -61,26 +62,21 @@ func (s *StderrStream) Write(p []byte) (int, error) {
 	if !s.done {
 		i := bytes.Index(data, s.token)
 		if i < 0 {
-			return len(p), s.pass(s.keep(data, heldPrefix(data, s.token)))
+			s.write(s.out, s.keep(data, heldPrefix(data, s.token)))
+			return len(p), s.err
 		}
 		s.done = true
-		if err := s.pass(data[:i]); err != nil {
-			return len(p), err
-		}
+		s.write(s.out, data[:i])
 		data = data[i+len(s.token):]
 	}
-	return len(p), s.pass(data)
+	s.write(s.out, data)
+	return len(p), s.err
 }
 
 // Flush passes on the bytes held back as a possible start of the token.
-func (s *StderrStream) Flush() error { return s.pass(s.take()) }
-
-func (s *StderrStream) pass(b []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
-	_, err := s.out.Write(b)
-	return err
+func (s *StderrStream) Flush() error {
+	s.write(s.out, s.take())
+	return s.err
 }
 
 var (
@@ -152,9 +148,6 @@ type FrameSplitter struct {
 func NewFrameSplitter(id ID, out, sink io.Writer) *FrameSplitter {
 	return &FrameSplitter{out: out, sink: sink, open: []byte(frameOpen(id)), close: []byte(frameClose(id))}
 }
-
-// Holding reports whether bytes wait for the next chunk.
-func (f *FrameSplitter) Holding() bool { return f.holding() }
 
 func (f *FrameSplitter) Write(p []byte) (int, error) {
 	if f.err != nil {

@@ -2,7 +2,6 @@ package markers
 
 import (
 	"bytes"
-	"fmt"
 
 	"github.com/ptybridge/ptybridge/internal/cleantext"
 )
@@ -64,8 +63,6 @@ type Snapshot struct {
 	// where typed keys are commands (. repeats, / searches the history, Enter runs what it found).
 	ViCommand bool
 }
-
-func (s Snapshot) String() string { return fmt.Sprintf("%s:%d", s.State, s.PID) }
 
 func (t *Tracker) Snapshot() Snapshot {
 	if t.state == "" {
