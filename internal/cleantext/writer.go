@@ -81,8 +81,7 @@ func (c *Writer) screenSwitched(from Mode) {
 	switch {
 	case c.keepScreens:
 	case c.alt == On && from != On:
-		c.mainLine = line{cells: append([]cell(nil), c.line.cells...), col: c.line.col}
-		c.line.reset()
+		c.mainLine, c.line = c.line, line{}
 	case c.alt == Off && from == On:
 		c.line = c.mainLine
 	}
