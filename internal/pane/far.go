@@ -156,13 +156,13 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 			if s.View.Shell.ViCommand { // its hooks say the mode, as a local shell's do
 				return s.viCommand()
 			}
-			return s.free(s.View.PanePID)
+			return s.free()
 		}
 		// It runs a command: perhaps another shell the human started in it
 		// (sudo -i on the far host), probed when the screen shows its prompt.
 		if scr, err := tmux.Capture(s.View.PaneID); err == nil && CheckFarPrompt(scr, via) == nil {
 			f.Screen = &scr
-			return s.free(s.View.PanePID)
+			return s.free()
 		}
 		kind := string(rec.Kind)
 		if rec.User != "" {
@@ -190,7 +190,7 @@ func (s *State) readFar(b bridge.Bridge, via string, want Want) (settle bool, er
 		}
 		return true, nil
 	}
-	return s.free(s.View.PanePID)
+	return s.free()
 }
 
 // carriedProgram follows carrier pid's children /proc shows (sudo, su --pty) to the tty's program.

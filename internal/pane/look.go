@@ -225,7 +225,7 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 	name, args := s.Foreground.Name, s.Foreground.Args
 	switch sh, drivable := markers.ShellFor(name); {
 	case drivable && interactive(args) && platform.SharesOurUserAndNamespaces(fg):
-		s.Shell = &Shell{Process: s.Foreground, Syntax: sh}
+		s.Shell = &Shell{Process: s.Foreground, Syntax: sh, Hooks: s.View.Shell.PID == fg}
 		return s.readLocal(b, want)
 	case drivable && interactive(args):
 		s.Shell = s.innerShell()
@@ -255,7 +255,6 @@ func (s *State) read(b bridge.Bridge, want Want) (settle bool, err error) {
 // readLocal: without hooks yet (they come with the line typed now), the processes and the screen vouch.
 func (s *State) readLocal(b bridge.Bridge, want Want) (settle bool, err error) {
 	sh, snap := s.Shell, s.View.Shell
-	sh.Hooks = snap.PID == sh.PID
 	// bash, zsh and fish always have a line editor at their prompt (a read
 	// in canonical mode is a builtin read); dash may have none.
 	editor := sh.Name == "bash" || sh.Name == "zsh" || sh.Name == "fish"

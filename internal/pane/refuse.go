@@ -12,9 +12,9 @@ import (
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
-// free: an empty prompt is idle, unless keys wait in pid's terminal input queue or copy mode is on.
-func (s *State) free(pid int) (settle bool, err error) {
-	if platform.TypedAhead(pid) {
+// free: an empty prompt is idle, unless keys wait in the pane's terminal input queue or copy mode is on.
+func (s *State) free() (settle bool, err error) {
+	if platform.TypedAhead(s.View.PanePID) {
 		return s.halfTyped()
 	}
 	return s.idle()
