@@ -17,13 +17,13 @@ const (
 	Zsh // POSIX syntax, but its "command" skips builtins
 )
 
-// programName is program without its directory and a login shell's '-'.
-func programName(program string) string { return strings.TrimPrefix(filepath.Base(program), "-") }
+// ProgramName is program without its directory and a login shell's '-'.
+func ProgramName(program string) string { return strings.TrimPrefix(filepath.Base(program), "-") }
 
 // ShellFor maps the name of the program in the foreground of the pane to
 // its family. ok is false for a program that is not a shell we can drive.
 func ShellFor(program string) (sh Shell, ok bool) {
-	switch programName(program) {
+	switch ProgramName(program) {
 	case "zsh":
 		return Zsh, true
 	case "sh", "dash", "bash", "ksh", "ksh93", "mksh", "ash", "busybox":
@@ -41,7 +41,7 @@ const Supported = "bash, zsh, fish and sh (dash)"
 // syntax is neither POSIX nor fish's: ptysend refuses it rather than type
 // code it would misread into the human's terminal.
 func Unsupported(program string) bool {
-	switch programName(program) {
+	switch ProgramName(program) {
 	case "csh", "tcsh", "nu", "xonsh", "elvish", "pwsh", "powershell", "rc", "es", "ion", "ysh", "murex":
 		return true
 	}
@@ -249,7 +249,7 @@ func SourceLine(sh Shell, scriptPath string) string {
 // the lines that source ptysend's scripts from runtimeDir out of history.
 func Integration(shellName, runtimeDir string) string {
 	ours := " . '" + runtimeDir + "/"
-	return hooks(programName(shellName), ours+"*", ours)
+	return hooks(ProgramName(shellName), ours+"*", ours)
 }
 
 // hooks returns the hooks of the shell name. Our lines, which start with

@@ -2,7 +2,6 @@ package pane
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -30,7 +29,7 @@ func ClassifyCarrier(argv []string) CarrierUse {
 	if len(argv) == 0 {
 		return NotCarrier
 	}
-	name, args := strings.TrimPrefix(filepath.Base(argv[0]), "-"), argv[1:]
+	name, args := markers.ProgramName(argv[0]), argv[1:]
 	switch name {
 	case "ssh", "slogin":
 		flags, _, rest := parseArgs(args, "BbcDEeFIiJLlmOoPpQRSWw")
