@@ -26,9 +26,9 @@ type local struct {
 	shell  pane.Shell
 	dir    string // the shell's directory, for a new shell if it ends
 	id     markers.ID
-	hooks  string        // the shell integration to install with this call
-	inPath string        // the stdin fifo, when stdin is forwarded
-	back   chan struct{} // closed when the shell is back at its prompt
+	hooks  string // the shell integration to install with this call
+	inPath string // the stdin fifo, when stdin is forwarded
+	ext    *markers.Extractor
 	prompt promptSeen    // the shell's prompt event after START: it runs the command no more
 	quit   chan struct{} // closed by finish: the call is over (not its Ctx, which a stop ends first)
 }
@@ -65,10 +65,9 @@ func (l *local) start(done chan<- streamEnd) error {
 			}
 		}()
 	}
-	ext := markers.NewExtractor(l.id, l.c.answers)
-	stream := &promptWatch{ext: ext, pid: l.shell.PID, prompt: l.prompt}
+	l.ext = markers.NewExtractor(l.id, l.c.answers)
 	go func() {
-		e := l.c.pump(ext, stream, nil)
+		e := l.c.pump(l.ext, l, nil)
 		if e.err == nil {
 			l.settle()
 		}
@@ -184,10 +183,7 @@ func SweepLeftovers(dir string) { rundir.SweepLeftovers(dir, pane.ScriptsInUse(d
 // foreground alone is no proof: just after START the shell has not handed the terminal to the
 // command yet, and a loop of builtins never does.
 func (l *local) stopped() <-chan struct{} {
-	if l.back != nil {
-		return l.back
-	}
-	l.back = make(chan struct{})
+	back := make(chan struct{})
 	go func() {
 		var since time.Time
 		for {
@@ -200,16 +196,16 @@ func (l *local) stopped() <-chan struct{} {
 			}
 			select {
 			case <-l.prompt.came:
-				close(l.back)
+				close(back)
 				return
 			case <-time.After(20 * time.Millisecond):
 			case <-l.quit:
 				return
 			}
 		}
-		close(l.back)
+		close(back)
 	}()
-	return l.back
+	return back
 }
 
 // holdsTerminal closes when a program has the terminal from the shell, or after programGrace: a
@@ -242,18 +238,12 @@ const programGrace = 100 * time.Millisecond
 // no prompt event is taken as stopped.
 const stillForeground = time.Second
 
-// promptWatch passes the stream to the extractor and tells prompt when, after START, the
-// shell's prompt event comes.
-type promptWatch struct {
-	ext    *markers.Extractor
-	pid    int
-	prompt promptSeen
-}
-
-func (w *promptWatch) Write(b []byte) (int, error) {
-	n, err := w.ext.Write(b)
-	if w.ext.Started() {
-		w.prompt.see(b, w.pid)
+// Write passes the stream to the extractor and tells prompt when, after START, the shell's prompt
+// event comes.
+func (l *local) Write(b []byte) (int, error) {
+	n, err := l.ext.Write(b)
+	if l.ext.Started() {
+		l.prompt.see(b, l.shell.PID)
 	}
 	return n, err
 }
@@ -309,11 +299,7 @@ func (l *local) shellEnded() error {
 // feeder still waiting for a reader (the command never ran) gives up: a
 // long-lived caller (the MCP server) keeps no goroutine behind.
 func (l *local) finish() {
-	select {
-	case <-l.quit:
-	default:
-		close(l.quit)
-	}
+	close(l.quit)
 	if l.inPath != "" {
 		if f, err := platform.OpenNoWait(l.inPath); err == nil {
 			f.Close()
@@ -322,11 +308,8 @@ func (l *local) finish() {
 	if l.errs != nil {
 		l.errs.stop()
 	}
-	for _, ext := range []string{".sh", ".err", ".ack"} {
+	for _, ext := range []string{".sh", ".err", ".ack", ".in"} {
 		os.Remove(l.path(ext))
-	}
-	if l.inPath != "" {
-		os.Remove(l.inPath)
 	}
 	rundir.Release(string(l.id))
 }

@@ -22,7 +22,7 @@ type transport interface {
 	// human, else ""; a line break (answered) ends a question.
 	question() string
 	answered()
-	// stopped hears that an interrupt took: the shell is at its prompt.
+	// stopped hears that an interrupt took: the shell is at its prompt (asked once per interrupt).
 	stopped() <-chan struct{}
 	// holdsTerminal closes once the command's program, if it runs one, has the terminal from the
 	// shell: a Ctrl-C before that reaches the shell, not the program (or closes at once: unknown).
@@ -123,7 +123,6 @@ func (c *Call) run(tr transport) (int, error) {
 	}
 }
 
-// waiting says on stderr, once per question q ("": none), that the command waits for the human.
 // waitingOn says whether the command waits for the human: a question, or a full-screen program
 // (the alternate screen), which the human uses there; its rows are no questions.
 func (c *Call) waitingOn(tr transport) bool {
@@ -144,6 +143,7 @@ const fullScreenNote = "ptysend: note: a full-screen program runs in the shared 
 	"ptysend: to drive a full-screen program yourself, run it as a job: ptysend --job NAME -- CMD, " +
 	"then --job-keys NAME -- KEYS and --job-screen NAME\n"
 
+// waiting says on stderr, once per question q ("": none), that the command waits for the human.
 func (c *Call) waiting(q string) bool {
 	if q != "" && !c.asked {
 		c.asked = true
@@ -194,11 +194,12 @@ func (c *Call) interrupt(tr transport, done <-chan streamEnd, why, hint string) 
 	how := "interrupted it with Ctrl-C"
 	c.out.hold()
 	c.T.Type(CtrlC)
-	stopped, e := waitStopped(tr, done)
+	atPrompt := tr.stopped()
+	stopped, e := waitStopped(atPrompt, done)
 	if !stopped {
 		how = "it ignored Ctrl-C, so it was sent Ctrl-\\ (SIGQUIT)"
 		c.T.Type(CtrlBackslash)
-		stopped, e = waitStopped(tr, done)
+		stopped, e = waitStopped(atPrompt, done)
 	}
 	if stopped && e == nil {
 		c.out.awaitEcho(drainGrace)
@@ -216,11 +217,11 @@ func (c *Call) interrupt(tr transport, done <-chan streamEnd, why, hint string) 
 }
 
 // waitStopped waits up to KillGrace for END, or the shell at its prompt (it drops the line's rest).
-func waitStopped(tr transport, done <-chan streamEnd) (bool, *streamEnd) {
+func waitStopped(atPrompt <-chan struct{}, done <-chan streamEnd) (bool, *streamEnd) {
 	select {
 	case e := <-done:
 		return true, &e
-	case <-tr.stopped():
+	case <-atPrompt:
 		return true, nil
 	case <-time.After(KillGrace):
 		return false, nil
@@ -243,8 +244,11 @@ func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd
 			if !wasStarted && ext.Started() {
 				close(c.started)
 			}
-			if ext.Started() {
-				c.watchTerminal(&seen, buf[:n])
+			if ext.Started() { // does a full-screen program show?
+				seen.Write(buf[:n])
+				if alt := seen.Alternate(); alt != cleantext.Unknown {
+					c.fullScreen.Store(alt == cleantext.On)
+				}
 			}
 			select {
 			case c.arrived <- bytes.IndexByte(buf[:n], '\n') >= 0:
@@ -260,14 +264,6 @@ func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd
 		if err != nil {
 			return streamEnd{err: err}
 		}
-	}
-}
-
-// watchTerminal notes in p whether a full-screen program shows (fullScreen).
-func (c *Call) watchTerminal(m *cleantext.Modes, p []byte) {
-	m.Write(p)
-	if alt := m.Alternate(); alt != cleantext.Unknown {
-		c.fullScreen.Store(alt == cleantext.On)
 	}
 }
 
@@ -293,12 +289,6 @@ func (t *Timer) C() <-chan time.Time {
 func (t *Timer) Reset(d time.Duration) {
 	if t.t != nil {
 		t.t.Reset(d)
-	}
-}
-
-func (t *Timer) Stop() {
-	if t.t != nil {
-		t.t.Stop()
 	}
 }
 
