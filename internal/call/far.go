@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/bridge"
+	"github.com/ptybridge/ptybridge/internal/cleantext"
 	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/markers"
 	"github.com/ptybridge/ptybridge/internal/pane"
@@ -227,14 +229,12 @@ func (f *far) notePre(b []byte) {
 	}
 }
 
-var ansi = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b(\][^\a]*\a|\[[0-9;?]*[ -/]*[@-~]|.)`) })
-
 // lastLine is the last non-empty line of raw terminal output, as text.
 func lastLine(b []byte) string {
-	lines := bytes.Split([]byte(ansi().ReplaceAllString(string(b), "")), []byte("\n"))
+	lines := strings.Split(cleantext.String(string(b)), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := bytes.TrimSpace(lines[i]); len(l) > 0 {
-			return fmt.Sprintf("%q", l)
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return strconv.Quote(l)
 		}
 	}
 	return "nothing was printed"
