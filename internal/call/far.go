@@ -55,28 +55,19 @@ func newFar(c *Call, end *pane.Far) *far {
 // (a REPL's), and returns the stream read past the loader's READY.
 func (c *Call) LoadFar(end *pane.Far, id markers.ID, command string) ([]byte, error) {
 	f := newFar(c, end)
-	if err := f.prepare(); err != nil {
-		return nil, err
-	}
 	f.id = id
 	return f.load(markers.FarJob{Command: command, Terminal: true})
 }
 
-// prepare reads the stdin to forward and claims an id (the look refused a far REPL in the way).
-func (f *far) prepare() (err error) {
+// start reads the stdin to forward, loads the wrapper (the look refused a far REPL in the way) and
+// types the stdin once the wrapper is ready for it.
+func (f *far) start(done chan<- streamEnd) (err error) {
 	if f.stdin, err = f.c.Req.farStdin(); err != nil {
 		return err
 	}
 	f.c.emptyStdin.Store(f.stdin != nil && len(f.stdin) == 0 && isPipe(f.c.Req.Stdin))
 	if f.id, err = markers.NewID(); err != nil {
 		return failure.From(err)
-	}
-	return nil
-}
-
-func (f *far) start(done chan<- streamEnd) error {
-	if err := f.prepare(); err != nil {
-		return err
 	}
 	job := markers.FarJob{Command: f.c.Req.Command, Stdin: len(f.stdin) > 0, EmptyStdin: f.stdin != nil && len(f.stdin) == 0}
 	rest, err := f.load(job)
