@@ -21,7 +21,6 @@ import (
 // there: a line in the ack fifo lets the wrapper print END; closing it (release, once END was seen
 // and the terminal's answers taken from its input) lets the wrapper go on to the prompt.
 type stderrCopy struct {
-	id      markers.ID
 	errPath string
 	fifo    *os.File // read-write: the wrapper's opens never wait, our reads wait for data
 	ackMu   sync.Mutex
@@ -39,7 +38,7 @@ type stderrCopy struct {
 }
 
 func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath, exe string, agent io.Writer, arrived chan<- bool) (*stderrCopy, error) {
-	s := &stderrCopy{id: id, errPath: errPath, agent: agent, exe: exe, arrived: arrived, stopped: make(chan struct{}),
+	s := &stderrCopy{errPath: errPath, agent: agent, exe: exe, arrived: arrived, stopped: make(chan struct{}),
 		buf: make([]byte, 4096)}
 	for _, p := range []string{errPath, ackPath} {
 		if err := syscall.Mkfifo(p, 0o600); err != nil {
@@ -54,7 +53,10 @@ func openStderrCopy(id markers.ID, errPath, ackPath, ttyPath, exe string, agent 
 		s.fifo.Close()
 		return nil, err
 	}
-	s.screen = openFramedTerminal(id, ttyPath)
+	// The terminal at ttyPath ("" fails too), never our controlling terminal: failing to open it
+	// only means the human sees no stderr.
+	tty, _ := platform.OpenTTYToWrite(ttyPath)
+	s.screen = framedTerminal{id: id, path: ttyPath, tty: tty}
 	s.stream = markers.NewStderrStream(id, s)
 	return s, nil
 }
@@ -78,16 +80,20 @@ func readAll(r io.Reader, buf []byte, take func([]byte)) {
 
 func (s *stderrCopy) take(b []byte) {
 	s.stream.Write(b)
-	if s.stream.Done() && !s.over.Load() {
-		s.over.Store(true)
+	if s.stream.Done() && s.over.CompareAndSwap(false, true) {
 		s.ackMu.Lock()
 		if s.ack != nil {
 			s.ack.Write([]byte("\n")) // the wrapper goes on to END
 		}
 		s.ackMu.Unlock()
 	}
+	tellArrived(s.arrived, b)
+}
+
+// tellArrived tells arrived, if it is not told already, that output came; true: with a line break.
+func tellArrived(arrived chan<- bool, b []byte) {
 	select {
-	case s.arrived <- bytes.IndexByte(b, '\n') >= 0:
+	case arrived <- bytes.IndexByte(b, '\n') >= 0:
 	default:
 	}
 }
@@ -172,7 +178,7 @@ func (s *stderrCopy) handOver() {
 	if !errors.Is(s.takeNow(fifo), platform.ErrWouldWait) {
 		return
 	}
-	cmd := exec.Command(s.exe, "--late-stderr", string(s.id), "--late-stderr-tty", s.screen.path)
+	cmd := exec.Command(s.exe, "--late-stderr", string(s.screen.id), "--late-stderr-tty", s.screen.path)
 	cmd.ExtraFiles = []*os.File{fifo}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // detached: it outlives us
 	if cmd.Start() == nil {
@@ -184,10 +190,9 @@ func (s *stderrCopy) handOver() {
 // it shows on the terminal at ttyPath, framed, what background jobs of
 // the finished call write to its stderr fifo, until the last closes it.
 func KeepShowingStderr(id markers.ID, ttyPath string, fifo *os.File) {
-	screen := openFramedTerminal(id, ttyPath)
-	defer screen.close()
+	tty, _ := platform.OpenTTYToWrite(ttyPath)
 	// A terminal that is gone only drops it: the jobs must not stall.
-	readAll(fifo, make([]byte, markers.MaxStderrPiece), screen.show)
+	ShowStderr(id, tty, fifo)
 }
 
 // ShowStderr shows on tty, framed, what r brings until it ends: a job's stderr (internal/jobs).
@@ -202,13 +207,6 @@ type framedTerminal struct {
 	path  string
 	tty   *os.File // nil: not open, or gone
 	frame []byte
-}
-
-// openFramedTerminal opens the terminal at path ("" fails too), never as our controlling terminal;
-// failing only means the human sees no stderr.
-func openFramedTerminal(id markers.ID, path string) framedTerminal {
-	tty, _ := platform.OpenTTYToWrite(path)
-	return framedTerminal{id: id, path: path, tty: tty}
 }
 
 // show writes p framed, in pieces each in one write(): a tty never splits a write() with another

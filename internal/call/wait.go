@@ -250,10 +250,7 @@ func (c *Call) pump(ext *markers.Extractor, w io.Writer, first []byte) streamEnd
 					c.fullScreen.Store(alt == cleantext.On)
 				}
 			}
-			select {
-			case c.arrived <- bytes.IndexByte(buf[:n], '\n') >= 0:
-			default:
-			}
+			tellArrived(c.arrived, buf[:n])
 			if ext.Done() {
 				if err := c.answers.Flush(); err != nil {
 					return streamEnd{err: err}
