@@ -34,7 +34,7 @@ type Request struct {
 	Typed string
 	// Timeout is the no-output timeout, MaxTime the overall one; zero disables either.
 	Timeout, MaxTime time.Duration
-	// Stdin is forwarded when it carries data (forwardsStdin); otherwise the command reads the shared terminal.
+	// Stdin is forwarded when it carries data (ForwardsStdin); otherwise the command reads the shared terminal.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	// Notes gets ptysend's own notes (what the terminal asks, a wait for the turn); nil: Stderr.

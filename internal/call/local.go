@@ -89,7 +89,7 @@ func (l *local) prepare() error {
 	if err != nil {
 		return failure.From(fmt.Errorf("creating the stderr pipe: %w", err))
 	}
-	if forwardsStdin(l.c.Req.Stdin) {
+	if ForwardsStdin(l.c.Req.Stdin) {
 		l.inPath = l.path(".in")
 		if err := syscall.Mkfifo(l.inPath, 0o600); err != nil {
 			return failure.From(fmt.Errorf("creating the stdin pipe: %w", err))

@@ -17,20 +17,18 @@ const (
 	stdinIdle = 200 * time.Millisecond
 )
 
-// forwardsStdin: a pipe or a file on stdin is data for the command, and so is an MCP call's text
+// ForwardsStdin: a pipe or a file on stdin is data for the command, and so is an MCP call's text
 // or a forced stdin (--stdin=forward hides its *os.File). /dev/null, a closed stdin (the runtime
 // opens /dev/null there), a socket or a terminal is not: agents' tools give those, and the command
-// reads the shared terminal instead, where the user answers its questions.
-func forwardsStdin(r io.Reader) bool {
+// reads the shared terminal instead, where the user answers its questions. ptysend forwards its
+// own stdin to the command by default when this says so.
+func ForwardsStdin(r io.Reader) bool {
 	if _, isFile := r.(*os.File); !isFile {
 		return r != nil
 	}
 	mode, known := fileMode(r)
 	return known && (mode.IsRegular() || mode&os.ModeNamedPipe != 0)
 }
-
-// ForwardsStdin says whether ptysend forwards r, its stdin, to the command by default.
-func ForwardsStdin(r io.Reader) bool { return forwardsStdin(r) }
 
 // isPipe: r is a pipe, which may well be empty (an agent's tool gives one).
 func isPipe(r io.Reader) bool { mode, _ := fileMode(r); return mode&os.ModeNamedPipe != 0 }
@@ -53,45 +51,39 @@ const emptyStdinNote = "ptysend: note: the command's stdin was an empty pipe, so
 // typed after the payload. A terminal, or a pipe that stays idle and
 // open, forwards nothing: nil, where an empty stdin is empty.
 func readFarStdin(in io.Reader) ([]byte, error) {
-	if !forwardsStdin(in) {
+	if !ForwardsStdin(in) {
 		return nil, nil
 	}
 	type chunk struct {
 		b   []byte
 		err error
 	}
-	ch := make(chan chunk, 16)
+	first := make(chan chunk, 1)
 	go func() {
-		for {
-			buf := make([]byte, 64<<10)
-			n, err := in.Read(buf)
-			ch <- chunk{buf[:n], err}
-			if err != nil {
-				return
-			}
-		}
+		buf := make([]byte, 64<<10)
+		n, err := io.ReadAtLeast(in, buf, 1)
+		first <- chunk{buf[:n], err}
 	}()
-	data := []byte{}
-	idle := time.After(stdinIdle)
-	for {
-		select {
-		case c := <-ch:
-			data = append(data, c.b...)
-			switch {
-			case len(data) > maxFarStdin:
-				return nil, &failure.Error{
-					Msg:  fmt.Sprintf("the standard input is larger than %d MiB, the most ptysend forwards to a far shell (it is typed through the terminal)", maxFarStdin>>20),
-					Hint: "copy the data to the far side another way (scp, a shared directory), or send it in smaller parts",
-				}
-			case c.err == io.EOF:
-				return data, nil
-			case c.err != nil:
-				return nil, failure.From(c.err)
-			case len(data) > 0:
-				idle = nil // data flows: read to its end
-			}
-		case <-idle:
-			return nil, nil
-		}
+	var c chunk
+	select {
+	case c = <-first: // data flows: read to its end
+	case <-time.After(stdinIdle):
+		return nil, nil
 	}
+	data, err := c.b, c.err
+	if err == nil {
+		var rest []byte
+		rest, err = io.ReadAll(io.LimitReader(in, maxFarStdin+1-int64(len(data))))
+		data = append(data, rest...)
+	}
+	switch {
+	case len(data) > maxFarStdin:
+		return nil, &failure.Error{
+			Msg:  fmt.Sprintf("the standard input is larger than %d MiB, the most ptysend forwards to a far shell (it is typed through the terminal)", maxFarStdin>>20),
+			Hint: "copy the data to the far side another way (scp, a shared directory), or send it in smaller parts",
+		}
+	case err != nil && err != io.EOF:
+		return nil, failure.From(err)
+	}
+	return data, nil
 }
