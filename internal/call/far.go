@@ -263,9 +263,7 @@ func (f *far) stopped() <-chan struct{} { return f.prompt.came }
 func (f *far) answered()                {}
 
 // holdsTerminal: the far programs are out of sight; an interrupt waits for START only.
-func (f *far) holdsTerminal() <-chan struct{} { return closed }
-
-var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+func (f *far) holdsTerminal() <-chan struct{} { return f.c.started }
 
 // question: the kernel cannot see the far program, but the cursor line can show a question.
 func (f *far) question() string { return pane.FarAsks(f.c.T.PaneID) }

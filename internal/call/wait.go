@@ -103,22 +103,17 @@ func (c *Call) run(tr transport) (int, error) {
 				noOutput.Reset(c.Req.Timeout)
 				continue
 			}
-			return c.interrupt(tr, done, fmt.Sprintf("no output for %v (--timeout)", c.Req.Timeout),
+			return c.interrupt(tr, done, failure.ExitTimeout, fmt.Sprintf("no output for %v (--timeout)", c.Req.Timeout),
 				"if the command is slow but quiet, rerun it with a larger --timeout, e.g. --timeout 60")
 		case <-overall.C():
-			return c.interrupt(tr, done, fmt.Sprintf("the command ran longer than %v (--max-time)", c.Req.MaxTime),
+			return c.interrupt(tr, done, failure.ExitTimeout, fmt.Sprintf("the command ran longer than %v (--max-time)", c.Req.MaxTime),
 				"if it needs longer, rerun it with a larger --max-time, or run it in the background and poll")
 		case <-c.Ctx.Done():
 			if e, ended := c.awaitStart(tr, done); ended {
 				return c.finish(tr, e)
 			}
-			code, why := failure.Stopped(c.Ctx)
-			status, err := c.interrupt(tr, done, why, failure.StoppedHint)
-			if fe := (*failure.Error)(nil); errors.As(err, &fe) && status == failure.ExitTimeout {
-				fe.Code = code // says how it was interrupted, or that it still runs
-				return code, fe
-			}
-			return status, err
+			code, why := failure.Stopped(c.Ctx) // says how it was interrupted, or that it still runs
+			return c.interrupt(tr, done, code, why, failure.StoppedHint)
 		}
 	}
 }
@@ -189,8 +184,9 @@ func (c *Call) awaitStart(tr transport, done <-chan streamEnd) (e streamEnd, end
 	return streamEnd{}, false
 }
 
-// interrupt runs the two-phase kill (Ctrl-C, then Ctrl-\ KillGrace later); it ends in ExitTimeout.
-func (c *Call) interrupt(tr transport, done <-chan streamEnd, why, hint string) (int, error) {
+// interrupt runs the two-phase kill (Ctrl-C, then Ctrl-\ KillGrace later); it ends in code (a
+// timeout's, or a stop's).
+func (c *Call) interrupt(tr transport, done <-chan streamEnd, code int, why, hint string) (int, error) {
 	how := "interrupted it with Ctrl-C"
 	c.out.hold()
 	c.T.Type(CtrlC)
@@ -213,7 +209,7 @@ func (c *Call) interrupt(tr transport, done <-chan streamEnd, why, hint string) 
 		how += "; it is still running in the shared terminal"
 		hint = "ask the user to stop the command in the ptybridge terminal before you run anything else"
 	}
-	return failure.ExitTimeout, &failure.Error{Code: failure.ExitTimeout, Msg: why + ": " + how, Hint: hint}
+	return code, &failure.Error{Code: code, Msg: why + ": " + how, Hint: hint}
 }
 
 // waitStopped waits up to KillGrace for END, or the shell at its prompt (it drops the line's rest).
