@@ -24,11 +24,10 @@ import (
 // kind from a probe, its state from its hooks, stderr from R/r frames, that an interrupt took from
 // its PROMPT event, a question from the cursor line.
 type far struct {
-	c     *Call
-	end   *pane.Far
-	rec   *pane.FarRecord
-	id    markers.ID
-	stdin []byte // nil: none is forwarded
+	c   *Call
+	end *pane.Far
+	rec *pane.FarRecord
+	id  markers.ID
 	// bridgeCommand: the carrier is the bridge's own command (ptybridge
 	// -- ssh web1), whose end closes the bridge.
 	bridgeCommand bool
@@ -61,15 +60,17 @@ func (c *Call) LoadFar(end *pane.Far, id markers.ID, command string) ([]byte, er
 
 // start reads the stdin to forward, loads the wrapper (the look refused a far REPL in the way) and
 // types the stdin once the wrapper is ready for it.
-func (f *far) start(done chan<- streamEnd) (err error) {
-	if f.stdin, err = f.c.Req.farStdin(); err != nil {
+func (f *far) start(done chan<- streamEnd) error {
+	stdin, err := f.c.Req.farStdin() // nil: none is forwarded
+	if err != nil {
 		return err
 	}
-	f.c.emptyStdin.Store(f.stdin != nil && len(f.stdin) == 0 && isPipe(f.c.Req.Stdin))
+	empty := stdin != nil && len(stdin) == 0
+	f.c.emptyStdin.Store(empty && isPipe(f.c.Req.Stdin))
 	if f.id, err = markers.NewID(); err != nil {
 		return failure.From(err)
 	}
-	job := markers.FarJob{Command: f.c.Req.Command, Stdin: len(f.stdin) > 0, EmptyStdin: f.stdin != nil && len(f.stdin) == 0}
+	job := markers.FarJob{Command: f.c.Req.Command, Stdin: len(stdin) > 0, EmptyStdin: empty}
 	rest, err := f.load(job)
 	if err != nil {
 		return err
@@ -78,7 +79,7 @@ func (f *far) start(done chan<- streamEnd) (err error) {
 		if rest, err = f.awaitMarker(rest, markers.ReadyStdin(f.id), "the command's stdin"); err != nil {
 			return err
 		}
-		if err := f.c.T.Type(markers.PayloadLines(f.stdin)); err != nil {
+		if err := f.c.T.Type(markers.PayloadLines(stdin)); err != nil {
 			return failure.From(err)
 		}
 	}
