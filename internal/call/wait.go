@@ -25,7 +25,7 @@ type transport interface {
 	// stopped hears that an interrupt took: the shell is at its prompt (asked once per interrupt).
 	stopped() <-chan struct{}
 	// holdsTerminal closes once the command's program, if it runs one, has the terminal from the
-	// shell: a Ctrl-C before that reaches the shell, not the program (or closes at once: unknown).
+	// shell: a Ctrl-C before that reaches the shell, not the program (or with START: unknown).
 	holdsTerminal() <-chan struct{}
 	shellEnded() error
 	finish()
