@@ -29,23 +29,9 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 		unix.Close(kq)
 		return nil
 	}
-	queue := os.NewFile(uintptr(kq), "kqueue") // non-blocking: the poller's
-	raw, _ := queue.SyscallConn()              // fails only for a nil file
-	exited := make(chan struct{})
-	// Closing the file wakes the waiting Read, which then fails.
-	stopClosing := context.AfterFunc(ctx, func() { queue.Close() })
-	go func() {
-		defer stopClosing()
-		defer queue.Close()
-		var gone bool
-		if raw.Read(func(fd uintptr) bool {
-			events := make([]unix.Kevent_t, 1)
-			n, err := ignoringEINTR(func() (int, error) { return unix.Kevent(int(fd), nil, events, &unix.Timespec{}) })
-			gone = err == nil && n > 0
-			return gone || err != nil // else: wait until readable
-		}) == nil && gone {
-			close(exited)
-		}
-	}()
-	return exited
+	return whenReadable(ctx, os.NewFile(uintptr(kq), "kqueue"), func(fd int) (bool, error) {
+		events := make([]unix.Kevent_t, 1)
+		n, err := ignoringEINTR(func() (int, error) { return unix.Kevent(fd, nil, events, &unix.Timespec{}) })
+		return err == nil && n > 0, err
+	})
 }

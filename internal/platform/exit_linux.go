@@ -14,24 +14,10 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 	if err != nil {
 		return nil
 	}
-	pidfd := os.NewFile(uintptr(fd), "pidfd") // non-blocking: the poller's
-	raw, _ := pidfd.SyscallConn()             // fails only for a nil file
-	exited := make(chan struct{})
-	// Closing the file wakes the waiting Read, which then fails.
-	stopClosing := context.AfterFunc(ctx, func() { pidfd.Close() })
-	go func() {
-		defer stopClosing()
-		defer pidfd.Close()
-		var gone bool
-		if raw.Read(func(fd uintptr) bool {
-			// Polled without waiting: the pidfd is readable once pid exited.
-			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			n, err := ignoringEINTR(func() (int, error) { return unix.Poll(fds, 0) })
-			gone = err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
-			return gone || err != nil // else: wait until readable
-		}) == nil && gone {
-			close(exited)
-		}
-	}()
-	return exited
+	return whenReadable(ctx, os.NewFile(uintptr(fd), "pidfd"), func(fd int) (bool, error) {
+		// Polled without waiting: the pidfd is readable once pid exited.
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := ignoringEINTR(func() (int, error) { return unix.Poll(fds, 0) })
+		return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0, err
+	})
 }

@@ -9,35 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// FIONREAD, _IOR('f', 127, int) on macOS and FreeBSD alike; x/sys/unix defines it for neither.
-const fionread = 0x4004667f
-
-// SetStdoutAside moves stdout where no child or stray print reaches it, and points fd 1 at stderr.
-func SetStdoutAside(name string) (*os.File, error) {
-	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Dup2(2, 1); err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), name), nil
-}
-
-// Unread is how many bytes wait in f, a pipe or terminal, to be read (a terminal in canonical
-// mode: complete lines only).
-func Unread(f *os.File) int {
-	n := 0
-	control(f, func(fd int) { n = unreadFD(fd) })
-	return n
-}
-
-func unreadFD(fd int) int {
-	n, _ := unix.IoctlGetInt(fd, fionread)
-	return n
-}
-
 // RandomBytes fills b, at most 256 bytes, from crypto/rand (getentropy on macOS, getrandom on
 // FreeBSD): Linux calls getrandom itself, to keep Go's FIPS module out of every call.
 func RandomBytes(b []byte) error {
@@ -67,7 +38,7 @@ func PeerHungUp(c *os.File) bool {
 			return
 		}
 		ev := fds[0].Revents
-		n, err := unix.IoctlGetInt(fd, fionread)
+		n, err := unix.IoctlGetInt(fd, inputQueued)
 		gone = ev&(unix.POLLHUP|unix.POLLERR) != 0 || ev&unix.POLLIN != 0 && err == nil && n == 0
 	})
 	return gone

@@ -31,31 +31,6 @@ func readProcFile(path string) ([]byte, error) {
 	}
 }
 
-// SetStdoutAside moves stdout where no child or stray print reaches it, and points fd 1 at stderr.
-func SetStdoutAside(name string) (*os.File, error) {
-	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Dup3(2, 1, 0); err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), name), nil
-}
-
-// Unread is how many bytes wait in f, a pipe or terminal, to be read.
-func Unread(f *os.File) int {
-	n := 0
-	control(f, func(fd int) { n = unreadFD(fd) })
-	return n
-}
-
-func unreadFD(fd int) int {
-	n, _ := unix.IoctlGetInt(fd, unix.TIOCINQ)
-	return n
-}
-
 // RandomBytes fills b, at most 256 bytes, from getrandom(2): crypto/rand
 // would link Go's FIPS 140 module, 200 KB of code each call maps.
 func RandomBytes(b []byte) error {

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,29 @@ func ignoringEINTR[T any](f func() (T, error)) (T, error) {
 			return v, err
 		}
 	}
+}
+
+// whenReadable returns a channel closed once came, asked whenever f (non-blocking: the poller's) is
+// readable, says that what f waits for came; never once ctx is done. It holds no thread, and
+// closes f at the end.
+func whenReadable(ctx context.Context, f *os.File, came func(fd int) (bool, error)) <-chan struct{} {
+	raw, _ := f.SyscallConn() // fails only for a nil file
+	done := make(chan struct{})
+	// Closing the file wakes the waiting Read, which then fails.
+	stopClosing := context.AfterFunc(ctx, func() { f.Close() })
+	go func() {
+		defer stopClosing()
+		defer f.Close()
+		var yes bool
+		if raw.Read(func(fd uintptr) bool {
+			var err error
+			yes, err = came(int(fd))
+			return yes || err != nil // else: wait until readable
+		}) == nil && yes {
+			close(done)
+		}
+	}()
+	return done
 }
 
 // OpenNoWait opens a fifo for ReadNow, without waiting for a writer.
@@ -53,6 +77,32 @@ func readFD(fd int, p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// SetStdoutAside moves stdout where no child or stray print reaches it, and points fd 1 at stderr.
+func SetStdoutAside(name string) (*os.File, error) {
+	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Dup2(2, 1); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// Unread is how many bytes wait in f, a pipe or terminal, to be read (a terminal in canonical
+// mode: complete lines only).
+func Unread(f *os.File) int {
+	n := 0
+	control(f, func(fd int) { n = unreadFD(fd) })
+	return n
+}
+
+func unreadFD(fd int) int {
+	n, _ := unix.IoctlGetInt(fd, inputQueued)
+	return n
 }
 
 // control runs do on f's descriptor, unless f is closed.

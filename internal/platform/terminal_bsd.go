@@ -11,8 +11,9 @@ import (
 const (
 	getTermios = unix.TIOCGETA
 	setTermios = unix.TIOCSETA // now, not draining nor flushing
-	// inputQueued counts the input's bytes; without line editing, all of them.
-	inputQueued = fionread
+	// inputQueued counts the input's bytes; without line editing, all of them. It is FIONREAD,
+	// _IOR('f', 127, int) on macOS and FreeBSD alike; x/sys/unix defines it for neither.
+	inputQueued = 0x4004667f
 )
 
 // TTYOf is the controlling terminal of process pid. Linux also takes a standard file that is a
