@@ -127,17 +127,6 @@ func taskDirs(pid int) []string {
 	return dirs
 }
 
-// procValue is what follows "key:" in /proc/PID/file (io, status).
-func procValue(pid int, file, key string) string {
-	b, _ := readProcFile(fmt.Sprintf("/proc/%d/%s", pid, file))
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, key+":"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
 func ProcessOwner(pid int) (int, error) {
 	fi, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 	if err != nil {

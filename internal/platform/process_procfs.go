@@ -5,6 +5,7 @@ package platform
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // ExecImage tells one exec of process pid from another; "" when unknown.
@@ -16,11 +17,15 @@ func ExecImage(pid int) string {
 	return fmt.Sprintf("%d %s", pid, p.Image)
 }
 
-// BytesWritten is how many bytes process pid has written, -1: unknown.
+// BytesWritten is how many bytes process pid has written (wchar in /proc/PID/io), -1: unknown.
 func BytesWritten(pid int) int64 {
-	n, err := strconv.ParseInt(procValue(pid, "io", "wchar"), 10, 64)
-	if err != nil {
-		return -1
+	b, _ := readProcFile(fmt.Sprintf("/proc/%d/io", pid))
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "wchar:"); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				return n
+			}
+		}
 	}
-	return n
+	return -1
 }
