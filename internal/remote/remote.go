@@ -61,15 +61,20 @@ func ControlSocket(dir, name string) (string, error) {
 // Find is the record of session name in dir; false when the session is no remote one (the
 // common case costs one failed open).
 func Find(dir, name string) (*Record, bool) {
-	data, err := os.ReadFile(RecordPath(dir, name))
-	if err != nil {
-		return nil, false
-	}
-	var r Record
-	if json.Unmarshal(data, &r) != nil || r.Name != name || r.Socket == "" || len(r.SSH) == 0 {
+	r, err := load(RecordPath(dir, name))
+	if err != nil || r.Name != name || r.Socket == "" || len(r.SSH) == 0 {
 		return nil, false
 	}
 	return &r, true
+}
+
+func load(path string) (Record, error) {
+	var r Record
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, &r)
+	}
+	return r, err
 }
 
 // Save writes the record, readable by its owner only.
@@ -98,13 +103,11 @@ func List(dir string) []Record {
 	entries, _ := os.ReadDir(dir)
 	var list []Record
 	for _, e := range entries {
-		n := e.Name()
-		if !strings.HasSuffix(n, ext) {
+		path := filepath.Join(dir, e.Name())
+		if !strings.HasSuffix(path, ext) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, n))
-		var r Record
-		if err == nil && json.Unmarshal(data, &r) == nil && r.Name != "" && RecordPath(dir, r.Name) == filepath.Join(dir, n) {
+		if r, err := load(path); err == nil && r.Name != "" && RecordPath(dir, r.Name) == path {
 			list = append(list, r)
 		}
 	}
@@ -122,17 +125,13 @@ func (r *Record) Host() string {
 
 // SessionName is the default session name for a destination: its host, made a valid name.
 func SessionName(dest string) string {
-	host := dest
-	if _, h, ok := strings.Cut(dest, "@"); ok {
-		host = h
+	if _, host, ok := strings.Cut(dest, "@"); ok {
+		dest = host
 	}
-	var b strings.Builder
-	for _, c := range host {
+	return strings.Map(func(c rune) rune {
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
-			b.WriteRune(c)
-		} else {
-			b.WriteByte('-')
+			return c
 		}
-	}
-	return b.String()
+		return '-'
+	}, dest)
 }

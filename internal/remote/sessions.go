@@ -3,6 +3,7 @@ package remote
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/ptybridge/ptybridge/internal/look"
@@ -31,8 +32,8 @@ const Disconnected = "disconnected"
 // host does not list it (the session ended) or cannot be asked (the connection is down).
 func (r *Record) Describe() (s look.Session, found bool) {
 	s = look.Session{Name: r.Name, Remote: r.Dest, Host: r.Host(), State: Disconnected}
-	if user, _, ok := bytes.Cut([]byte(r.Dest), []byte("@")); ok {
-		s.User = string(user)
+	if user, _, ok := strings.Cut(r.Dest, "@"); ok {
+		s.User = user
 	}
 	if !r.MasterAlive() {
 		s.Busy = "no connection to " + r.Dest + ": ask the user to run ptybridge --host " + r.Dest
@@ -45,14 +46,9 @@ func (r *Record) Describe() (s look.Session, found bool) {
 		s.State, s.Busy = "busy", "ssh did not start: "+err.Error()
 		return s, false
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		<-done
-	}
+	timeout := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
+	cmd.Wait()
+	timeout.Stop()
 	var host []look.Session
 	json.Unmarshal(out.Bytes(), &host)
 	for _, h := range host {

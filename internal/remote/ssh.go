@@ -46,8 +46,7 @@ func (r *Record) MasterAlive() bool {
 	if _, err := os.Stat(r.Socket); err != nil {
 		return false
 	}
-	cmd := r.Command([]string{"-O", "check"})
-	return cmd.Run() == nil
+	return r.Command([]string{"-O", "check"}).Run() == nil
 }
 
 // CloseMaster ends the master (ssh -O exit); its socket goes with it.

@@ -57,7 +57,7 @@ func Register(dir, id string, caught <-chan struct{}) func() {
 		os.Remove(stopFile(dir, id))
 		if n, err := strconv.Atoi(strings.TrimSpace(string(note))); err == nil {
 			<-caught
-			signalPID(os.Getpid(), syscall.Signal(n))
+			syscall.Kill(os.Getpid(), syscall.Signal(n))
 		}
 	}
 	return func() { os.Remove(path) }
@@ -94,14 +94,8 @@ func stopRecorded(dir, id string, sig syscall.Signal) bool {
 	if start, err := platform.StartTime(rec.PID); err != nil || (start.Sub(time.Unix(0, rec.Start))).Abs() > time.Second {
 		return true // it ended (or it is another process now): nothing to stop
 	}
-	signalPID(rec.PID, sig)
+	syscall.Kill(rec.PID, sig)
 	return true
-}
-
-func signalPID(pid int, sig syscall.Signal) {
-	if p, err := os.FindProcess(pid); err == nil {
-		p.Signal(sig)
-	}
 }
 
 // SweepStops removes what a day old: the notes of stops of calls that never came, the records

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/ptybridge/ptybridge/internal/cli"
@@ -115,15 +116,7 @@ func matchesLocal(osName, machine string) bool {
 	oses := map[string]string{"linux": "Linux", "darwin": "Darwin", "freebsd": "FreeBSD", "openbsd": "OpenBSD", "netbsd": "NetBSD"}
 	arches := map[string][]string{"amd64": {"x86_64", "amd64"}, "arm64": {"aarch64", "arm64"}, "386": {"i386", "i486", "i586", "i686"},
 		"arm": {"armv6l", "armv7l", "arm"}, "riscv64": {"riscv64"}, "ppc64le": {"ppc64le"}, "s390x": {"s390x"}}
-	if oses[runtime.GOOS] != osName {
-		return false
-	}
-	for _, m := range arches[runtime.GOARCH] {
-		if m == machine {
-			return true
-		}
-	}
-	return false
+	return oses[runtime.GOOS] == osName && slices.Contains(arches[runtime.GOARCH], machine)
 }
 
 // install returns the directory of the host's ptybridge and ptysend: one installed on the
