@@ -21,11 +21,8 @@ func WatchExit(ctx context.Context, pid int) <-chan struct{} {
 	var ev unix.Kevent_t
 	unix.SetKevent(&ev, pid, unix.EVFILT_PROC, unix.EV_ADD|unix.EV_ONESHOT)
 	ev.Fflags = unix.NOTE_EXIT
-	if _, err := unix.Kevent(kq, []unix.Kevent_t{ev}, nil, nil); err != nil { // ESRCH: gone
-		unix.Close(kq)
-		return nil
-	}
-	if err := unix.SetNonblock(kq, true); err != nil {
+	// Kevent fails with ESRCH when pid is gone.
+	if _, err := unix.Kevent(kq, []unix.Kevent_t{ev}, nil, nil); err != nil || unix.SetNonblock(kq, true) != nil {
 		unix.Close(kq)
 		return nil
 	}

@@ -33,7 +33,7 @@ func OpenByteLocks(dir string) (*ByteLocks, error) {
 	if !fi.IsDir() {
 		return nil, &os.PathError{Op: "open", Path: dir, Err: unix.ENOTDIR}
 	}
-	return &ByteLocks{dir: dir}, nil
+	return &ByteLocks{dir: dir, shares: map[int64]int{}}, nil
 }
 
 func (l *ByteLocks) lockFile(n int64) string {
@@ -53,9 +53,6 @@ func (l *ByteLocks) Share(n int64) error {
 			return os.NewSyscallError("flock", err)
 		}
 		if isFileAt(fd, path) {
-			if l.shares == nil {
-				l.shares = map[int64]int{}
-			}
 			if old, ok := l.shares[n]; ok {
 				unix.Close(old)
 			}
