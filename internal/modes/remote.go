@@ -55,7 +55,7 @@ func forward(r *remote.Record, m Mode, args []string) int {
 		}
 	}
 	stoppable := m.About().Takes&TakesLimits != 0
-	status, err := remote.Forward(r, args, stoppable, forwardStdin, os.Stdin, os.Stdout, os.Stderr)
+	status, err := remote.Forward(r, args, stoppable, forwardStdin)
 	if err != nil {
 		return cli.Report(os.Stderr, "ptysend", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -46,7 +45,7 @@ func (r *Record) Words(argv ...string) []string {
 // call's. With forwardStdin, ptysend's stdin goes to it; otherwise it gets none (ssh -n). A
 // stoppable call (one that runs or waits on something) is stopped on the host when ptysend is
 // (stop.go). ssh's own failures (no master, the master lost) are *failure.Errors.
-func Forward(r *Record, args []string, stoppable, forwardStdin bool, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+func Forward(r *Record, args []string, stoppable, forwardStdin bool) (int, error) {
 	if err := r.Connected(); err != nil {
 		return 0, err
 	}
@@ -62,9 +61,9 @@ func Forward(r *Record, args []string, stoppable, forwardStdin bool, stdin io.Re
 	}
 	cmd := r.Command(OverMaster(!forwardStdin), r.Words(argv...)...)
 	if forwardStdin {
-		cmd.Stdin = stdin
+		cmd.Stdin = os.Stdin
 	}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)

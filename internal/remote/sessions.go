@@ -13,14 +13,13 @@ import (
 // Sessions describes the remote bridges recorded in dir as their hosts' ptysend --sessions does,
 // marked remote; one whose connection is down as "disconnected".
 func Sessions(dir string) []look.Session {
-	var list []look.Session
 	records := List(dir)
 	if len(records) == 0 || rundir.Ensure(dir) != nil { // a record names the program to run: trusted in a private directory only
 		return nil
 	}
-	for _, r := range records {
-		s, _ := r.Describe()
-		list = append(list, s)
+	list := make([]look.Session, len(records))
+	for i, r := range records {
+		list[i], _ = r.Describe()
 	}
 	return list
 }
