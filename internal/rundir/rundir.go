@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptybridge/ptybridge/internal/failure"
 	"github.com/ptybridge/ptybridge/internal/platform"
 )
 
@@ -64,28 +65,25 @@ func Ensure(dir string) error {
 	case err != nil:
 		return fmt.Errorf("checking the runtime directory: %w", err)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return &UnsafeDirError{dir, "it is a symbolic link"}
+		return unsafeDir(dir, "it is a symbolic link")
 	case !fi.IsDir():
-		return &UnsafeDirError{dir, "it is not a directory"}
+		return unsafeDir(dir, "it is not a directory")
 	}
 	if uid, ok := platform.FileOwner(fi); ok && uid != os.Geteuid() {
-		return &UnsafeDirError{dir, fmt.Sprintf("it is owned by uid %d, not by you (uid %d)", uid, os.Geteuid())}
+		return unsafeDir(dir, fmt.Sprintf("it is owned by uid %d, not by you (uid %d)", uid, os.Geteuid()))
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return &UnsafeDirError{dir, fmt.Sprintf("it has mode %04o, so other users can reach it", perm)}
+		return unsafeDir(dir, fmt.Sprintf("it has mode %04o, so other users can reach it", perm))
 	}
 	return nil
 }
 
-// UnsafeDirError is a runtime directory that is not private to us.
-type UnsafeDirError struct{ Path, Reason string }
-
-func (e *UnsafeDirError) Error() string {
-	return fmt.Sprintf("the runtime directory %s is not private: %s", e.Path, e.Reason)
-}
-
-func (e *UnsafeDirError) Hint() string {
-	return fmt.Sprintf("it must be a directory owned by you with mode 0700; if you did not create it, someone else may have: remove it (rm -r %s) or set PTYBRIDGE_RUNTIME_DIR to a private directory", e.Path)
+// unsafeDir is the failure of a runtime directory that is not private to us.
+func unsafeDir(dir, reason string) error {
+	return &failure.Error{
+		Msg:  fmt.Sprintf("the runtime directory %s is not private: %s", dir, reason),
+		Hint: fmt.Sprintf("it must be a directory owned by you with mode 0700; if you did not create it, someone else may have: remove it (rm -r %s) or set PTYBRIDGE_RUNTIME_DIR to a private directory", dir),
+	}
 }
 
 // SocketPath is the relay's socket for a session of any name.
