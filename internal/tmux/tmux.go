@@ -167,11 +167,10 @@ func Exec(args ...string) error {
 
 // Foreground runs tmux as a child on our terminal and waits; its exit (session ended) is no error.
 func Foreground(args ...string) error {
-	path, err := exec.LookPath("tmux")
-	if err != nil {
+	cmd := exec.Command("tmux", args...)
+	if cmd.Err != nil { // from its exec.LookPath
 		return ErrNoTmux
 	}
-	cmd := exec.Command(path, args...)
 	cmd.Env = env()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); !errors.As(err, new(*exec.ExitError)) {
