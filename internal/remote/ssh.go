@@ -27,14 +27,11 @@ func (r *Record) Command(options []string, words ...string) *exec.Cmd {
 	return exec.Command(r.SSH[0], args...)
 }
 
-// overMasterOnly are the options of a call that must go over the master or not at all: ssh
-// falls back to a connection of its own when the control socket does not answer, which would
-// ask for a password nobody sees; its proxy command that fails at once forbids that.
-var overMasterOnly = []string{"-T", "-q", "-o", "ControlMaster=no", "-o", "BatchMode=yes", "-o", "ProxyCommand=false"}
-
-// OverMaster are the options of a call that goes over the master only; noStdin adds -n.
+// OverMaster are the options of a call that must go over the master or not at all: ssh falls
+// back to a connection of its own when the control socket does not answer, which would ask for a
+// password nobody sees; its proxy command that fails at once forbids that. noStdin adds -n.
 func OverMaster(noStdin bool) []string {
-	options := append([]string{}, overMasterOnly...)
+	options := []string{"-T", "-q", "-o", "ControlMaster=no", "-o", "BatchMode=yes", "-o", "ProxyCommand=false"}
 	if noStdin {
 		options = append(options, "-n")
 	}
