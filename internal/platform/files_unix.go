@@ -11,7 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The descriptor calls that Linux, macOS and FreeBSD make alike: fifos, flock, unix sockets.
+// The descriptor calls that Linux, macOS and FreeBSD make alike: fifos, pipes, flock, unix sockets,
+// and a wait in the runtime's poller for a descriptor to become readable.
 
 func ignoringEINTR[T any](f func() (T, error)) (T, error) {
 	for {
