@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // The readers of what macOS's and FreeBSD's sysctl kern.proc return, pure functions on bytes:
@@ -113,13 +114,10 @@ func parseProcArgs2(b []byte) (exe string, args, env []string) {
 
 // nulSeparated reads FreeBSD's kern.proc.args and kern.proc.env: NUL-terminated strings.
 func nulSeparated(b []byte) []string {
-	var out []string
-	for len(b) > 0 {
-		var s string
-		s, b = nextCString(b)
-		out = append(out, s)
+	if len(b) == 0 {
+		return nil
 	}
-	return out
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
 }
 
 func nextCString(b []byte) (string, []byte) {
