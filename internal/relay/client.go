@@ -71,15 +71,12 @@ func AskTurn(path, call string) (*Turn, error) {
 }
 
 // Wait waits for the turn AskTurn asked for, as RequestTurn does; on an error the turn is closed.
-func (t *Turn) Wait(ctx context.Context, deadline time.Time, queued func(Queued)) error {
-	err := t.waitForTurn(ctx, deadline, queued)
-	if err != nil {
-		t.c.Close()
-	}
-	return err
-}
-
-func (t *Turn) waitForTurn(ctx context.Context, deadline time.Time, queued func(Queued)) error {
+func (t *Turn) Wait(ctx context.Context, deadline time.Time, queued func(Queued)) (err error) {
+	defer func() {
+		if err != nil {
+			t.c.Close()
+		}
+	}()
 	stop := context.AfterFunc(ctx, func() { t.c.SetReadDeadline(time.Now()) })
 	defer stop()
 	t.c.SetReadDeadline(deadline)

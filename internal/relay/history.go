@@ -3,7 +3,6 @@ package relay
 import (
 	"bytes"
 	"cmp"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -312,10 +311,4 @@ func (h *history) Find(id int) *record {
 		}
 	}
 	return nil
-}
-
-func (r *record) render() []byte {
-	return r.out.Render(func(left int64) string {
-		return fmt.Sprintf("[ptybridge: %d bytes of output left out here]\n", left)
-	})
 }

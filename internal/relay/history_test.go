@@ -63,7 +63,7 @@ func (w *historyWorld) output(t *testing.T, id int) string {
 	if r == nil {
 		t.Fatalf("no entry %d", id)
 	}
-	return string(r.render())
+	return string(r.out.Render())
 }
 
 func status(n int) *int { return &n }
@@ -273,7 +273,7 @@ func TestAShortOutputIsKeptWhole(t *testing.T) {
 		data := bytes.Repeat([]byte("0123456789\n"), size/11+1)[:size]
 		o.Write(data[:size/2])
 		o.Write(data[size/2:])
-		if got := o.Render(nil); !bytes.Equal(got, data) || o.Dropped() != 0 {
+		if got := o.Render(); !bytes.Equal(got, data) || o.Dropped() != 0 {
 			t.Fatalf("%d bytes: kept %d, left out %d", size, len(got), o.Dropped())
 		}
 	}

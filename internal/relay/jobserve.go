@@ -27,7 +27,6 @@ import (
 // serve answers a client's requests, from m on, until it hangs up.
 func (j *job) serve(c *os.File, r *bufio.Reader, m message) {
 	for err := error(nil); err == nil; m, err = readMessage(r) {
-		c.SetDeadline(time.Time{})
 		if err := j.answer(c, r, m); err != nil {
 			if err != errLast {
 				send(c, "error", err.Error())

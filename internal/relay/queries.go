@@ -38,11 +38,12 @@ type View struct {
 // view is the relay's View as message fields. Call with s.mu held.
 func (s *server) view() []any {
 	snap := s.tracker.Snapshot()
-	if snap.State == markers.StateTyped && s.promptShownEmpty() {
+	line, col := drawnLine(s.lastLine)
+	if snap.State == markers.StateTyped && s.promptShownEmpty(line, col) {
 		snap.State = markers.StatePrompt
 	}
 	return []any{s.cfg.PaneID, s.cfg.PanePID, word(snap.State), snap.PID, snap.ViCommand, s.instance, s.streamed,
-		word(s.tracker.Paste()), word(s.tracker.Alternate()), s.cursorColumn()}
+		word(s.tracker.Paste()), word(s.tracker.Alternate()), col}
 }
 
 func parseView(m *message, i int) View {
@@ -120,7 +121,7 @@ func (s *server) answer(m message) []byte {
 			return appendMessage(b, "error", unknownCommand(m.int(1)))
 		}
 		b = appendEntry(b, "entry", rec.entry(s.history.now()))
-		b = appendData(b, "o", 0, rec.render())
+		b = appendData(b, "o", 0, rec.out.Render())
 	default:
 		return appendMessage(b, "error", fmt.Sprintf("bad query %q", strings.Join(m.words, " ")))
 	}
@@ -209,13 +210,11 @@ func QueryStatus(path string) (*Status, error) {
 		s.Call = &Call{Call: m.text(i + 1), Since: m.time(i + 2), Queued: m.int(i + 3)}
 	}
 	s.ShellDir = m.text(2 + viewFields + 4)
-	for i := range ms[1:] {
-		if r := &ms[1+i]; r.verb() == "running" {
-			e := parseEntry(r)
-			s.Running = &e
-		}
+	if len(ms) > 1 && ms[1].verb() == "running" {
+		e := parseEntry(&ms[1])
+		s.Running = &e
 	}
-	return s, errors.Join(m.err)
+	return s, m.err
 }
 
 // QueryHistory asks for the last n commands of the history.

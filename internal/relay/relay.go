@@ -183,28 +183,21 @@ func (s *server) keepLastLine(p []byte) {
 	}
 }
 
-// cursorColumn is the column where the stream leaves the cursor, counted from 0, as a terminal
-// draws its last line (a prompt's colours and redraws included).
-func (s *server) cursorColumn() int {
-	_, col := drawnLine(s.lastLine)
-	return col
-}
-
-// promptShownEmpty: what the events call typed (output at the prompt) left the last line as the
-// prompt was with nothing typed, the cursor where it was: zsh drew its prompt again (a resize),
-// or the human erased what they had typed (Ctrl-U). Spacing aside: a right prompt moves with the
-// terminal's width. A line the human typed that wrapped, or anything the line cannot show,
-// reads as typed.
-func (s *server) promptShownEmpty() bool {
+// promptShownEmpty: what the events call typed (output at the prompt) left the last line, drawn
+// as line with the cursor at col, as the prompt was with nothing typed, the cursor where it was:
+// zsh drew its prompt again (a resize), or the human erased what they had typed (Ctrl-U).
+// Spacing aside: a right prompt moves with the terminal's width. A line the human typed that
+// wrapped, or anything the line cannot show, reads as typed.
+func (s *server) promptShownEmpty(line string, col int) bool {
 	if len(s.promptLine) == 0 {
 		return false
 	}
 	prompt, promptCol := drawnLine(s.promptLine)
-	line, col := drawnLine(s.lastLine)
 	return col == promptCol && strings.TrimSpace(prompt) != "" && slices.Equal(strings.Fields(line), strings.Fields(prompt))
 }
 
-// drawnLine is the text a terminal shows for a line's bytes, and where it leaves the cursor.
+// drawnLine is the text a terminal shows for a line's bytes, and the column where it leaves the
+// cursor, counted from 0 (a prompt's colours and redraws included).
 func drawnLine(b []byte) (string, int) {
 	w := cleantext.NewWriter(io.Discard)
 	w.Write(b)
@@ -234,17 +227,14 @@ func (s *server) serve(c *os.File) {
 	defer c.Close()
 	r := bufio.NewReaderSize(c, maxLine)
 	m, err := readMessage(r)
-	if err != nil {
-		return
-	}
-	c.SetDeadline(time.Now().Add(writeTimeout))
 	switch {
+	case err != nil:
 	case m.verb() == "turn":
-		c.SetDeadline(time.Time{})
 		s.serveTurn(c, r, m.text(1))
 	case s.history != nil:
+		c.SetDeadline(time.Now().Add(writeTimeout))
 		c.Write(s.answer(m))
-	case s.job != nil:
+	default:
 		s.job.serve(c, r, m)
 	}
 }

@@ -312,7 +312,7 @@ func TestTheLastLineKeptGivesTheCursorColumn(t *testing.T) {
 		for _, p := range c.chunks {
 			s.keepLastLine([]byte(p))
 		}
-		if got := s.cursorColumn(); got != c.col {
+		if _, got := drawnLine(s.lastLine); got != c.col {
 			t.Errorf("%q: column %d, want %d", c.chunks, got, c.col)
 		}
 	}
@@ -342,7 +342,7 @@ func TestAPromptDrawnAgainOrALineErasedIsNoTypedLine(t *testing.T) {
 		for _, p := range c.chunks {
 			s.follow([]byte(p))
 		}
-		if got := s.tracker.Snapshot().State == markers.StateTyped && !s.promptShownEmpty(); got != c.typed {
+		if got := s.tracker.Snapshot().State == markers.StateTyped && !s.promptShownEmpty(drawnLine(s.lastLine)); got != c.typed {
 			t.Errorf("%s: typed %v, want %v", c.name, got, c.typed)
 		}
 	}
