@@ -112,10 +112,7 @@ func (j *job) Event(e markers.Event) {
 	}
 	switch e.Kind {
 	case 'S':
-		if j.state == starting {
-			j.state, j.started = running, time.Now()
-			close(j.startedC)
-		}
+		j.start()
 	case 'R', 'r':
 		j.inFrame = e.Kind == 'R'
 	case 'E':
@@ -134,15 +131,20 @@ func (j *job) Event(e markers.Event) {
 	}
 }
 
-// end records the job's end. Call with s.mu held.
+// start records the job's start, unless it did already. Call with s.mu held.
+func (j *job) start() {
+	if j.state == starting {
+		j.state, j.started = running, time.Now()
+		close(j.startedC)
+	}
+}
+
+// end records the job's end (its start too, if none came). Call with s.mu held.
 func (j *job) end(status int) {
 	if j.state == ended {
 		return
 	}
-	if j.state == starting {
-		j.started = time.Now()
-		close(j.startedC)
-	}
+	j.start()
 	j.state, j.status, j.endedAt = ended, status, time.Now()
 	close(j.endedC)
 	j.s.moved.Broadcast()
@@ -170,7 +172,7 @@ func tellReady(fifo, msg string) {
 // and more while libutempter updates utmp as the terminal closes): only a
 // stream quiet after the exit and after an answer from tmux tells no END comes.
 func (j *job) watchSupervisor() {
-	if !j.s.waitForExit(j.s.cfg.PanePID) {
+	if !j.s.waitForExit() {
 		return
 	}
 	go nudgeReaper(j.s.cfg.PanePID)

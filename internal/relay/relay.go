@@ -262,7 +262,7 @@ func (s *server) acceptFromUs(ln *platform.UnixListener) {
 func (s *server) closePaneWhenTheHumanExits() {
 	// When the whole pane goes (the session ended, the server was killed),
 	// its pipe closes within paneGoneGrace: nothing is left to close.
-	if !s.waitForExit(s.cfg.PanePID) || closedWithin(s.ctx.Done(), paneGoneGrace) {
+	if !s.waitForExit() || closedWithin(s.ctx.Done(), paneGoneGrace) {
 		return
 	}
 	s.mu.Lock()
@@ -275,9 +275,9 @@ func (s *server) closePaneWhenTheHumanExits() {
 
 const paneGoneGrace = 100 * time.Millisecond
 
-// waitForExit waits for pid to exit; false if it cannot watch, or the pane goes first.
-func (s *server) waitForExit(pid int) bool {
-	exited := platform.WatchExit(s.ctx, pid)
+// waitForExit waits for the pane's process to exit; false if it cannot watch, or the pane goes first.
+func (s *server) waitForExit() bool {
+	exited := platform.WatchExit(s.ctx, s.cfg.PanePID)
 	if exited == nil {
 		return false
 	}
