@@ -68,12 +68,12 @@ type Segment struct {
 // or two around the dropped middle. The first may start after since.
 func (b *Buffer) Read(since int64) []Segment {
 	since = max(0, min(since, b.total))
-	if b.ring == nil {
-		return []Segment{{since, append([]byte(nil), b.head[since:]...)}}
-	}
 	var segs []Segment
-	if since < int64(len(b.head)) {
+	if b.ring == nil || since < int64(len(b.head)) {
 		segs = append(segs, Segment{since, append([]byte(nil), b.head[since:]...)})
+	}
+	if b.ring == nil {
+		return segs
 	}
 	tailStart := b.total - int64(len(b.ring))
 	from := max(since, tailStart)

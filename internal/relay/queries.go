@@ -35,14 +35,14 @@ type View struct {
 	Column           int            // the cursor's column at the end of the stream, from 0
 }
 
-// view is the relay's View as message fields. Call with s.mu held.
+// view is the protocol's version, then the relay's View, as message fields. Call with s.mu held.
 func (s *server) view() []any {
 	snap := s.tracker.Snapshot()
 	line, col := drawnLine(s.lastLine)
 	if snap.State == markers.StateTyped && s.promptShownEmpty(line, col) {
 		snap.State = markers.StatePrompt
 	}
-	return []any{s.cfg.PaneID, s.cfg.PanePID, word(snap.State), snap.PID, snap.ViCommand, s.instance, s.streamed,
+	return []any{Version, s.cfg.PaneID, s.cfg.PanePID, word(snap.State), snap.PID, snap.ViCommand, s.instance, s.streamed,
 		word(s.tracker.Paste()), word(s.tracker.Alternate()), col}
 }
 
@@ -107,7 +107,7 @@ func (s *server) answer(m message) []byte {
 		if sh := s.history.shells[s.tracker.Snapshot().PID]; sh != nil {
 			dir = sh.dir
 		}
-		b = appendMessage(b, "status", append(append([]any{Version}, s.view()...), held, call, since, len(s.turns.queue), dir)...)
+		b = appendMessage(b, "status", append(s.view(), held, call, since, len(s.turns.queue), dir)...)
 		if n := len(s.history.open); n > 0 {
 			b = appendEntry(b, "running", s.history.open[n-1].entry(s.history.now()))
 		}

@@ -82,7 +82,7 @@ func (s *server) serveTurn(c *os.File, r *bufio.Reader, call string) {
 
 // greet sends the hello. Call with s.mu held.
 func (s *server) greet(tc *turnClient) {
-	s.scratch = appendMessage(s.scratch[:0], "hello", append([]any{Version}, s.view()...)...)
+	s.scratch = appendMessage(s.scratch[:0], "hello", s.view()...)
 	if tc.write(s.scratch) != nil {
 		s.turns.drop(tc)
 		return
