@@ -376,3 +376,16 @@ func TestTheViewSaysTheLineEditorIsInViCommandMode(t *testing.T) {
 	wantVi(viMode(false), false)                                 // i
 	wantVi(viMode(true)+"\r\n"+commandLineEvent(9, "ls"), false) // Enter runs the line
 }
+
+func TestAClosedChannelIsClosedWithinNoTime(t *testing.T) {
+	closed := make(chan struct{})
+	close(closed)
+	for i := range 200 {
+		if !closedWithin(closed, 0) {
+			t.Fatalf("try %d: a closed channel was taken for open when asked with no time to wait", i)
+		}
+	}
+	if closedWithin(make(chan struct{}), 0) {
+		t.Fatal("an open channel was taken for closed")
+	}
+}
